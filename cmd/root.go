@@ -1,0 +1,118 @@
+// Package cmd wires fedctl's commands: flags, arguments, help text and exit
+// codes. The work itself happens in pkg/.
+package cmd
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/fedctl/fedctl/cmd/get"
+	"github.com/fedctl/fedctl/cmd/join"
+	"github.com/fedctl/fedctl/cmd/label"
+	"github.com/fedctl/fedctl/cmd/unjoin"
+	versioncmd "github.com/fedctl/fedctl/cmd/version"
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+)
+
+// Viper keys of the global flags. Each also reads FEDCTL_<KEY>.
+const (
+	keyConfig     = "config"
+	keyKubeconfig = "kubeconfig"
+	keyColor      = "color"
+	keyVerbosity  = "v"
+)
+
+// annotationStandalone marks commands that must work even when the
+// federation file is missing or broken, such as version and completion.
+const annotationStandalone = "fedctl.io/standalone"
+
+// NewRootCmd builds the command tree. argv0 is the program name, so that
+// installed as kubectl-fed the help reads "kubectl fed".
+func NewRootCmd(ios *iostreams.IOStreams, argv0 string) *cobra.Command {
+	v := viper.New()
+	v.SetEnvPrefix("FEDCTL")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	v.SetDefault(keyColor, "auto")
+	f := newFactory(ios, v)
+
+	root := &cobra.Command{
+		Use:   "fedctl",
+		Short: "Ship one set of Kubernetes manifests to many clusters",
+		Long: `fedctl propagates KubeFed-style federated objects (Federated<Kind>,
+FederatedNamespace, ReplicaSchedulingPreference) to member clusters, entirely
+client side: no host cluster, no controllers and no CRDs anywhere.
+
+Member clusters are kubeconfig contexts listed in the federation file
+(--config, FEDCTL_CONFIG, default $XDG_CONFIG_HOME/fedctl/config.yaml).
+
+Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if isStandalone(cmd) {
+				// No federation file here: flags and FEDCTL_COLOR only.
+				_ = ios.SetColorMode(v.GetString(keyColor))
+				return nil
+			}
+			s, err := f.Settings()
+			if err != nil {
+				return err
+			}
+			return cmdutil.FlagErrorWrap(ios.SetColorMode(s.Color))
+		},
+	}
+	if name := filepath.Base(argv0); strings.HasPrefix(name, "kubectl-fed") {
+		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl fed"}
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.FlagErrorWrap(err) })
+
+	pf := root.PersistentFlags()
+	pf.String(keyKubeconfig, "", "Path to the kubeconfig file for members that name none (default: KUBECONFIG, then ~/.kube/config)")
+	pf.String(keyConfig, "", "Path to the federation file (default $XDG_CONFIG_HOME/fedctl/config.yaml)")
+	pf.String(keyColor, "auto", "When to colour output: auto, always or never; NO_COLOR turns it off")
+	pf.IntP(keyVerbosity, "v", 0, "Log verbosity; 6 and up logs every request sent to a member")
+	for _, key := range []string{keyKubeconfig, keyConfig, keyColor, keyVerbosity} {
+		_ = v.BindPFlag(key, pf.Lookup(key))
+	}
+	_ = root.RegisterFlagCompletionFunc(keyColor, cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+
+	root.AddGroup(
+		&cobra.Group{ID: "membership", Title: "Membership:"},
+		&cobra.Group{ID: "other", Title: "Other:"},
+	)
+	for _, c := range []*cobra.Command{
+		join.NewCmdJoin(f, nil),
+		unjoin.NewCmdUnjoin(f, nil),
+		label.NewCmdLabel(f, nil),
+		get.NewCmdGet(f, nil),
+	} {
+		c.GroupID = "membership"
+		root.AddCommand(c)
+	}
+	vc := versioncmd.NewCmdVersion(f, nil)
+	vc.GroupID = "other"
+	vc.Annotations = map[string]string{annotationStandalone: "true"}
+	root.AddCommand(vc)
+	root.SetHelpCommandGroupID("other")
+	root.SetCompletionCommandGroupID("other")
+	return root
+}
+
+// isStandalone reports whether cmd must run without the federation file:
+// version, completion and help.
+func isStandalone(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Annotations[annotationStandalone] == "true" || c.Name() == "completion" || c.Name() == "help" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,56 @@
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+)
+
+// FlagError is a usage error: bad flags or arguments. It exits with 2 and
+// points at --help.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// FlagErrorf returns a FlagError with a formatted message.
+func FlagErrorf(format string, args ...any) error {
+	return &FlagError{Err: fmt.Errorf(format, args...)}
+}
+
+// FlagErrorWrap marks err as a usage error; nil stays nil.
+func FlagErrorWrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &FlagError{Err: err}
+}
+
+// ErrSilent means the command already explained the failure; only the exit
+// code (1) is left to set.
+var ErrSilent = errors.New("silent error")
+
+// PartialError means some member clusters failed while the others
+// succeeded; the command printed which, and the exit code is 3.
+type PartialError struct {
+	Failed []string // names of the failed members, sorted
+}
+
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("%d member cluster(s) failed: %v", len(e.Failed), e.Failed)
+}
+
+// ExitError carries an explicit exit code, for commands such as diff whose
+// codes differ from the usual ones. Err, when set, is printed.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }

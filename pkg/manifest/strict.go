@@ -1,0 +1,364 @@
+package manifest
+
+import (
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+	"sigs.k8s.io/yaml"
+)
+
+// Document is one YAML or JSON document and where it came from.
+type Document struct {
+	File string // path as the user gave it, "-" for standard input
+	Line int    // line of the document's first line in File (1-based)
+	Data []byte
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// DecodeStrict decodes doc into out, a pointer to a struct whose fields carry
+// json tags, the way sigs.k8s.io/yaml.UnmarshalStrict does. Before decoding it
+// walks the YAML tree against out's type and reports, all at once, every
+// unknown field (with a suggestion when one is close), every duplicate key and
+// every value of the wrong kind, each as an *Error carrying doc.File and the
+// line of the field. Values whose type decodes itself (json.Unmarshaler) and
+// interface-typed values are accepted as they are, so embedded free-form
+// objects keep unknown fields.
+//
+// The returned Positions let later validation point at the line of a field.
+func DecodeStrict(doc Document, out any) (Positions, error) {
+	pos := Positions{doc: doc, lines: map[string]int{}}
+	rv := reflect.ValueOf(out)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return pos, fmt.Errorf("DecodeStrict needs a non-nil pointer, got %T", out)
+	}
+	var root yamlv3.Node
+	if err := yamlv3.Unmarshal(doc.Data, &root); err != nil {
+		return pos, syntaxError(doc, err)
+	}
+	if root.Kind == 0 || len(root.Content) == 0 {
+		return pos, nil // an empty document decodes to the zero value
+	}
+	w := walker{doc: doc, lines: pos.lines}
+	w.check(root.Content[0], rv.Type().Elem(), "")
+	if len(w.errs) > 0 {
+		return pos, errors.Join(w.errs...)
+	}
+	if err := yaml.UnmarshalStrict(doc.Data, out); err != nil {
+		// The walk mirrors what the JSON decoder accepts, so this is a case
+		// it does not model; report it at the document rather than lose it.
+		return pos, &Error{File: doc.File, Line: doc.Line, Err: err}
+	}
+	return pos, nil
+}
+
+// Positions remembers the line of every field of a decoded document, by path
+// ("clusters[1].labels.region").
+type Positions struct {
+	doc   Document
+	lines map[string]int
+}
+
+// Line returns the line of path, or of its closest recorded parent, or the
+// document's first line.
+func (p Positions) Line(path string) int {
+	for path != "" {
+		if l, ok := p.lines[path]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return p.doc.Line
+}
+
+// Errorf returns an *Error at path's line in the document.
+func (p Positions) Errorf(path, format string, args ...any) *Error {
+	return &Error{File: p.doc.File, Line: p.Line(path), Field: path, Err: fmt.Errorf(format, args...)}
+}
+
+// syntaxError turns a YAML parser error into an *Error with an absolute line.
+// yaml.v3 reports "yaml: line N: message" relative to the document.
+func syntaxError(doc Document, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := doc.Line
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, tail, ok := strings.Cut(rest, ": "); ok {
+			if l, convErr := strconv.Atoi(n); convErr == nil {
+				line = doc.Line + l - 1
+				msg = tail
+			}
+		}
+	}
+	return &Error{File: doc.File, Line: line, Err: fmt.Errorf("invalid YAML: %s", msg)}
+}
+
+type walker struct {
+	doc   Document
+	lines map[string]int
+	errs  []error
+}
+
+func (w *walker) fail(n *yamlv3.Node, path, format string, args ...any) {
+	w.errs = append(w.errs, &Error{
+		File:  w.doc.File,
+		Line:  w.doc.Line + n.Line - 1,
+		Field: path,
+		Err:   fmt.Errorf(format, args...),
+	})
+}
+
+func (w *walker) check(n *yamlv3.Node, t reflect.Type, path string) {
+	if n.Kind == yamlv3.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if path != "" {
+		if _, seen := w.lines[path]; !seen {
+			w.lines[path] = w.doc.Line + n.Line - 1
+		}
+	}
+	if n.ShortTag() == "!!null" {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if w.expect(n, yamlv3.MappingNode, path) {
+			w.checkStruct(n, t, path)
+		}
+	case reflect.Map:
+		if w.expect(n, yamlv3.MappingNode, path) {
+			w.eachPair(n, path, func(key string, _, value *yamlv3.Node) {
+				w.check(value, t.Elem(), join(path, key))
+			})
+		}
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 { // []byte is base64 text in JSON
+			w.scalar(n, path, "!!str", "a base64 string")
+			return
+		}
+		if w.expect(n, yamlv3.SequenceNode, path) {
+			for i, item := range n.Content {
+				w.check(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	case reflect.String:
+		if reflect.PointerTo(t).Implements(textUnmarshaler) {
+			return
+		}
+		w.scalar(n, path, "!!str", "a string")
+	case reflect.Bool:
+		w.scalar(n, path, "!!bool", "true or false")
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		w.scalar(n, path, "!!int", "an integer")
+	case reflect.Float32, reflect.Float64:
+		if resolvedTag(n) != "!!int" {
+			w.scalar(n, path, "!!float", "a number")
+		}
+	}
+}
+
+// yaml11Bools are the plain scalars YAML 1.1 reads as booleans. The decoder
+// behind DecodeStrict (sigs.k8s.io/yaml, as in kubectl) follows YAML 1.1,
+// while the tree is parsed with YAML 1.2 rules, where these are strings.
+var yaml11Bools = map[string]bool{
+	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
+	"n": true, "N": true, "no": true, "No": true, "NO": true,
+	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
+	"true": true, "True": true, "TRUE": true, "false": true, "False": true, "FALSE": true,
+}
+
+// resolvedTag is the tag the decoder will see for n.
+func resolvedTag(n *yamlv3.Node) string {
+	quoted := yamlv3.DoubleQuotedStyle | yamlv3.SingleQuotedStyle | yamlv3.LiteralStyle | yamlv3.FoldedStyle
+	if n.Kind == yamlv3.ScalarNode && n.Style&quoted == 0 && yaml11Bools[n.Value] {
+		return "!!bool"
+	}
+	return n.ShortTag()
+}
+
+// scalar checks that n is a scalar with the given resolved tag. A string field
+// given a number or boolean is the classic YAML trap (labels: {tier: 1}), so
+// the message says how to quote it.
+func (w *walker) scalar(n *yamlv3.Node, path, tag, what string) {
+	got := resolvedTag(n)
+	switch {
+	case n.Kind != yamlv3.ScalarNode:
+		w.fail(n, path, "must be %s, got %s", what, kindName(n))
+	case got != tag && tag == "!!str":
+		w.fail(n, path, "must be a string, got %s %s; quote it: %q", tagName(got), n.Value, n.Value)
+	case got != tag:
+		w.fail(n, path, "must be %s, got %q", what, n.Value)
+	}
+}
+
+func (w *walker) expect(n *yamlv3.Node, kind yamlv3.Kind, path string) bool {
+	if n.Kind == kind {
+		return true
+	}
+	want := map[yamlv3.Kind]string{yamlv3.MappingNode: "a mapping", yamlv3.SequenceNode: "a list"}[kind]
+	w.fail(n, path, "must be %s, got %s", want, kindName(n))
+	return false
+}
+
+// eachPair calls fn for every key of a mapping in document order, reporting
+// duplicate keys once each (JSON decoders keep the last one silently, which
+// hides edits that never take effect).
+func (w *walker) eachPair(n *yamlv3.Node, path string, fn func(key string, keyNode, value *yamlv3.Node)) {
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.ShortTag() == "!!merge" {
+			w.fail(k, path, "YAML merge keys (<<) are not supported")
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			w.fail(k, join(path, k.Value), "duplicate field (first set at line %d)", w.doc.Line+first-1)
+			continue
+		}
+		if resolvedTag(k) == "!!bool" {
+			// YAML 1.1 turns the key itself into "true" or "false".
+			w.fail(k, path, "key %s is read as a boolean; quote it: %q", k.Value, k.Value)
+			continue
+		}
+		seen[k.Value] = k.Line
+		w.lines[join(path, k.Value)] = w.doc.Line + k.Line - 1
+		fn(k.Value, k, v)
+	}
+}
+
+func (w *walker) checkStruct(n *yamlv3.Node, t reflect.Type, path string) {
+	fields := jsonFields(t)
+	w.eachPair(n, path, func(key string, keyNode, value *yamlv3.Node) {
+		ft, ok := fields[key]
+		if !ok {
+			msg := fmt.Sprintf("unknown field %q", key)
+			if s := suggest(key, fields); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			w.fail(keyNode, path, "%s", msg)
+			return
+		}
+		w.check(value, ft, join(path, key))
+	})
+}
+
+// jsonFields maps the JSON names of t's fields to their types the way
+// encoding/json sees them, including fields of embedded structs.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for f := range t.Fields() {
+		tag := f.Tag.Get("json")
+		if tag == "-" || (!f.IsExported() && !f.Anonymous) {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if (f.Anonymous && name == "") || strings.Contains(opts, "inline") {
+			if ft.Kind() == reflect.Struct {
+				for k, v := range jsonFields(ft) {
+					out[k] = v
+				}
+				continue
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+// suggest returns the known field closest to key when it is a plausible typo:
+// the same word in another case, or at most two edits away.
+func suggest(key string, fields map[string]reflect.Type) string {
+	best, bestDist := "", 3
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if strings.EqualFold(name, key) {
+			return name
+		}
+		if d := editDistance(strings.ToLower(key), strings.ToLower(name)); d < bestDist {
+			best, bestDist = name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func kindName(n *yamlv3.Node) string {
+	switch n.Kind {
+	case yamlv3.MappingNode:
+		return "a mapping"
+	case yamlv3.SequenceNode:
+		return "a list"
+	default:
+		return fmt.Sprintf("%s %q", tagName(n.ShortTag()), n.Value)
+	}
+}
+
+func tagName(tag string) string {
+	switch tag {
+	case "!!int":
+		return "integer"
+	case "!!float":
+		return "number"
+	case "!!bool":
+		return "boolean"
+	case "!!str":
+		return "string"
+	case "!!timestamp":
+		return "timestamp"
+	}
+	return strings.TrimPrefix(tag, "!!")
+}

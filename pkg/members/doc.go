@@ -1,0 +1,9 @@
+// Package members owns the federation file (the list of member clusters, each
+// a kubeconfig context, and the types enabled beyond the defaults) and the
+// connection to each member: resolving its kubeconfig context into a client
+// configuration, checking that it answers, and probing its health the way
+// KubeFed's cluster controller does.
+//
+// The federation file never holds credentials: a member points at a context
+// in a kubeconfig, which keeps them.
+package members

@@ -1,0 +1,264 @@
+package members
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/fedctl/fedctl/pkg/manifest"
+)
+
+// APIVersion and Kind identify a federation file.
+const (
+	APIVersion = "fedctl.io/v1alpha1"
+	Kind       = "Federation"
+)
+
+// Federation is the content of the federation file. People write it by hand
+// and keep it in git, so it is decoded strictly and written in a fixed order.
+type Federation struct {
+	APIVersion string `json:"apiVersion" yaml:"apiVersion"`
+	Kind       string `json:"kind" yaml:"kind"`
+	// Clusters are the member clusters, kept sorted by name.
+	Clusters []Member `json:"clusters" yaml:"clusters"`
+	// Types are the types enabled for federation beyond the built-in defaults.
+	Types []FederatedType `json:"types" yaml:"types"`
+	// Defaults are default values for fedctl's global flags, shared by
+	// everyone who uses this file. FEDCTL_* variables and flags override them.
+	Defaults *Defaults `json:"defaults,omitempty" yaml:"defaults,omitempty"`
+}
+
+// Member is one member cluster: a name that placement and overrides use, and
+// the kubeconfig context that reaches it. It holds no credentials.
+type Member struct {
+	Name string `json:"name" yaml:"name"`
+	// Context is the kubeconfig context; empty means the same as Name.
+	Context string `json:"context,omitempty" yaml:"context,omitempty"`
+	// Kubeconfig is the kubeconfig file holding Context. Empty means the
+	// --kubeconfig flag, else the standard loading rules (KUBECONFIG,
+	// ~/.kube/config). A relative path is relative to the federation file.
+	Kubeconfig string            `json:"kubeconfig,omitempty" yaml:"kubeconfig,omitempty"`
+	Labels     map[string]string `json:"labels,omitempty" yaml:"labels,omitempty"`
+}
+
+// ContextName is the kubeconfig context of the member.
+func (m Member) ContextName() string {
+	if m.Context != "" {
+		return m.Context
+	}
+	return m.Name
+}
+
+// FederatedType is a Kubernetes type enabled for federation, as resolved by
+// discovery when it was enabled.
+type FederatedType struct {
+	Group   string `json:"group,omitempty" yaml:"group,omitempty"`
+	Version string `json:"version" yaml:"version"`
+	Kind    string `json:"kind" yaml:"kind"`
+	Plural  string `json:"plural" yaml:"plural"`
+	// Scope is Namespaced or Cluster.
+	Scope string `json:"scope" yaml:"scope"`
+}
+
+// Defaults are defaults for fedctl's global flags.
+type Defaults struct {
+	// Color is auto, always or never.
+	Color string `json:"color,omitempty" yaml:"color,omitempty"`
+	// Verbosity is the default of -v.
+	Verbosity *int `json:"verbosity,omitempty" yaml:"verbosity,omitempty"`
+}
+
+// credentialFields are kubeconfig keys people paste into the federation file
+// by mistake; the decoder rejects them like any unknown field, and the error
+// says where credentials belong.
+var credentialFields = []string{"token", "client-certificate-data", "client-key-data", "password", "username", "certificate-authority-data", "user", "auth-provider", "exec"}
+
+// Decode reads a federation file from doc, strictly: unknown fields, duplicate
+// keys, values of the wrong kind, duplicate cluster names and invalid names or
+// labels are all reported, each with its line. An empty document is an empty
+// federation.
+func Decode(doc manifest.Document) (*Federation, error) {
+	fed := &Federation{}
+	pos, err := manifest.DecodeStrict(doc, fed)
+	if err != nil {
+		return nil, withCredentialHint(err)
+	}
+	if strings.TrimSpace(string(doc.Data)) == "" {
+		return New(), nil
+	}
+	if err := fed.validate(pos); err != nil {
+		return nil, err
+	}
+	fed.sort()
+	return fed, nil
+}
+
+// New returns an empty federation.
+func New() *Federation {
+	return &Federation{APIVersion: APIVersion, Kind: Kind, Clusters: []Member{}, Types: []FederatedType{}}
+}
+
+func withCredentialHint(err error) error {
+	for _, f := range credentialFields {
+		if strings.Contains(err.Error(), fmt.Sprintf("unknown field %q", f)) {
+			return fmt.Errorf("%w\ncredentials do not belong in the federation file: keep them in a kubeconfig and name its context with \"context:\"", err)
+		}
+	}
+	return err
+}
+
+func (f *Federation) validate(pos manifest.Positions) error {
+	var errs []error
+	if f.APIVersion != APIVersion {
+		errs = append(errs, pos.Errorf("apiVersion", "must be %q, got %q", APIVersion, f.APIVersion))
+	}
+	if f.Kind != Kind {
+		errs = append(errs, pos.Errorf("kind", "must be %q, got %q", Kind, f.Kind))
+	}
+	seen := map[string]int{}
+	for i, m := range f.Clusters {
+		path := fmt.Sprintf("clusters[%d]", i)
+		for _, msg := range ValidateName(m.Name) {
+			errs = append(errs, pos.Errorf(path+".name", "%s", msg))
+		}
+		if first, dup := seen[m.Name]; dup && m.Name != "" {
+			errs = append(errs, pos.Errorf(path+".name", "duplicate cluster name %q (also clusters[%d])", m.Name, first))
+		}
+		seen[m.Name] = i
+		for _, k := range slices.Sorted(maps.Keys(m.Labels)) {
+			for _, msg := range ValidateLabel(k, m.Labels[k]) {
+				errs = append(errs, pos.Errorf(path+".labels."+k, "%s", msg))
+			}
+		}
+	}
+	for i, t := range f.Types {
+		path := fmt.Sprintf("types[%d]", i)
+		if t.Kind == "" || t.Version == "" || t.Plural == "" {
+			errs = append(errs, pos.Errorf(path, "kind, version and plural are required"))
+		}
+		if t.Scope != "Namespaced" && t.Scope != "Cluster" {
+			errs = append(errs, pos.Errorf(path+".scope", "must be Namespaced or Cluster, got %q", t.Scope))
+		}
+	}
+	if d := f.Defaults; d != nil && d.Color != "" {
+		if !slices.Contains(ColorModes, d.Color) {
+			errs = append(errs, pos.Errorf("defaults.color", "must be one of %s, got %q", strings.Join(ColorModes, ", "), d.Color))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ColorModes are the values of --color.
+var ColorModes = []string{"auto", "always", "never"}
+
+// ValidateName checks a member cluster name. Names become object names in
+// KubeFed (KubeFedCluster) and directory names in rendered output, so they
+// follow the DNS-1123 subdomain rules.
+func ValidateName(name string) []string {
+	if name == "" {
+		return []string{"a cluster name is required"}
+	}
+	return validation.IsDNS1123Subdomain(name)
+}
+
+// ValidateLabel checks a label the way the API server checks object labels,
+// because cluster selectors match member labels with label-selector rules.
+func ValidateLabel(key, value string) []string {
+	var msgs []string
+	for _, m := range validation.IsQualifiedName(key) {
+		msgs = append(msgs, fmt.Sprintf("invalid label key %q: %s", key, m))
+	}
+	for _, m := range validation.IsValidLabelValue(value) {
+		msgs = append(msgs, fmt.Sprintf("invalid label value %q: %s", value, m))
+	}
+	return msgs
+}
+
+// Member returns the member called name.
+func (f *Federation) Member(name string) (Member, bool) {
+	i := slices.IndexFunc(f.Clusters, func(m Member) bool { return m.Name == name })
+	if i < 0 {
+		return Member{}, false
+	}
+	return f.Clusters[i], true
+}
+
+// Names returns the member names, sorted.
+func (f *Federation) Names() []string {
+	names := make([]string, len(f.Clusters))
+	for i, m := range f.Clusters {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// Put adds m, or replaces the member of the same name when overwrite is set.
+func (f *Federation) Put(m Member, overwrite bool) error {
+	if old, ok := f.Member(m.Name); ok {
+		if !overwrite {
+			return &ExistsError{Member: old}
+		}
+		f.Remove(m.Name)
+	}
+	f.Clusters = append(f.Clusters, m)
+	f.sort()
+	return nil
+}
+
+// Remove deletes the member called name and reports whether it was there.
+func (f *Federation) Remove(name string) bool {
+	n := len(f.Clusters)
+	f.Clusters = slices.DeleteFunc(f.Clusters, func(m Member) bool { return m.Name == name })
+	return len(f.Clusters) != n
+}
+
+// Clone returns a deep copy, so a command can compute a new file without
+// touching the one it loaded.
+func (f *Federation) Clone() *Federation {
+	c := *f
+	c.Clusters = make([]Member, len(f.Clusters))
+	for i, m := range f.Clusters {
+		m.Labels = maps.Clone(m.Labels)
+		c.Clusters[i] = m
+	}
+	c.Types = slices.Clone(f.Types)
+	if f.Defaults != nil {
+		d := *f.Defaults
+		c.Defaults = &d
+	}
+	return &c
+}
+
+func (f *Federation) sort() {
+	slices.SortFunc(f.Clusters, func(a, b Member) int { return strings.Compare(a.Name, b.Name) })
+	if f.Clusters == nil {
+		f.Clusters = []Member{}
+	}
+	if f.Types == nil {
+		f.Types = []FederatedType{}
+	}
+}
+
+// ExistsError is returned when joining a name that is already a member.
+type ExistsError struct{ Member Member }
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("cluster %q is already a member (context %q); use --overwrite to replace it", e.Member.Name, e.Member.ContextName())
+}
+
+// NotMemberError is returned for a name that is not a member.
+type NotMemberError struct {
+	Name    string
+	Members []string
+}
+
+func (e *NotMemberError) Error() string {
+	if len(e.Members) == 0 {
+		return fmt.Sprintf("cluster %q is not a member: the federation has no members yet; run \"fedctl join %s --cluster-context CONTEXT\"", e.Name, e.Name)
+	}
+	return fmt.Sprintf("cluster %q is not a member (members: %s)", e.Name, strings.Join(e.Members, ", "))
+}

@@ -1,0 +1,125 @@
+package members
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+
+	"github.com/fedctl/fedctl/pkg/manifest"
+)
+
+// FileMode is the mode of a federation file. It holds no credentials, but it
+// names kubeconfig files and contexts, which are nobody else's business.
+const FileMode fs.FileMode = 0o600
+
+// DefaultPath is where the federation file lives when neither --config nor
+// FEDCTL_CONFIG says otherwise: $XDG_CONFIG_HOME/fedctl/config.yaml, which is
+// ~/.config/fedctl/config.yaml on Linux.
+func DefaultPath() (string, error) {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot find the federation file: %w; set --config or FEDCTL_CONFIG", err)
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "fedctl", "config.yaml"), nil
+}
+
+// File is a federation file on disk and its decoded content.
+type File struct {
+	Path       string
+	Federation *Federation
+}
+
+// Load reads the federation file at path. A file that does not exist is an
+// empty federation, so the first "fedctl join" needs no setup.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &File{Path: path, Federation: New()}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read federation file: %w", err)
+	}
+	fed, err := Decode(manifest.Document{File: path, Line: 1, Data: data})
+	if err != nil {
+		return nil, err
+	}
+	return &File{Path: path, Federation: fed}, nil
+}
+
+// Encode renders fed as YAML in the documented field order, two-space
+// indented, ending with one newline.
+func Encode(fed *Federation) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yamlv3.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(fed); err != nil {
+		return nil, fmt.Errorf("encode federation file: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("encode federation file: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Save writes fed to the file atomically: it writes a temporary file with
+// mode 0600 next to it, syncs it and renames it over the old one, so a reader
+// or a crash never sees a half-written file. A symbolic link at Path is
+// followed, so a federation file linked from a git checkout stays a link.
+func (f *File) Save(fed *Federation) error {
+	data, err := Encode(fed)
+	if err != nil {
+		return err
+	}
+	target := f.Path
+	if resolved, err := filepath.EvalSymlinks(target); err == nil {
+		target = resolved
+	}
+	dir := filepath.Dir(target)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("write federation file: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write federation file: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op once renamed
+	if err := writeSynced(tmp, data); err != nil {
+		return fmt.Errorf("write federation file %s: %w", f.Path, err)
+	}
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return fmt.Errorf("write federation file: %w", err)
+	}
+	// Make the rename itself durable; not every platform can sync a
+	// directory, and the file is already complete, so this is best effort.
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	f.Federation = fed
+	return nil
+}
+
+func writeSynced(tmp *os.File, data []byte) error {
+	if err := tmp.Chmod(FileMode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	return tmp.Close()
+}

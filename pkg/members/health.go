@@ -1,0 +1,200 @@
+package members
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
+
+	authnv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Condition types and reasons of a member's health, as KubeFed's cluster
+// controller sets them on a KubeFedCluster.
+const (
+	ConditionReady           = "Ready"
+	ConditionOffline         = "Offline"
+	ConditionConfigMalformed = "ConfigMalformed"
+
+	ReasonClusterReady           = "ClusterReady"
+	ReasonClusterNotReady        = "ClusterNotReady"
+	ReasonClusterNotReachable    = "ClusterNotReachable"
+	ReasonClusterReachable       = "ClusterReachable"
+	ReasonClusterConfigMalformed = "ClusterConfigMalformed"
+)
+
+// Condition is one health condition of a member.
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Health is what a probe learned about a member.
+type Health struct {
+	Conditions        []Condition `json:"conditions"`
+	KubernetesVersion string      `json:"kubernetesVersion,omitempty"`
+}
+
+// State sums Health up in one word: True (ready), False (answers but is not
+// healthy), Offline (no answer) or ConfigMalformed (its kubeconfig context
+// cannot be used).
+func (h Health) State() string {
+	for _, c := range h.Conditions {
+		switch {
+		case c.Type == ConditionConfigMalformed && c.Status == "True":
+			return "ConfigMalformed"
+		case c.Type == ConditionOffline && c.Status == "True":
+			return "Offline"
+		case c.Type == ConditionReady:
+			return c.Status
+		}
+	}
+	return "Unknown"
+}
+
+// Ready reports whether the member answered /healthz with "ok".
+func (h Health) Ready() bool { return h.State() == "True" }
+
+// Message is the message of the condition that decided State.
+func (h Health) Message() string {
+	for _, c := range h.Conditions {
+		if c.Status == "True" || c.Type == ConditionReady {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+// Probe checks a member's health with KubeFed's rules: GET /healthz; a body
+// of "ok" is Ready, any other body is not ready (but reachable), and no
+// answer (including an error status) is Offline with ClusterNotReachable. A
+// context that cannot be turned into a client is ConfigMalformed. When the
+// member answers, its version is read from /version. ctx bounds the probe.
+func Probe(ctx context.Context, a Access, m Member) Health {
+	cfg, err := a.RESTConfig(m)
+	if err != nil {
+		return Health{Conditions: []Condition{{Type: ConditionConfigMalformed, Status: "True", Reason: ReasonClusterConfigMalformed, Message: err.Error()}}}
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return Health{Conditions: []Condition{{Type: ConditionConfigMalformed, Status: "True", Reason: ReasonClusterConfigMalformed, Message: err.Error()}}}
+	}
+	body, err := client.Discovery().RESTClient().Get().AbsPath("/healthz").DoRaw(ctx)
+	if err != nil {
+		return Health{Conditions: []Condition{{Type: ConditionOffline, Status: "True", Reason: ReasonClusterNotReachable, Message: explain(cfg.Host, m, err).Error()}}}
+	}
+	h := Health{}
+	if strings.EqualFold(strings.TrimSpace(string(body)), "ok") {
+		h.Conditions = []Condition{{Type: ConditionReady, Status: "True", Reason: ReasonClusterReady, Message: "/healthz responded with ok"}}
+	} else {
+		h.Conditions = []Condition{
+			{Type: ConditionReady, Status: "False", Reason: ReasonClusterNotReady, Message: "/healthz responded without ok"},
+			{Type: ConditionOffline, Status: "False", Reason: ReasonClusterReachable, Message: "cluster is reachable"},
+		}
+	}
+	if v, err := serverVersion(ctx, client); err == nil {
+		h.KubernetesVersion = v
+	}
+	return h
+}
+
+// ProbeAll probes members concurrently, at most concurrency at a time, each
+// bounded by ctx. Results are in the order of ms.
+func ProbeAll(ctx context.Context, a Access, ms []Member, concurrency int) []Health {
+	out := make([]Health, len(ms))
+	sem := make(chan struct{}, max(concurrency, 1))
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out[i] = Probe(ctx, a, m)
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// serverVersion reads /version. discovery's ServerVersion does the same but
+// ignores the context, and a probe must stay within its deadline.
+func serverVersion(ctx context.Context, client kubernetes.Interface) (string, error) {
+	body, err := client.Discovery().RESTClient().Get().AbsPath("/version").DoRaw(ctx)
+	if err != nil {
+		return "", err
+	}
+	var info version.Info
+	if err := json.Unmarshal(body, &info); err != nil {
+		return "", fmt.Errorf("decode /version: %w", err)
+	}
+	return info.GitVersion, nil
+}
+
+// Verify is what join runs before it records a member: the context resolves,
+// the API server answers /readyz with "ok", and the credentials identify
+// someone other than the anonymous user. It returns the server's version.
+func Verify(ctx context.Context, a Access, m Member) (string, error) {
+	cfg, err := a.RESTConfig(m)
+	if err != nil {
+		return "", err
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", &ConfigError{Member: m.Name, Context: m.ContextName(), Source: "kubeconfig", Err: err}
+	}
+	body, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	if err != nil {
+		return "", explain(cfg.Host, m, err)
+	}
+	if !strings.EqualFold(strings.TrimSpace(string(body)), "ok") {
+		return "", fmt.Errorf("cluster %s: the API server at %s is not ready: /readyz answered %q", m.Name, cfg.Host, strings.TrimSpace(string(body)))
+	}
+	gitVersion, err := serverVersion(ctx, client)
+	if err != nil {
+		return "", explain(cfg.Host, m, err)
+	}
+	review, err := client.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	switch {
+	case apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) || apierrors.IsForbidden(err):
+		// Servers older than 1.28, or RBAC without the review API: the
+		// /readyz and /version checks above are all we can do.
+	case err != nil:
+		return "", explain(cfg.Host, m, err)
+	case review.Status.UserInfo.Username == "system:anonymous":
+		return "", fmt.Errorf("cluster %s: context %q reaches %s without credentials (as system:anonymous); add a user with credentials to the context", m.Name, m.ContextName(), cfg.Host)
+	}
+	return gitVersion, nil
+}
+
+// explain turns a client error into a sentence that says what went wrong
+// with which server and what to do about it.
+func explain(host string, m Member, err error) error {
+	prefix := fmt.Sprintf("cluster %s: API server %s (context %q)", m.Name, host, m.ContextName())
+	var opErr *net.OpError
+	var urlErr *url.Error
+	switch {
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("%s rejected the credentials (401 Unauthorized); refresh the user's credentials in the kubeconfig", prefix)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("%s: %w", prefix, err)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("%s refused the connection; is the cluster running?", prefix)
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &urlErr) && urlErr.Timeout()):
+		return fmt.Errorf("%s did not answer in time", prefix)
+	case errors.As(err, &opErr):
+		return fmt.Errorf("%s cannot be reached: %v", prefix, opErr.Err)
+	case strings.Contains(err.Error(), "x509:") || strings.Contains(err.Error(), "tls:"):
+		return fmt.Errorf("%s failed TLS verification; check the cluster's certificate-authority in the kubeconfig: %w", prefix, err)
+	}
+	return fmt.Errorf("%s: %w", prefix, err)
+}
