@@ -77,6 +77,7 @@ func newFactory(ios *iostreams.IOStreams, v *viper.Viper) *cmdutil.Factory {
 			Kubeconfig: s.Kubeconfig,
 			BaseDir:    filepath.Dir(s.ConfigPath),
 			UserAgent:  "fedctl/" + f.Build.Version,
+			Warnings:   ios.ErrOut,
 		}
 		if s.Verbosity >= requestLogVerbosity {
 			a.RequestLog = ios.ErrOut

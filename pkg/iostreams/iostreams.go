@@ -17,19 +17,16 @@ type IOStreams struct {
 
 	stdinTTY, stdoutTTY, stderrTTY bool
 	colorMode                      string
-	noColorEnv                     bool
 }
 
 // System returns the process's streams with their terminal status detected.
 func System() *IOStreams {
-	_, noColor := os.LookupEnv("NO_COLOR")
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		stdinTTY:   isTerminal(os.Stdin),
-		stdoutTTY:  isTerminal(os.Stdout),
-		stderrTTY:  isTerminal(os.Stderr),
-		colorMode:  "auto",
-		noColorEnv: noColor && os.Getenv("NO_COLOR") != "",
+		stdinTTY:  isTerminal(os.Stdin),
+		stdoutTTY: isTerminal(os.Stdout),
+		stderrTTY: isTerminal(os.Stderr),
+		colorMode: "auto",
 	}
 }
 
@@ -71,7 +68,7 @@ func (s *IOStreams) SetColorMode(mode string) error {
 }
 
 func (s *IOStreams) colorFor(tty bool) bool {
-	if s.noColorEnv {
+	if os.Getenv("NO_COLOR") != "" {
 		return false
 	}
 	switch s.colorMode {

@@ -30,6 +30,9 @@ type Access struct {
 	Timeout time.Duration
 	// UserAgent identifies fedctl in the members' audit logs.
 	UserAgent string
+	// Warnings receives the API servers' warnings (deprecated APIs and the
+	// like), one line each, de-duplicated; nil drops them.
+	Warnings io.Writer
 	// RequestLog, when set, receives one line per HTTP request (-v 6 and
 	// up). Headers are never logged, so no credential can leak into it.
 	RequestLog io.Writer
@@ -121,6 +124,10 @@ func (a Access) RESTConfig(m Member) (*rest.Config, error) {
 	// One fedctl run talks to each member in bursts (discovery, then one
 	// request per type); client-go's default of 5 QPS would make that crawl.
 	cfg.QPS, cfg.Burst = 50, 100
+	cfg.WarningHandler = rest.NoWarnings{}
+	if a.Warnings != nil {
+		cfg.WarningHandler = rest.NewWarningWriter(a.Warnings, rest.WarningWriterOptions{Deduplicate: true})
+	}
 	if a.RequestLog != nil {
 		log := a.RequestLog
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {

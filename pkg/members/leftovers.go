@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 )
@@ -24,7 +25,7 @@ type ResourceCount struct {
 }
 
 // skippedResources would be counted twice or are never propagated.
-var skippedResources = map[string]bool{"events": true, "events.events.k8s.io": true}
+var skippedResources = map[string]bool{"events": true, "events.events.k8s.io": true, "componentstatuses": true}
 
 // ManagedObjects counts, per resource, the objects in m labelled as managed by
 // the federation (kubefed.io/managed=true). Leaving the federation does not
@@ -36,6 +37,9 @@ func ManagedObjects(ctx context.Context, a Access, m Member) ([]ResourceCount, e
 	if err != nil {
 		return nil, err
 	}
+	// Listing every type draws deprecation warnings (Endpoints, ...) that
+	// say nothing about what unjoin leaves behind.
+	cfg.WarningHandler = rest.NoWarnings{}
 	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, err

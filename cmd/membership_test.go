@@ -1,0 +1,349 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/testenv"
+)
+
+// liveFederation points fedctl at the test clusters' kubeconfig and a new,
+// empty federation file, and returns the file's path.
+func liveFederation(t *testing.T) (string, *testenv.Env) {
+	t.Helper()
+	e := testenv.Require(t, env)
+	t.Setenv("KUBECONFIG", e.Kubeconfig)
+	t.Setenv("NO_COLOR", "1")
+	path := filepath.Join(t.TempDir(), "federation.yaml")
+	t.Setenv("FEDCTL_CONFIG", path)
+	return path, e
+}
+
+func loadMembers(t *testing.T, path string) *members.Federation {
+	t.Helper()
+	f, err := members.Load(path)
+	require.NoError(t, err)
+	return f.Federation
+}
+
+func TestJoinLiveCluster(t *testing.T) {
+	path, _ := liveFederation(t)
+
+	r := execute(t, "join", "cluster1", "--label", "region=eu-west-1")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, "✓ cluster/cluster1 joined (context cluster1, Kubernetes "+testenv.KubernetesVersion+")\n", r.errOut)
+	assert.Empty(t, r.out)
+	fed := loadMembers(t, path)
+	assert.Equal(t, []members.Member{{Name: "cluster1", Labels: map[string]string{"region": "eu-west-1"}}}, fed.Clusters)
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), env.Cluster("cluster1").Token, "the federation file never holds credentials")
+
+	// Joining the same name again needs --overwrite, and the file is kept.
+	r = execute(t, "join", "cluster1", "--cluster-context", "cluster2")
+	assert.Equal(t, ExitError, r.code)
+	assert.Equal(t, "error: cluster \"cluster1\" is already a member (context \"cluster1\"); use --overwrite to replace it\n", r.errOut)
+	assert.Equal(t, data, mustRead(t, path))
+
+	r = execute(t, "join", "cluster1", "--cluster-context", "cluster2", "--overwrite", "-o", "name")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, "cluster/cluster1\n", r.out)
+	m, _ := loadMembers(t, path).Member("cluster1")
+	assert.Equal(t, members.Member{Name: "cluster1", Context: "cluster2"}, m, "--overwrite replaces the member, labels included")
+}
+
+func TestJoinRejectsUnusableClusters(t *testing.T) {
+	path, e := liveFederation(t)
+	require.Equal(t, ExitOK, execute(t, "join", "cluster3").code)
+	before := mustRead(t, path)
+
+	// A kubeconfig with one more context, pointing at a port nobody listens on.
+	refused := withExtraContext(t, e.Kubeconfig, "refused", "https://127.0.0.1:"+fmt.Sprint(closedPort(t)))
+
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{
+			name:    "a missing context lists the available ones",
+			args:    []string{"join", "x", "--cluster-context", "nope"},
+			wantErr: "error: cannot join x: cluster x: context \"nope\" in KUBECONFIG=" + e.Kubeconfig + ": not found; available contexts: cluster1, cluster1-badcreds, cluster2, cluster3\n",
+		},
+		{
+			name:    "bad credentials are named as such",
+			args:    []string{"join", "x", "--cluster-context", "cluster1-badcreds"},
+			wantErr: "error: cannot join x: cluster x: API server " + e.Cluster("cluster1").Server + " (context \"cluster1-badcreds\") rejected the credentials (401 Unauthorized); refresh the user's credentials in the kubeconfig\n",
+		},
+		{
+			name:    "a refused connection asks whether the cluster runs",
+			args:    []string{"join", "x", "--cluster-context", "refused", "--kubeconfig", refused.path},
+			wantErr: "error: cannot join x: cluster x: API server " + refused.server + " (context \"refused\") refused the connection; is the cluster running?\n",
+		},
+		{
+			name:    "an invalid name is a usage error",
+			args:    []string{"join", "Not_A_Name"},
+			wantErr: "error: invalid cluster name \"Not_A_Name\": a lowercase RFC 1123 subdomain",
+		},
+		{
+			name:    "an invalid label is a usage error",
+			args:    []string{"join", "x", "--label", "tier"},
+			wantErr: "error: --label must be KEY=VALUE, got \"tier\"\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := execute(t, tt.args...)
+			assert.NotEqual(t, ExitOK, r.code)
+			assert.True(t, strings.HasPrefix(r.errOut, tt.wantErr), "stderr:\n%s\nwant prefix:\n%s", r.errOut, tt.wantErr)
+			assert.Equal(t, before, mustRead(t, path), "the federation file is unchanged")
+		})
+	}
+}
+
+func TestJoinDryRunWritesNothing(t *testing.T) {
+	path, _ := liveFederation(t)
+	r := execute(t, "join", "cluster2", "--label", "tier=prod", "--dry-run")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+clusters:
+  - name: cluster2
+    labels:
+      tier: prod
+types: []
+`, r.out)
+	assert.Contains(t, r.errOut, "cluster/cluster2 would be joined (context cluster2, Kubernetes "+testenv.KubernetesVersion+"); dry run, "+path+" not written")
+	_, err := os.Stat(path)
+	assert.True(t, os.IsNotExist(err), "dry run created the federation file")
+}
+
+func TestUnjoinSaysWhatStaysRunning(t *testing.T) {
+	path, e := liveFederation(t)
+	require.Equal(t, ExitOK, execute(t, "join", "cluster2").code)
+	require.Equal(t, ExitOK, execute(t, "join", "cluster3").code)
+
+	cfg, err := e.RESTConfig("cluster2")
+	require.NoError(t, err)
+	client, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, cm := range []*corev1.ConfigMap{
+		{ObjectMeta: metav1.ObjectMeta{Name: "managed-unjoin", Namespace: "default", Labels: map[string]string{"kubefed.io/managed": "true"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "not-managed-unjoin", Namespace: "default"}},
+	} {
+		_, err := client.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = client.CoreV1().ConfigMaps("default").Delete(ctx, cm.Name, metav1.DeleteOptions{}) })
+	}
+
+	r := execute(t, "unjoin", "cluster2")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, `✓ cluster/cluster2 unjoined
+! left running in cluster cluster2, no longer managed by fedctl: 1 configmaps
+  to delete them: kubectl --context cluster2 delete configmaps -A -l kubefed.io/managed=true
+`, r.errOut)
+	assert.Equal(t, []string{"cluster3"}, loadMembers(t, path).Names())
+
+	r = execute(t, "unjoin", "cluster3")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, "✓ cluster/cluster3 unjoined\nno objects managed by the federation remain in cluster cluster3\n", r.errOut)
+
+	r = execute(t, "unjoin", "cluster3")
+	assert.Equal(t, ExitError, r.code)
+	assert.Equal(t, "error: cluster \"cluster3\" is not a member: the federation has no members yet; run \"fedctl join cluster3 --cluster-context CONTEXT\"\n", r.errOut)
+}
+
+func TestLabelCluster(t *testing.T) {
+	path, _ := liveFederation(t)
+	require.Equal(t, ExitOK, execute(t, "join", "cluster1", "--label", "region=eu").code)
+
+	r := execute(t, "label", "cluster", "cluster1", "tier=prod", "zone=a")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, "✓ cluster/cluster1 labeled\n", r.errOut)
+	m, _ := loadMembers(t, path).Member("cluster1")
+	assert.Equal(t, map[string]string{"region": "eu", "tier": "prod", "zone": "a"}, m.Labels)
+
+	before := mustRead(t, path)
+	r = execute(t, "label", "cluster", "cluster1", "tier=dev")
+	assert.Equal(t, ExitError, r.code)
+	assert.Equal(t, "error: cluster cluster1: label \"tier\" already has a value (prod), and --overwrite is false\n", r.errOut)
+	assert.Equal(t, before, mustRead(t, path))
+
+	r = execute(t, "label", "clusters", "cluster1", "tier=dev", "zone-", "missing-", "--overwrite")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, "! label \"missing\" not found\n✓ cluster/cluster1 labeled\n", r.errOut)
+	m, _ = loadMembers(t, path).Member("cluster1")
+	assert.Equal(t, map[string]string{"region": "eu", "tier": "dev"}, m.Labels)
+
+	r = execute(t, "label", "cluster", "cluster1", "--list")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, "region=eu\ntier=dev\n", r.out)
+
+	r = execute(t, "label", "cluster", "cluster9", "a=b")
+	assert.Equal(t, ExitError, r.code)
+	assert.Equal(t, "error: cluster \"cluster9\" is not a member (members: cluster1)\n", r.errOut)
+}
+
+func TestGetClustersFollowsHealth(t *testing.T) {
+	path, e := liveFederation(t)
+	for i, name := range []string{"cluster1", "cluster2", "cluster3"} {
+		r := execute(t, "join", name, "--label", fmt.Sprintf("n=%d", i+1))
+		require.Equal(t, ExitOK, r.code, r.errOut)
+	}
+	v := testenv.KubernetesVersion
+	r := execute(t, "get", "clusters")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, fmt.Sprintf(`NAME       READY   VERSION
+cluster1   True    %[1]s
+cluster2   True    %[1]s
+cluster3   True    %[1]s
+`, v), r.out)
+
+	require.NoError(t, e.StopCluster("cluster2"))
+	stopped := true
+	t.Cleanup(func() {
+		if stopped {
+			_ = e.StartCluster(context.Background(), "cluster2")
+		}
+	})
+	start := time.Now()
+	r = execute(t, "get", "clusters", "-o", "wide", "--timeout", "3s")
+	took := time.Since(start)
+	require.Equal(t, ExitOK, r.code, "an offline member is reported, not an error: %s", r.errOut)
+	server2 := e.Cluster("cluster2").Server
+	require.Len(t, v, 8, "the table below assumes an 8-character version")
+	wide := func(name, ready, version, labels, message string) string {
+		return fmt.Sprintf("%-11s%-10s%-11s%-11s%-9s%s\n", name, ready, version, name, labels, message)
+	}
+	assert.Equal(t, fmt.Sprintf("%-11s%-10s%-11s%-11s%-9s%s\n", "NAME", "READY", "VERSION", "CONTEXT", "LABELS", "MESSAGE")+
+		wide("cluster1", "True", v, "n=1", "/healthz responded with ok")+
+		wide("cluster2", "Offline", "<none>", "n=2", `cluster cluster2: API server `+server2+` (context "cluster2") refused the connection; is the cluster running?`)+
+		wide("cluster3", "True", v, "n=3", "/healthz responded with ok"), r.out)
+	assert.Less(t, took, 3*time.Second, "members are probed in parallel within --timeout")
+
+	r = execute(t, "get", "clusters", "cluster2", "-o", "yaml")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, fmt.Sprintf(`apiVersion: fedctl.io/v1alpha1
+items:
+- labels:
+    "n": "2"
+  name: cluster2
+  status:
+    conditions:
+    - message: 'cluster cluster2: API server %s (context "cluster2")
+        refused the connection; is the cluster running?'
+      reason: ClusterNotReachable
+      status: "True"
+      type: Offline
+kind: ClusterList
+`, server2), r.out)
+
+	require.NoError(t, e.StartCluster(context.Background(), "cluster2"))
+	stopped = false
+	r = execute(t, "get", "clusters", "-o", "name")
+	assert.Equal(t, "cluster/cluster1\ncluster/cluster2\ncluster/cluster3\n", r.out)
+	r = execute(t, "get", "clusters", "cluster2", "-o", "json")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Contains(t, r.out, `"type": "Ready",`)
+	assert.Contains(t, r.out, `"reason": "ClusterReady",`)
+	assert.Contains(t, r.out, `"kubernetesVersion": "`+v+`"`)
+
+	// A member whose context is gone from the kubeconfig is ConfigMalformed.
+	fed := loadMembers(t, path)
+	require.NoError(t, fed.Put(members.Member{Name: "ghost", Context: "no-such-context"}, false))
+	f, err := members.Load(path)
+	require.NoError(t, err)
+	require.NoError(t, f.Save(fed))
+	r = execute(t, "get", "clusters", "ghost", "cluster1")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, fmt.Sprintf("NAME       READY             VERSION\ncluster1   True              %s\nghost      ConfigMalformed   <none>\n", v), r.out)
+}
+
+// TestBinary runs the built fedctl as a user does, for what only a real
+// process shows: exit codes and that errors are single lines, not traces.
+func TestBinary(t *testing.T) {
+	_, _ = liveFederation(t)
+	bin := filepath.Join(t.TempDir(), "fedctl")
+	build := exec.Command("go", "build", "-o", bin, "..")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+
+	run := func(args ...string) (string, string, int) {
+		cmd := exec.Command(bin, args...)
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		code := 0
+		if exitErr, ok := err.(*exec.ExitError); ok {
+			code = exitErr.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return out.String(), errOut.String(), code
+	}
+	_, errOut, code := run("join", "cluster1")
+	assert.Equal(t, 0, code, errOut)
+	out, errOut, code := run("get", "clusters", "-o", "name")
+	assert.Equal(t, 0, code, errOut)
+	assert.Equal(t, "cluster/cluster1\n", out)
+	_, errOut, code = run("join", "cluster1")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line, no stack trace: %s", errOut)
+	_, _, code = run("get", "clusters", "--nope")
+	assert.Equal(t, 2, code)
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return data
+}
+
+type extraKubeconfig struct{ path, server string }
+
+// withExtraContext copies kubeconfig and adds a context named name that
+// reaches server with cluster1's credentials.
+func withExtraContext(t *testing.T, kubeconfig, name, server string) extraKubeconfig {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	require.NoError(t, err)
+	cluster := cfg.Clusters[cfg.Contexts["cluster1"].Cluster].DeepCopy()
+	cluster.Server = server
+	cfg.Clusters[name] = cluster
+	ctx := cfg.Contexts["cluster1"].DeepCopy()
+	ctx.Cluster = name
+	cfg.Contexts[name] = ctx
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, clientcmd.WriteToFile(*cfg, path))
+	return extraKubeconfig{path: path, server: server}
+}
+
+// closedPort returns a loopback port that nothing listens on.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	return port
+}

@@ -1,0 +1,61 @@
+package members_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fedctl/fedctl/pkg/members"
+)
+
+const twoContexts = `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:1"}
+users:
+- name: u
+  user: {token: secret-token}
+contexts:
+- name: ctx-b
+  context: {cluster: c, user: u}
+- name: ctx-a
+  context: {cluster: c, user: u}
+current-context: ctx-a
+`
+
+func TestRESTConfig(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(twoContexts), 0o600))
+	t.Setenv("KUBECONFIG", filepath.Join(dir, "not-used"))
+
+	a := members.Access{Kubeconfig: kubeconfig, BaseDir: dir}
+	cfg, err := a.RESTConfig(members.Member{Name: "x", Context: "ctx-b"})
+	require.NoError(t, err)
+	assert.Equal(t, "https://127.0.0.1:1", cfg.Host)
+
+	_, err = a.RESTConfig(members.Member{Name: "x", Context: "nope"})
+	require.EqualError(t, err, `cluster x: context "nope" in kubeconfig `+kubeconfig+`: not found; available contexts: ctx-a, ctx-b`)
+	assert.NotContains(t, err.Error(), "secret-token")
+
+	// A member's own kubeconfig wins over --kubeconfig and is relative to
+	// the federation file's directory.
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "kube"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kube", "own"), []byte(twoContexts), 0o600))
+	m := members.Member{Name: "y", Context: "ctx-a", Kubeconfig: "kube/own"}
+	assert.Equal(t, filepath.Join(dir, "kube", "own"), a.KubeconfigPath(m))
+	_, err = a.RESTConfig(m)
+	require.NoError(t, err)
+
+	_, err = a.RESTConfig(members.Member{Name: "z", Kubeconfig: "missing"})
+	require.ErrorContains(t, err, `cluster z: context "z" in kubeconfig `+filepath.Join(dir, "missing"))
+
+	// Without --kubeconfig the standard loading rules apply.
+	t.Setenv("KUBECONFIG", kubeconfig)
+	_, err = members.Access{}.RESTConfig(members.Member{Name: "w"})
+	require.EqualError(t, err, `cluster w: context "w" in KUBECONFIG=`+kubeconfig+`: not found; available contexts: ctx-a, ctx-b`)
+}

@@ -1,0 +1,137 @@
+package members_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/members"
+)
+
+func doc(text string) manifest.Document {
+	return manifest.Document{File: "config.yaml", Line: 1, Data: []byte(text)}
+}
+
+func TestDecode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		in      string
+		want    *members.Federation
+		wantErr []string // every line of the error, in order
+	}{
+		{
+			name: "an empty file is an empty federation",
+			in:   "",
+			want: members.New(),
+		},
+		{
+			name: "members are sorted by name and the context defaults to the name",
+			in: `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+clusters:
+- name: us-1
+  labels: {region: us-east-1}
+- name: eu-1
+  context: kind-eu-1
+  kubeconfig: kube/eu.yaml
+types:
+- {group: apps, version: v1, kind: StatefulSet, plural: statefulsets, scope: Namespaced}
+defaults:
+  color: never
+`,
+			want: &members.Federation{
+				APIVersion: members.APIVersion, Kind: members.Kind,
+				Clusters: []members.Member{
+					{Name: "eu-1", Context: "kind-eu-1", Kubeconfig: "kube/eu.yaml"},
+					{Name: "us-1", Labels: map[string]string{"region": "us-east-1"}},
+				},
+				Types:    []members.FederatedType{{Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", Scope: "Namespaced"}},
+				Defaults: &members.Defaults{Color: "never"},
+			},
+		},
+		{
+			name:    "a typo names the line and the field it meant",
+			in:      "apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters:\n- name: a\n  lables: {x: y}\n",
+			wantErr: []string{`config.yaml:5: clusters[0]: unknown field "lables" (did you mean "labels"?)`},
+		},
+		{
+			name:    "duplicate cluster names are rejected at the second one",
+			in:      "apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters:\n- name: a\n- name: b\n- name: a\n",
+			wantErr: []string{`config.yaml:6: clusters[2].name: duplicate cluster name "a" (also clusters[0])`},
+		},
+		{
+			name: "semantic problems are all reported with their lines",
+			in: `apiVersion: fedctl.io/v1
+kind: Federation
+clusters:
+- name: Bad_Name
+  labels:
+    "bad key!": ok
+types:
+- {version: v1, kind: X, plural: xs, scope: Everywhere}
+defaults: {color: sometimes}
+`,
+			wantErr: []string{
+				`config.yaml:1: apiVersion: must be "fedctl.io/v1alpha1", got "fedctl.io/v1"`,
+				`config.yaml:4: clusters[0].name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+				`config.yaml:6: clusters[0].labels.bad key!: invalid label key "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+				`config.yaml:8: types[0].scope: must be Namespaced or Cluster, got "Everywhere"`,
+				`config.yaml:9: defaults.color: must be one of auto, always, never, got "sometimes"`,
+			},
+		},
+		{
+			name: "a pasted credential is rejected with where it belongs",
+			in:   "apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters:\n- name: a\n  token: abc\n",
+			wantErr: []string{
+				`config.yaml:5: clusters[0]: unknown field "token"`,
+				`credentials do not belong in the federation file: keep them in a kubeconfig and name its context with "context:"`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := members.Decode(doc(tt.in))
+			if tt.wantErr != nil {
+				require.Error(t, err)
+				assert.Equal(t, tt.wantErr, strings.Split(err.Error(), "\n"))
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestFederationEdits(t *testing.T) {
+	t.Parallel()
+	fed := members.New()
+	require.NoError(t, fed.Put(members.Member{Name: "b"}, false))
+	require.NoError(t, fed.Put(members.Member{Name: "a", Labels: map[string]string{"x": "1"}}, false))
+	assert.Equal(t, []string{"a", "b"}, fed.Names(), "members stay sorted")
+
+	err := fed.Put(members.Member{Name: "a", Context: "other"}, false)
+	require.EqualError(t, err, `cluster "a" is already a member (context "a"); use --overwrite to replace it`)
+
+	clone := fed.Clone()
+	require.NoError(t, clone.Put(members.Member{Name: "a", Context: "other"}, true))
+	clone.Clusters[1].Name = "changed"
+	orig, _ := fed.Member("a")
+	assert.Equal(t, "", orig.Context, "editing a clone leaves the original alone")
+	assert.Equal(t, "b", fed.Clusters[1].Name)
+	assert.Equal(t, map[string]string{"x": "1"}, orig.Labels)
+
+	assert.True(t, fed.Remove("a"))
+	assert.False(t, fed.Remove("a"))
+	assert.Equal(t, []string{"b"}, fed.Names())
+}
+
+func TestNotMemberError(t *testing.T) {
+	t.Parallel()
+	assert.EqualError(t, &members.NotMemberError{Name: "x", Members: []string{"a", "b"}}, `cluster "x" is not a member (members: a, b)`)
+	assert.EqualError(t, &members.NotMemberError{Name: "x"}, `cluster "x" is not a member: the federation has no members yet; run "fedctl join x --cluster-context CONTEXT"`)
+}

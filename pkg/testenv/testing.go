@@ -1,0 +1,108 @@
+package testenv
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startTimeout bounds provisioning plus startup in RunMain. A cold cache
+// means building five binaries, about six minutes on two cores; go test's
+// own -timeout does not cover TestMain's work before m.Run.
+const startTimeout = 15 * time.Minute
+
+// RunMain is the body of a TestMain for a package whose tests need member
+// clusters. It starts one Env for the whole package, stores it in *env,
+// runs the tests, stops the Env and returns the exit code for os.Exit:
+//
+//	var env *testenv.Env
+//
+//	func TestMain(m *testing.M) {
+//		os.Exit(testenv.RunMain(m, testenv.Options{Clusters: 3}, &env))
+//	}
+//
+// Under -short (make test-unit) nothing is started and *env stays nil;
+// tests that need it call Require, which skips them. Otherwise a failure
+// to provision or start fails the whole package with the reason; it never
+// turns into silently skipped tests. opts.Log defaults to os.Stderr, which
+// go test shows only for -v or a failing package.
+//
+// SIGINT and SIGTERM (Ctrl-C on go test) stop the Env before the process
+// exits, so its temporary directory is removed too.
+func RunMain(m *testing.M, opts Options, env **Env) int {
+	if !flag.Parsed() {
+		flag.Parse() // testing.Short needs the flags, and m.Run has not parsed them yet
+	}
+	if testing.Short() {
+		return m.Run()
+	}
+	if opts.Log == nil {
+		// The prefix lets "make test" pick these lines out of go test -v.
+		opts.Log = linePrefixer{out: os.Stderr, prefix: "testenv: "}
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancelTimeout := context.WithTimeout(ctx, startTimeout)
+	e, err := Start(ctx, opts)
+	cancelTimeout()
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		return 1
+	}
+	*env = e
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		fmt.Fprintf(os.Stderr, "testenv: %v: stopping test environment\n", sig)
+		if err := e.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		}
+		os.Exit(1)
+	}()
+
+	code := m.Run()
+	signal.Stop(sigs)
+	if err := e.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// Require returns env for a test that needs the package's member clusters.
+// It skips the test under -short, where RunMain starts nothing, and fails
+// it if env is nil otherwise, which means TestMain does not call RunMain.
+func Require(t testing.TB, env *Env) *Env {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs real API servers (pkg/testenv), which -short does not start")
+	}
+	if env == nil {
+		t.Fatal("test environment not started: TestMain must call testenv.RunMain")
+	}
+	return env
+}
+
+// linePrefixer writes prefix before each write; the environment's progress
+// messages are written a whole line at a time.
+type linePrefixer struct {
+	out    io.Writer
+	prefix string
+}
+
+func (p linePrefixer) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.out, p.prefix); err != nil {
+		return 0, err
+	}
+	return p.out.Write(b)
+}
