@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
 // APIVersion and Kind identify a federation file.
@@ -26,7 +27,7 @@ type Federation struct {
 	// Clusters are the member clusters, kept sorted by name.
 	Clusters []Member `json:"clusters" yaml:"clusters"`
 	// Types are the types enabled for federation beyond the built-in defaults.
-	Types []FederatedType `json:"types" yaml:"types"`
+	Types []typeconfig.Type `json:"types" yaml:"types"`
 	// Defaults are default values for fedctl's global flags, shared by
 	// everyone who uses this file. FEDCTL_* variables and flags override them.
 	Defaults *Defaults `json:"defaults,omitempty" yaml:"defaults,omitempty"`
@@ -51,17 +52,6 @@ func (m Member) ContextName() string {
 		return m.Context
 	}
 	return m.Name
-}
-
-// FederatedType is a Kubernetes type enabled for federation, as resolved by
-// discovery when it was enabled.
-type FederatedType struct {
-	Group   string `json:"group,omitempty" yaml:"group,omitempty"`
-	Version string `json:"version" yaml:"version"`
-	Kind    string `json:"kind" yaml:"kind"`
-	Plural  string `json:"plural" yaml:"plural"`
-	// Scope is Namespaced or Cluster.
-	Scope string `json:"scope" yaml:"scope"`
 }
 
 // Defaults are defaults for fedctl's global flags.
@@ -99,7 +89,7 @@ func Decode(doc manifest.Document) (*Federation, error) {
 
 // New returns an empty federation.
 func New() *Federation {
-	return &Federation{APIVersion: APIVersion, Kind: Kind, Clusters: []Member{}, Types: []FederatedType{}}
+	return &Federation{APIVersion: APIVersion, Kind: Kind, Clusters: []Member{}, Types: []typeconfig.Type{}}
 }
 
 func withCredentialHint(err error) error {
@@ -140,7 +130,7 @@ func (f *Federation) validate(pos manifest.Positions) error {
 		if t.Kind == "" || t.Version == "" || t.Plural == "" {
 			errs = append(errs, pos.Errorf(path, "kind, version and plural are required"))
 		}
-		if t.Scope != "Namespaced" && t.Scope != "Cluster" {
+		if t.Scope != typeconfig.Namespaced && t.Scope != typeconfig.Cluster {
 			errs = append(errs, pos.Errorf(path+".scope", "must be Namespaced or Cluster, got %q", t.Scope))
 		}
 	}
@@ -239,7 +229,7 @@ func (f *Federation) sort() {
 		f.Clusters = []Member{}
 	}
 	if f.Types == nil {
-		f.Types = []FederatedType{}
+		f.Types = []typeconfig.Type{}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
 func doc(text string) manifest.Document {
@@ -49,7 +50,7 @@ defaults:
 					{Name: "eu-1", Context: "kind-eu-1", Kubeconfig: "kube/eu.yaml"},
 					{Name: "us-1", Labels: map[string]string{"region": "us-east-1"}},
 				},
-				Types:    []members.FederatedType{{Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", Scope: "Namespaced"}},
+				Types:    []typeconfig.Type{{Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", Scope: "Namespaced"}},
 				Defaults: &members.Defaults{Color: "never"},
 			},
 		},

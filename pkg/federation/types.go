@@ -1,0 +1,168 @@
+package federation
+
+import (
+	"encoding/json"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// API groups fedctl reads. KubeFed renamed its groups from *.kubefed.k8s.io
+// to *.kubefed.io; manifests of both eras are accepted.
+const (
+	TypesGroup       = "types.kubefed.io"
+	LegacyTypesGroup = "types.kubefed.k8s.io"
+	TypesVersion     = "v1beta1"
+
+	SchedulingGroup       = "scheduling.kubefed.io"
+	LegacySchedulingGroup = "scheduling.kubefed.k8s.io"
+	SchedulingVersion     = "v1alpha1"
+
+	// KindPrefix starts the kind of every federated type: Federated<Kind>.
+	KindPrefix = "Federated"
+	// RSPKind is the kind of a ReplicaSchedulingPreference.
+	RSPKind = "ReplicaSchedulingPreference"
+)
+
+// Source says where a document came from, for error messages.
+type Source struct {
+	File string `json:"-"`
+	Line int    `json:"-"`
+}
+
+// Object is a Federated<Kind>: a template for the member objects, where to
+// place them and how each member's copy differs. FederatedNamespace is an
+// Object too (its template is a Namespace).
+type Object struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              ObjectSpec `json:"spec"`
+	// Status is ignored; it is accepted so that objects exported from a
+	// KubeFed control plane load as they are.
+	Status any `json:"status,omitempty"`
+
+	Source Source `json:"-"`
+}
+
+// ObjectSpec is the spec of a federated object.
+type ObjectSpec struct {
+	// Template is the member object without name and namespace. It keeps
+	// every field, known or not.
+	Template Template `json:"template,omitempty"`
+	// Placement chooses the member clusters.
+	Placement Placement `json:"placement,omitempty"`
+	// Overrides are JSON patches per member cluster.
+	Overrides []ClusterOverrides `json:"overrides,omitempty"`
+	// RetainReplicas leaves spec.replicas of an existing member object to
+	// whoever else scales it (an HPA), for scalable types.
+	RetainReplicas *bool `json:"retainReplicas,omitempty"`
+}
+
+// Placement chooses member clusters. Nil and empty differ and follow
+// KubeFed: a non-nil Clusters list decides alone, even when empty (no
+// clusters); only when it is nil does ClusterSelector apply, where nil
+// selects nothing and an empty selector ({}) selects every member.
+type Placement struct {
+	Clusters        []ClusterRef          `json:"clusters,omitempty"`
+	ClusterSelector *metav1.LabelSelector `json:"clusterSelector,omitempty"`
+}
+
+// MarshalJSON keeps an empty, non-nil Clusters list, which means "no
+// clusters" and must survive a round trip.
+func (p Placement) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		Clusters        []ClusterRef          `json:"clusters"`
+		ClusterSelector *metav1.LabelSelector `json:"clusterSelector,omitempty"`
+	}
+	if p.Clusters == nil {
+		type noClusters struct {
+			ClusterSelector *metav1.LabelSelector `json:"clusterSelector,omitempty"`
+		}
+		return json.Marshal(noClusters{ClusterSelector: p.ClusterSelector})
+	}
+	return json.Marshal(plain(p))
+}
+
+// ClusterRef names a member cluster.
+type ClusterRef struct {
+	Name string `json:"name"`
+}
+
+// ClusterOverrides are the patches for one member cluster, applied in order.
+type ClusterOverrides struct {
+	ClusterName      string     `json:"clusterName"`
+	ClusterOverrides []Override `json:"clusterOverrides,omitempty"`
+}
+
+// Override is one JSON-patch operation. Op is add, remove or replace;
+// empty means replace, as in KubeFed.
+type Override struct {
+	Op    string          `json:"op,omitempty"`
+	Path  string          `json:"path"`
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// Template is a free-form object. Numbers decode the way the API machinery
+// decodes them (int64 when integral, float64 otherwise), so that large
+// integers survive and rendered output matches what kubectl would send.
+type Template map[string]any
+
+// UnmarshalJSON decodes with the API machinery's number handling.
+func (t *Template) UnmarshalJSON(data []byte) error {
+	var m map[string]any
+	if err := utiljson.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	if m == nil && string(data) != "null" {
+		return fmt.Errorf("template must be an object")
+	}
+	*t = m
+	return nil
+}
+
+// ReplicaSchedulingPreference splits the replicas of the federated
+// Deployment or ReplicaSet of the same namespace and name across members.
+type ReplicaSchedulingPreference struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              RSPSpec `json:"spec"`
+	Status            any     `json:"status,omitempty"`
+
+	Source Source `json:"-"`
+}
+
+// RSPSpec is the spec of a ReplicaSchedulingPreference.
+type RSPSpec struct {
+	// TargetKind is FederatedDeployment or FederatedReplicaSet.
+	TargetKind string `json:"targetKind"`
+	// TotalReplicas is the number of replicas to split.
+	TotalReplicas int32 `json:"totalReplicas"`
+	// Rebalance lets the planner move running replicas; without it,
+	// replicas already running in a member stay there.
+	Rebalance bool `json:"rebalance,omitempty"`
+	// Clusters maps member names, or "*" for every other member, to their
+	// preferences. Empty means {"*": {weight: 1}}.
+	Clusters map[string]ClusterPreferences `json:"clusters,omitempty"`
+	// IntersectWithClusterSelector limits the members considered to those
+	// the target's clusterSelector picks.
+	IntersectWithClusterSelector bool `json:"intersectWithClusterSelector,omitempty"`
+}
+
+// ClusterPreferences bound and weigh one member's share of replicas.
+type ClusterPreferences struct {
+	MinReplicas int64  `json:"minReplicas,omitempty"`
+	MaxReplicas *int64 `json:"maxReplicas,omitempty"`
+	Weight      int64  `json:"weight,omitempty"`
+}
+
+// Annotations on a federated object that change how its member objects are
+// removed (KubeFed's names and meanings).
+const (
+	// OrphanAnnotation "true" keeps member objects running when they are
+	// no longer wanted; only fedctl's markers are removed from them.
+	OrphanAnnotation = "kubefed.io/orphan"
+	// DeleteOptionAnnotation holds JSON metav1.DeleteOptions used when
+	// member objects are deleted.
+	DeleteOptionAnnotation = "kubefed.io/deleteoption"
+)
