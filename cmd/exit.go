@@ -76,8 +76,21 @@ func exitCode(ios *iostreams.IOStreams, cmd *cobra.Command, err error) int {
 		}
 		return ExitUsage
 	}
-	fmt.Fprintf(ios.ErrOut, "%s %s\n", cs.Red("error:"), err)
+	printError(ios, err)
 	return ExitError
+}
+
+// printError prints err as "error: ..." lines; each error of a joined list
+// (every problem in the input, say) gets its own line.
+func printError(ios *iostreams.IOStreams, err error) {
+	cs := ios.ErrColorScheme()
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			printError(ios, e)
+		}
+		return
+	}
+	fmt.Fprintf(ios.ErrOut, "%s %s\n", cs.Red("error:"), err)
 }
 
 func isCobraUsageError(err error) bool {

@@ -9,9 +9,13 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/fedctl/fedctl/cmd/disable"
+	"github.com/fedctl/fedctl/cmd/enable"
+	"github.com/fedctl/fedctl/cmd/federate"
 	"github.com/fedctl/fedctl/cmd/get"
 	"github.com/fedctl/fedctl/cmd/join"
 	"github.com/fedctl/fedctl/cmd/label"
+	"github.com/fedctl/fedctl/cmd/render"
 	"github.com/fedctl/fedctl/cmd/unjoin"
 	versioncmd "github.com/fedctl/fedctl/cmd/version"
 	"github.com/fedctl/fedctl/pkg/cmdutil"
@@ -85,14 +89,24 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 	_ = root.RegisterFlagCompletionFunc(keyColor, cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 
 	root.AddGroup(
-		&cobra.Group{ID: "membership", Title: "Membership:"},
+		&cobra.Group{ID: "objects", Title: "Federated objects:"},
+		&cobra.Group{ID: "membership", Title: "Members and types:"},
 		&cobra.Group{ID: "other", Title: "Other:"},
 	)
+	for _, c := range []*cobra.Command{
+		render.NewCmdRender(f, nil),
+		federate.NewCmdFederate(f, nil),
+	} {
+		c.GroupID = "objects"
+		root.AddCommand(c)
+	}
 	for _, c := range []*cobra.Command{
 		join.NewCmdJoin(f, nil),
 		unjoin.NewCmdUnjoin(f, nil),
 		label.NewCmdLabel(f, nil),
 		get.NewCmdGet(f, nil),
+		enable.NewCmdEnable(f, nil),
+		disable.NewCmdDisable(f, nil),
 	} {
 		c.GroupID = "membership"
 		root.AddCommand(c)

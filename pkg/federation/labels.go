@@ -8,3 +8,24 @@ const (
 	ManagedLabel      = "kubefed.io/managed"
 	ManagedLabelValue = "true"
 )
+
+// Markers fedctl adds to every member object besides ManagedLabel.
+// ManagedByLabel says which tool owns the object (the recommended
+// app.kubernetes.io label, so other tools recognise it); SourceAnnotation
+// names the federated object it was rendered from, which is how apply finds
+// the member objects it owns and which federated object each belongs to.
+const (
+	ManagedByLabel   = "app.kubernetes.io/managed-by"
+	ManagedByValue   = "fedctl"
+	SourceAnnotation = "fedctl.io/federated-object"
+)
+
+// SourceOf is the value of SourceAnnotation for o:
+// "<FederatedKind>/<namespace>/<name>", or "<FederatedKind>/<name>" for
+// cluster-scoped objects.
+func SourceOf(o *Object) string {
+	if o.Namespace == "" {
+		return o.Kind + "/" + o.Name
+	}
+	return o.Kind + "/" + o.Namespace + "/" + o.Name
+}

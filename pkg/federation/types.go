@@ -6,6 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/fedctl/fedctl/pkg/manifest"
 )
 
 // API groups fedctl reads. KubeFed renamed its groups from *.kubefed.k8s.io
@@ -25,12 +27,6 @@ const (
 	RSPKind = "ReplicaSchedulingPreference"
 )
 
-// Source says where a document came from, for error messages.
-type Source struct {
-	File string `json:"-"`
-	Line int    `json:"-"`
-}
-
 // Object is a Federated<Kind>: a template for the member objects, where to
 // place them and how each member's copy differs. FederatedNamespace is an
 // Object too (its template is a Namespace).
@@ -42,7 +38,8 @@ type Object struct {
 	// KubeFed control plane load as they are.
 	Status any `json:"status,omitempty"`
 
-	Source Source `json:"-"`
+	// Pos locates the object and its fields in the input.
+	Pos manifest.Positions `json:"-"`
 }
 
 // ObjectSpec is the spec of a federated object.
@@ -129,7 +126,8 @@ type ReplicaSchedulingPreference struct {
 	Spec              RSPSpec `json:"spec"`
 	Status            any     `json:"status,omitempty"`
 
-	Source Source `json:"-"`
+	// Pos locates the object and its fields in the input.
+	Pos manifest.Positions `json:"-"`
 }
 
 // RSPSpec is the spec of a ReplicaSchedulingPreference.

@@ -70,6 +70,9 @@ type Positions struct {
 	lines map[string]int
 }
 
+// File is the file the document came from.
+func (p Positions) File() string { return p.doc.File }
+
 // Line returns the line of path, or of its closest recorded parent, or the
 // document's first line.
 func (p Positions) Line(path string) int {

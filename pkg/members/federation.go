@@ -28,6 +28,10 @@ type Federation struct {
 	Clusters []Member `json:"clusters" yaml:"clusters"`
 	// Types are the types enabled for federation beyond the built-in defaults.
 	Types []typeconfig.Type `json:"types" yaml:"types"`
+	// DisabledTypes names built-in default types ("<plural>.<group>", or
+	// "<plural>" for the core group) that are not federated; left out when
+	// empty.
+	DisabledTypes []string `json:"disabledTypes,omitempty" yaml:"disabledTypes,omitempty"`
 	// Defaults are default values for fedctl's global flags, shared by
 	// everyone who uses this file. FEDCTL_* variables and flags override them.
 	Defaults *Defaults `json:"defaults,omitempty" yaml:"defaults,omitempty"`
@@ -134,12 +138,36 @@ func (f *Federation) validate(pos manifest.Positions) error {
 			errs = append(errs, pos.Errorf(path+".scope", "must be Namespaced or Cluster, got %q", t.Scope))
 		}
 	}
+	errs = append(errs, f.validateDisabledTypes(pos)...)
 	if d := f.Defaults; d != nil && d.Color != "" {
 		if !slices.Contains(ColorModes, d.Color) {
 			errs = append(errs, pos.Errorf("defaults.color", "must be one of %s, got %q", strings.Join(ColorModes, ", "), d.Color))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateDisabledTypes checks that each disabled name is a default type,
+// named once, and not also enabled under types.
+func (f *Federation) validateDisabledTypes(pos manifest.Positions) []error {
+	var errs []error
+	seen := map[string]int{}
+	for i, name := range f.DisabledTypes {
+		path := fmt.Sprintf("disabledTypes[%d]", i)
+		d, ok := typeconfig.Default(name)
+		if !ok {
+			errs = append(errs, pos.Errorf(path, "%q is not a default type; disabledTypes names default types: %s", name, strings.Join(typeconfig.DefaultNames(), ", ")))
+			continue
+		}
+		if first, dup := seen[name]; dup {
+			errs = append(errs, pos.Errorf(path, "%q is listed twice (also disabledTypes[%d])", name, first))
+		}
+		seen[name] = i
+		if j := slices.IndexFunc(f.Types, func(t typeconfig.Type) bool { return t.Group == d.Group && t.Kind == d.Kind }); j >= 0 {
+			errs = append(errs, pos.Errorf(path, "%q is disabled and also enabled by types[%d]; keep one of the two", name, j))
+		}
+	}
+	return errs
 }
 
 // ColorModes are the values of --color.
@@ -216,6 +244,7 @@ func (f *Federation) Clone() *Federation {
 		c.Clusters[i] = m
 	}
 	c.Types = slices.Clone(f.Types)
+	c.DisabledTypes = slices.Clone(f.DisabledTypes)
 	if f.Defaults != nil {
 		d := *f.Defaults
 		c.Defaults = &d

@@ -55,6 +55,45 @@ defaults:
 			},
 		},
 		{
+			name: "disabledTypes names default types",
+			in: `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+types:
+- {group: apps, version: v1, kind: StatefulSet, plural: statefulsets, scope: Namespaced}
+disabledTypes: [jobs.batch, services]
+`,
+			want: &members.Federation{
+				APIVersion: members.APIVersion, Kind: members.Kind, Clusters: []members.Member{},
+				Types:         []typeconfig.Type{{Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", Scope: "Namespaced"}},
+				DisabledTypes: []string{"jobs.batch", "services"},
+			},
+		},
+		{
+			name: "disabledTypes must name default types, once, and not enabled ones",
+			in: `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+types:
+- {group: apps, version: v1beta2, kind: Deployment, plural: deployments, scope: Namespaced}
+disabledTypes:
+- deployments
+- statefulsets.apps
+- secrets
+- secrets
+- deployments.apps
+`,
+			wantErr: []string{
+				`config.yaml:6: disabledTypes[0]: "deployments" is not a default type; disabledTypes names default types: clusterroles.rbac.authorization.k8s.io, configmaps, deployments.apps, ingresses.networking.k8s.io, jobs.batch, namespaces, replicasets.apps, secrets, serviceaccounts, services`,
+				`config.yaml:7: disabledTypes[1]: "statefulsets.apps" is not a default type; disabledTypes names default types: clusterroles.rbac.authorization.k8s.io, configmaps, deployments.apps, ingresses.networking.k8s.io, jobs.batch, namespaces, replicasets.apps, secrets, serviceaccounts, services`,
+				`config.yaml:9: disabledTypes[3]: "secrets" is listed twice (also disabledTypes[2])`,
+				`config.yaml:10: disabledTypes[4]: "deployments.apps" is disabled and also enabled by types[0]; keep one of the two`,
+			},
+		},
+		{
+			name:    "disabledTypes is a list of names",
+			in:      "apiVersion: fedctl.io/v1alpha1\nkind: Federation\ndisabledTypes: {jobs.batch: true}\n",
+			wantErr: []string{`config.yaml:3: disabledTypes: must be a list, got a mapping`},
+		},
+		{
 			name:    "a typo names the line and the field it meant",
 			in:      "apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters:\n- name: a\n  lables: {x: y}\n",
 			wantErr: []string{`config.yaml:5: clusters[0]: unknown field "lables" (did you mean "labels"?)`},
@@ -106,6 +145,46 @@ defaults: {color: sometimes}
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+func TestEncodeKeepsTheDocumentedFieldOrder(t *testing.T) {
+	t.Parallel()
+	verbosity := 1
+	fed := &members.Federation{
+		APIVersion: members.APIVersion, Kind: members.Kind,
+		Clusters:      []members.Member{{Name: "eu-1"}},
+		Types:         []typeconfig.Type{{Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", Scope: "Namespaced"}},
+		DisabledTypes: []string{"jobs.batch"},
+		Defaults:      &members.Defaults{Verbosity: &verbosity},
+	}
+	data, err := members.Encode(fed)
+	require.NoError(t, err)
+	assert.Equal(t, `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+clusters:
+  - name: eu-1
+types:
+  - group: apps
+    version: v1
+    kind: StatefulSet
+    plural: statefulsets
+    scope: Namespaced
+disabledTypes:
+  - jobs.batch
+defaults:
+  verbosity: 1
+`, string(data))
+	back, err := members.Decode(doc(string(data)))
+	require.NoError(t, err)
+	assert.Equal(t, fed, back)
+
+	data, err = members.Encode(members.New())
+	require.NoError(t, err)
+	assert.Equal(t, "apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters: []\ntypes: []\n", string(data), "disabledTypes is left out when empty")
+
+	clone := fed.Clone()
+	clone.DisabledTypes[0] = "changed"
+	assert.Equal(t, []string{"jobs.batch"}, fed.DisabledTypes, "Clone copies disabledTypes")
 }
 
 func TestFederationEdits(t *testing.T) {

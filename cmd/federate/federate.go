@@ -1,0 +1,209 @@
+// Package federate implements "fedctl federate".
+package federate
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+// FederateOptions are the inputs of "fedctl federate".
+type FederateOptions struct {
+	IO         *iostreams.IOStreams
+	Federation func() (*members.File, error)
+	Access     func() (members.Access, error)
+
+	Filenames []string
+	Recursive bool
+	Output    string
+
+	// Live mode: TYPE NAME read from a member.
+	TypeName  string
+	Name      string
+	Namespace string
+	Cluster   []string
+	Contents  bool
+	Skip      []string
+}
+
+// NewCmdFederate returns the federate command. runF, when set, replaces Run.
+func NewCmdFederate(f *cmdutil.Factory, runF func(*FederateOptions) error) *cobra.Command {
+	opts := &FederateOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access}
+	cmd := &cobra.Command{
+		Use:   "federate (-f FILENAME | TYPE NAME [-n NAMESPACE] [--cluster NAME] [--contents])",
+		Short: "Turn plain manifests or live objects into federated objects",
+		Long: `Turn Kubernetes objects into the KubeFed federated objects that propagate them
+to every member, as kubefedctl federate does. The template keeps the object
+without its status and without any metadata but labels; fields that a member
+cluster assigns are dropped (a Service's clusterIP, clusterIPs and nodePorts,
+a ServiceAccount's secrets, a Namespace's finalizers). Placement selects every
+member (clusterSelector: {matchLabels: {}}); edit it to taste.
+
+With -f, manifests are converted offline. With TYPE NAME, the object is read
+from a member cluster (--cluster, default the first member); for a namespace,
+--contents also federates every namespaced object in it.`,
+		Example: `  # Convert plain manifests
+  fedctl federate -f deploy.yaml > federated.yaml
+
+  # Federate a live Deployment from member eu-1
+  fedctl federate deployments web -n shop --cluster eu-1
+
+  # Federate a namespace and everything in it
+  fedctl federate namespace shop --contents`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(opts.Filenames) > 0 && len(args) > 0:
+				return cmdutil.FlagErrorf("give either -f or TYPE NAME, not both")
+			case len(opts.Filenames) == 0 && len(args) != 2:
+				return cmdutil.FlagErrorf("%q needs -f FILENAME or TYPE NAME", cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 2 {
+				opts.TypeName, opts.Name = args[0], args[1]
+			}
+			if opts.Output != "yaml" && opts.Output != "json" {
+				return cmdutil.FlagErrorf("--output must be yaml or json, got %q", opts.Output)
+			}
+			if opts.Contents && len(opts.Filenames) > 0 {
+				return cmdutil.FlagErrorf("--contents needs TYPE NAME of a namespace, not -f")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			if len(opts.Filenames) > 0 {
+				return opts.runOffline()
+			}
+			return opts.runLive(cmd)
+		},
+	}
+	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "yaml", "Output format: yaml or json")
+	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "", "Namespace of the live object (default: the context's namespace, else default)")
+	cmdutil.AddClusterFlag(f, cmd, &opts.Cluster, "Member cluster to read the live object from (default: the first member)")
+	cmd.Flags().BoolVarP(&opts.Contents, "contents", "c", false, "For a namespace, also federate the namespaced objects in it")
+	cmd.Flags().StringSliceVarP(&opts.Skip, "skip-api-resources", "s", nil, "With --contents, resources (name, kind, short name, plural.group or group) to leave out")
+	return cmd
+}
+
+func (o *FederateOptions) runOffline() error {
+	docs, err := manifest.Read(o.Filenames, o.Recursive, o.IO.In)
+	if err != nil {
+		return err
+	}
+	file, err := o.Federation()
+	if err != nil {
+		return err
+	}
+	reg, err := typeconfig.NewRegistry(file.Federation.Types, file.Federation.DisabledTypes)
+	if err != nil {
+		return err
+	}
+	var out []map[string]any
+	var errs []error
+	for _, doc := range docs {
+		obj, err := decodePlain(doc)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fed, notes, err := o.federateOne(obj, reg)
+		if err != nil {
+			errs = append(errs, &manifest.Error{File: doc.File, Line: doc.Line, Object: describe(obj), Err: err})
+			continue
+		}
+		for _, n := range notes {
+			printWarning(o, &manifest.Error{File: doc.File, Line: doc.Line, Object: describe(obj), Err: errors.New(n)})
+		}
+		out = append(out, fed)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return o.print(out)
+}
+
+// federateOne converts obj, refusing objects that are federated already and
+// warning when the type is not enabled (apply would refuse it).
+func (o *FederateOptions) federateOne(obj *unstructured.Unstructured, reg *typeconfig.Registry) (map[string]any, []string, error) {
+	group := obj.GroupVersionKind().Group
+	if group == federation.TypesGroup || group == federation.LegacyTypesGroup {
+		return nil, nil, errors.New("is already a federated object")
+	}
+	if obj.GetKind() == "" || obj.GetName() == "" {
+		return nil, nil, errors.New("needs kind and metadata.name")
+	}
+	fed, notes := federation.Federate(obj)
+	fedKind := federation.KindPrefix + obj.GetKind()
+	if _, ok := reg.ByFederatedKind(fedKind); !ok {
+		notes = append(notes, fmt.Sprintf("%s is not enabled; run \"fedctl enable %s\" before applying", fedKind, strings.ToLower(obj.GetKind())))
+	}
+	return fed, notes, nil
+}
+
+func decodePlain(doc manifest.Document) (*unstructured.Unstructured, error) {
+	data, err := yaml.YAMLToJSON(doc.Data)
+	if err != nil {
+		return nil, &manifest.Error{File: doc.File, Line: doc.Line, Err: fmt.Errorf("invalid YAML: %w", err)}
+	}
+	obj := map[string]any{}
+	if err := utiljson.Unmarshal(data, &obj); err != nil {
+		return nil, &manifest.Error{File: doc.File, Line: doc.Line, Err: fmt.Errorf("not an object: %w", err)}
+	}
+	return &unstructured.Unstructured{Object: obj}, nil
+}
+
+func describe(obj *unstructured.Unstructured) string {
+	name := obj.GetName()
+	if ns := obj.GetNamespace(); ns != "" {
+		name = ns + "/" + name
+	}
+	return strings.TrimSpace(obj.GetKind() + " " + name)
+}
+
+// print writes the federated objects as YAML documents or, for JSON, a v1
+// List (one object alone is printed as itself).
+func (o *FederateOptions) print(objs []map[string]any) error {
+	w := bufio.NewWriter(o.IO.Out)
+	if o.Output == "json" {
+		var v any = map[string]any{"apiVersion": "v1", "kind": "List", "items": objs}
+		if len(objs) == 1 {
+			v = objs[0]
+		}
+		data, err := jsonIndent(v)
+		if err != nil {
+			return err
+		}
+		w.Write(data)
+		return w.Flush()
+	}
+	for i, obj := range objs {
+		if i > 0 {
+			w.WriteString("---\n")
+		}
+		data, err := yaml.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		w.Write(data)
+	}
+	return w.Flush()
+}
+
+func printWarning(o *FederateOptions, w *manifest.Error) {
+	cmdutil.PrintWarnings(o.IO, []*manifest.Error{w})
+}

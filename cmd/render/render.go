@@ -1,0 +1,124 @@
+// Package render implements "fedctl render".
+package render
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/engine"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/printers"
+)
+
+// RenderOptions are the inputs of "fedctl render".
+type RenderOptions struct {
+	IO         *iostreams.IOStreams
+	Federation func() (*members.File, error)
+
+	Filenames []string
+	Recursive bool
+	Clusters  []string
+	Namespace string
+	Output    string
+	OutputDir string
+}
+
+// NewCmdRender returns the render command. runF, when set, replaces Run.
+func NewCmdRender(f *cmdutil.Factory, runF func(*RenderOptions) error) *cobra.Command {
+	opts := &RenderOptions{IO: f.IOStreams, Federation: f.Federation}
+	cmd := &cobra.Command{
+		Use:   "render -f FILENAME [--cluster NAME]... [-o yaml|json | --output-dir DIR]",
+		Short: "Print the objects each member cluster would get",
+		Long: `Print the object every member cluster would get for the federated objects in
+the given manifests, exactly as apply would send them, without touching any
+cluster: no kubeconfig is read and nothing goes over the network.
+
+Placement, ReplicaSchedulingPreferences and overrides follow KubeFed. Output is
+sorted by cluster, group, kind, namespace and name and is identical on every
+run, so it can be diffed and committed. With --output-dir, each object is
+written to DIR/CLUSTER/NAMESPACE/KIND_NAME.yaml (cluster-scoped objects under
+DIR/CLUSTER/_cluster/) for GitOps tools.`,
+		Example: `  # Everything every member would get
+  fedctl render -f manifests/
+
+  # What eu-1 would get, applied with kubectl directly
+  fedctl render -f manifests/ --cluster eu-1 | kubectl --context eu-1 apply -f -
+
+  # A tree of files per cluster for a GitOps repository
+  fedctl render -R -f manifests/ --output-dir rendered/`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Validate(); err != nil {
+				return cmdutil.FlagErrorWrap(err)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return opts.Run()
+		},
+	}
+	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only show the objects of this member cluster (repeatable)")
+	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "yaml", "Output format: yaml or json")
+	cmd.Flags().StringVar(&opts.OutputDir, "output-dir", "", "Write one YAML file per object under this directory instead of printing")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.MarkFlagsMutuallyExclusive("output", "output-dir")
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *RenderOptions) Validate() error {
+	if len(o.Filenames) == 0 {
+		return fmt.Errorf("-f is required: a file, a directory or - for standard input")
+	}
+	if o.Output != "yaml" && o.Output != "json" {
+		return fmt.Errorf("--output must be yaml or json, got %q", o.Output)
+	}
+	return nil
+}
+
+// Run renders and prints.
+func (o *RenderOptions) Run() error {
+	file, err := o.Federation()
+	if err != nil {
+		return err
+	}
+	out, err := engine.Run(engine.Input{
+		Filenames:        o.Filenames,
+		Recursive:        o.Recursive,
+		Stdin:            o.IO.In,
+		DefaultNamespace: o.Namespace,
+		Federation:       file.Federation,
+		Only:             o.Clusters,
+	})
+	if out == nil {
+		return err
+	}
+	res := out.Result
+	cmdutil.PrintWarnings(o.IO, res.Warnings)
+	if err := errors.Join(err, res.Err()); err != nil {
+		return err // nothing is printed from an input with errors
+	}
+	switch {
+	case o.OutputDir != "":
+		clusters := o.Clusters
+		if len(clusters) == 0 {
+			clusters = file.Federation.Names()
+		}
+		if err := printers.WriteTree(o.OutputDir, slices.Sorted(slices.Values(clusters)), res.Targets); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.IO.ErrOut, "%s wrote %d objects for %d clusters to %s\n", o.IO.ErrColorScheme().SuccessIcon(), len(res.Targets), len(clusters), o.OutputDir)
+		return nil
+	case o.Output == "json":
+		return printers.RenderedJSON(o.IO.Out, res.Targets)
+	default:
+		return printers.RenderedYAML(o.IO.Out, res.Targets)
+	}
+}

@@ -1,0 +1,160 @@
+package render
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/testutil"
+)
+
+const (
+	examples   = "../../testdata/examples"
+	federation = "../../testdata/federation/three-clusters.yaml"
+	goldenDir  = "../../testdata/golden/render"
+)
+
+// run executes "fedctl render" with args against the three-cluster
+// federation file and returns stdout, stderr and the error.
+func run(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	ios, in, out, errOut := iostreams.Test()
+	in.WriteString(stdin)
+	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load(federation) }}
+	cmd := NewCmdRender(f, nil)
+	cmd.SetArgs(args)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+func TestRenderExamples(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		golden string
+	}{
+		{"all members as YAML", []string{"-f", examples}, "examples.yaml"},
+		{"all members as JSON", []string{"-f", examples, "-o", "json"}, "examples.json"},
+		{"one member", []string{"-f", examples, "--cluster", "cluster3"}, "examples-cluster3.yaml"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, errOut, err := run(t, "", tt.args...)
+			require.NoError(t, err)
+			assert.Empty(t, errOut)
+			testutil.AssertGolden(t, []byte(out), filepath.Join(goldenDir, tt.golden))
+			again, _, err := run(t, "", tt.args...)
+			require.NoError(t, err)
+			assert.Equal(t, out, again, "the same input gives the same bytes")
+		})
+	}
+}
+
+func TestRenderFromStdinMatchesFiles(t *testing.T) {
+	t.Parallel()
+	var all bytes.Buffer
+	entries, err := os.ReadDir(examples)
+	require.NoError(t, err)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(examples, e.Name()))
+		require.NoError(t, err)
+		all.WriteString("---\n")
+		all.Write(data)
+	}
+	fromStdin, _, err := run(t, all.String(), "-f", "-")
+	require.NoError(t, err)
+	fromDir, _, err := run(t, "", "-f", examples)
+	require.NoError(t, err)
+	assert.Equal(t, fromDir, fromStdin)
+}
+
+func TestRenderReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	out, errOut, err := run(t, "", "-f", "../../testdata/manifests/errors")
+	require.Error(t, err)
+	assert.Empty(t, out, "nothing is printed from an input with errors")
+	var lines []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		lines = append(lines, e.Error())
+	}
+	testutil.AssertGolden(t, []byte(errOut+strings.Join(lines, "\n")+"\n"), filepath.Join(goldenDir, "errors.txt"))
+}
+
+func TestRenderOutputDir(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "out")
+	_, errOut, err := run(t, "", "-f", examples, "--output-dir", dir)
+	require.NoError(t, err)
+	assert.Equal(t, "✓ wrote 8 objects for 3 clusters to "+dir+"\n", errOut)
+	assert.Equal(t, []string{
+		".fedctl-render",
+		"cluster1/_cluster/namespace_shop.yaml",
+		"cluster1/shop/configmap_web-config.yaml",
+		"cluster1/shop/deployment_web.yaml",
+		"cluster2/_cluster/namespace_shop.yaml",
+		"cluster2/shop/configmap_web-config.yaml",
+		"cluster2/shop/deployment_web.yaml",
+		"cluster3/_cluster/namespace_shop.yaml",
+		"cluster3/shop/deployment_web.yaml",
+	}, tree(t, dir))
+	data, err := os.ReadFile(filepath.Join(dir, "cluster2", "shop", "deployment_web.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "image: nginx:1.27-alpine")
+
+	// A second run replaces the cluster directories: a stale file goes.
+	stale := filepath.Join(dir, "cluster1", "shop", "deployment_old.yaml")
+	require.NoError(t, os.WriteFile(stale, []byte("x"), 0o644))
+	_, _, err = run(t, "", "-f", examples, "--output-dir", dir)
+	require.NoError(t, err)
+	assert.NoFileExists(t, stale)
+
+	// A directory fedctl did not write is never touched.
+	foreign := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(foreign, "keep.txt"), []byte("x"), 0o644))
+	_, _, err = run(t, "", "-f", examples, "--output-dir", foreign)
+	require.EqualError(t, err, "--output-dir "+foreign+" is not empty and was not written by fedctl render; choose an empty or new directory")
+	assert.FileExists(t, filepath.Join(foreign, "keep.txt"))
+}
+
+func TestRenderFlags(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{}, "-f is required: a file, a directory or - for standard input"},
+		{[]string{"-f", examples, "-o", "wide"}, `--output must be yaml or json, got "wide"`},
+		{[]string{"-f", examples, "--cluster", "cluster9"}, `cluster "cluster9" is not a member (members: cluster1, cluster2, cluster3)`},
+		{[]string{"-f", examples, "-o", "json", "--output-dir", "x"}, "if any flags in the group [output output-dir] are set none of the others can be; [output output-dir] were all set"},
+		{[]string{"-f", "../../testdata/nope"}, "../../testdata/nope: no such file or directory"},
+	} {
+		_, _, err := run(t, "", tt.args...)
+		assert.EqualError(t, err, tt.wantErr, "args %q", tt.args)
+	}
+}
+
+func tree(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	require.NoError(t, filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		require.NoError(t, err)
+		if !info.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	}))
+	sort.Strings(files)
+	return files
+}

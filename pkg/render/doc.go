@@ -1,0 +1,11 @@
+// Package render turns federated objects into the objects each member
+// cluster should hold, with KubeFed's semantics: replica scheduling
+// preferences rewrite placement and /spec/replicas overrides, placement
+// picks the members (intersected with the FederatedNamespace's placement for
+// namespaced objects), and each member's copy is the template with name,
+// namespace, kind and apiVersion set, annotations and finalizers dropped,
+// that member's overrides applied and fedctl's markers added.
+//
+// It performs no I/O; everything it needs is passed in, and the same input
+// always gives the same output.
+package render

@@ -1,0 +1,272 @@
+package render_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/placement"
+	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+var members = []placement.Cluster{
+	{Name: "a", Labels: map[string]string{"tier": "prod"}},
+	{Name: "b", Labels: map[string]string{"tier": "prod"}},
+	{Name: "c", Labels: map[string]string{"tier": "dev"}},
+}
+
+const shopNamespace = `
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop}
+spec: {placement: {clusterSelector: {}}}
+`
+
+func decode(t *testing.T, text string) *federation.Set {
+	t.Helper()
+	docs, err := manifest.Split("in.yaml", []byte(text))
+	require.NoError(t, err)
+	set, err := federation.Decode(docs, typeconfig.Builtin(), federation.DecodeOptions{DefaultNamespace: "default"})
+	require.NoError(t, err)
+	return set
+}
+
+// summary lists "cluster kind ns/name" plus the value at path of each target.
+func summary(res *render.Result, path ...string) []string {
+	return summaryOf(res.Targets, path...)
+}
+
+// deployments are the targets of kind Deployment.
+func deployments(res *render.Result) []render.Target {
+	var out []render.Target
+	for _, tg := range res.Targets {
+		if tg.Type.Kind == "Deployment" {
+			out = append(out, tg)
+		}
+	}
+	return out
+}
+
+func summaryOf(targets []render.Target, path ...string) []string {
+	var out []string
+	for _, tg := range targets {
+		line := fmt.Sprintf("%s %s %s/%s", tg.Cluster, tg.Type.Kind, tg.Namespace(), tg.Name())
+		if len(path) > 0 {
+			line += fmt.Sprintf(" %v", dig(tg.Object, path...))
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func dig(obj map[string]any, path ...string) any {
+	var cur any = obj
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+func warnings(res *render.Result) []string {
+	var out []string
+	for _, w := range res.Warnings {
+		out = append(out, w.Error())
+	}
+	return out
+}
+
+func errs(res *render.Result) []string {
+	var out []string
+	for _, e := range res.Errors {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+func TestReplicaSchedulingPreference(t *testing.T) {
+	t.Parallel()
+	set := decode(t, shopNamespace+`
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    spec: {replicas: 100}
+  placement:
+    clusters: [{name: a}]
+  overrides:
+  - clusterName: a
+    clusterOverrides:
+    - {path: /spec/replicas, value: 42}
+    - {path: /metadata/labels, value: {x: z}}
+  - clusterName: c
+    clusterOverrides:
+    - {path: /metadata/labels, value: {only: c}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: shop}
+spec:
+  targetKind: FederatedDeployment
+  totalReplicas: 4
+  clusters:
+    a: {weight: 1}
+    b: {weight: 1}
+    c: {weight: 0}
+`)
+	before := fmt.Sprint(set.Objects[1].Spec)
+	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members})
+	require.Empty(t, errs(res))
+	assert.Equal(t, []string{
+		"a Deployment shop/web 2",
+		"b Deployment shop/web 2",
+		"c Deployment shop/web 0",
+	}, summaryOf(deployments(res), "spec", "replicas"),
+		"the plan beats the user's override and the template, replaces the clusters list, and places a member planned 0")
+	assert.Equal(t, map[string]any{"x": "z", "kubefed.io/managed": "true", "app.kubernetes.io/managed-by": "fedctl"}, dig(deployments(res)[0].Object, "metadata", "labels"),
+		"the user's other overrides for a member still apply")
+	assert.Equal(t, before, fmt.Sprint(set.Objects[1].Spec), "the input is not modified")
+}
+
+func TestRSPIntersectWithClusterSelector(t *testing.T) {
+	t.Parallel()
+	set := decode(t, shopNamespace+`
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop}
+spec:
+  template: {spec: {replicas: 1}}
+  placement:
+    clusters: [{name: c}]
+    clusterSelector: {matchLabels: {tier: prod}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: shop}
+spec: {targetKind: FederatedDeployment, totalReplicas: 5, intersectWithClusterSelector: true}
+`)
+	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members})
+	require.Empty(t, errs(res))
+	got := summaryOf(deployments(res), "spec", "replicas")
+	require.Len(t, got, 2, "only the members the selector picks are planned; the clusters list is ignored")
+	assert.Equal(t, "a Deployment shop/web", got[0][:21])
+	assert.Equal(t, "b Deployment shop/web", got[1][:21])
+	total := 0
+	for _, tg := range deployments(res) {
+		total += int(dig(tg.Object, "spec", "replicas").(int64))
+	}
+	assert.Equal(t, 5, total)
+}
+
+func TestPlacementAndNamespaces(t *testing.T) {
+	t.Parallel()
+	set := decode(t, `
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop}
+spec: {placement: {clusters: [{name: a}, {name: c}, {name: nope}]}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: cfg, namespace: shop}
+spec: {placement: {clusterSelector: {matchLabels: {tier: prod}}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: orphan, namespace: elsewhere}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: none, namespace: shop}
+spec: {placement: {clusters: [], clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: default}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedClusterRole
+metadata: {name: reader}
+spec:
+  template:
+    apiVersion: rbac.authorization.k8s.io/v1
+    metadata:
+      annotations: {dropped: "yes"}
+      finalizers: [x]
+      labels: {kept: "yes"}
+    rules: []
+  placement: {clusterSelector: {matchExpressions: [{key: tier, operator: NotIn, values: [prod]}]}}
+`)
+	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members})
+	require.Empty(t, errs(res))
+	assert.Equal(t, []string{
+		"a ConfigMap shop/cfg",
+		"a Namespace /shop",
+		"c Namespace /shop",
+		"c ClusterRole /reader",
+	}, summary(res), "the ConfigMap is placed where both it and its namespace are; the default namespace is never propagated")
+	assert.Equal(t, []string{
+		`in.yaml:5: FederatedNamespace shop/shop: spec.placement.clusters: not members, ignored: nope`,
+		`in.yaml:14: FederatedConfigMap elsewhere/orphan: metadata.namespace: NamespaceNotFederated: no FederatedNamespace elsewhere in the input, so the object is placed nowhere`,
+		`in.yaml:22: FederatedNamespace default/default: namespace default is a system namespace and is never propagated; its placement still applies to the objects in it`,
+		`in.yaml:31: FederatedClusterRole reader: spec.template.metadata: annotations and finalizers of the template are not propagated (as in KubeFed); use overrides to set them per cluster`,
+	}, warnings(res))
+	role := res.Targets[3].Object
+	assert.Equal(t, "rbac.authorization.k8s.io/v1", role["apiVersion"])
+	assert.Nil(t, dig(role, "metadata", "namespace"), "a cluster-scoped object has no namespace")
+	assert.Nil(t, dig(role, "metadata", "finalizers"))
+	assert.Equal(t, map[string]any{"fedctl.io/federated-object": "FederatedClusterRole/reader"}, dig(role, "metadata", "annotations"))
+	assert.Equal(t, "yes", dig(role, "metadata", "labels", "kept"))
+}
+
+func TestOverrideFailureFailsOneMember(t *testing.T) {
+	t.Parallel()
+	set := decode(t, shopNamespace+`
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: cfg, namespace: shop}
+spec:
+  template: {data: {a: "1"}}
+  placement: {clusterSelector: {}}
+  overrides:
+  - clusterName: b
+    clusterOverrides:
+    - {op: remove, path: /data/missing}
+`)
+	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members, Only: []string{"a", "b"}})
+	assert.Equal(t, []string{"a ConfigMap shop/cfg", "a Namespace /shop", "b Namespace /shop"}, summary(res), "--cluster limits the output; the failing member is left out")
+	require.Len(t, res.Errors, 1)
+	assert.True(t, strings.HasPrefix(res.Errors[0].Error(), "cluster b: in.yaml:17: FederatedConfigMap shop/cfg: spec.overrides[0].clusterOverrides[0]: remove /data/missing: "), res.Errors[0].Error())
+	assert.Contains(t, res.Errors[0].Error(), "remove /data/missing")
+	var te *render.TargetError
+	require.ErrorAs(t, res.Errors[0], &te)
+	assert.Equal(t, "b", te.Cluster)
+}
+
+func TestRSPWithoutTarget(t *testing.T) {
+	t.Parallel()
+	set := decode(t, `
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: shop}
+spec: {targetKind: FederatedReplicaSet, totalReplicas: 3}
+`)
+	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members})
+	assert.Empty(t, res.Targets)
+	assert.Equal(t, []string{"in.yaml:4: ReplicaSchedulingPreference shop/web: metadata.name: no FederatedReplicaSet shop/web in the input; the preference is ignored"}, warnings(res))
+}

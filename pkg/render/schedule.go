@@ -1,0 +1,115 @@
+package render
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/placement"
+	"github.com/fedctl/fedctl/pkg/planner"
+)
+
+// schedule applies every ReplicaSchedulingPreference to its target the way
+// KubeFed's RSP controller rewrites the federated object (§a.2 of the
+// reference): placement becomes exactly the planned members, those planned 0
+// included, and each planned member gets a /spec/replicas override that beats
+// the user's own and the template. It returns the rewritten copies by
+// original object; the input is not modified.
+func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
+	out := map[*federation.Object]*federation.Object{}
+	targets := map[string]*federation.Object{}
+	for _, o := range in.Set.Objects {
+		targets[o.Kind+"/"+o.Namespace+"/"+o.Name] = o
+	}
+	names := make([]string, len(in.Members))
+	for i, m := range in.Members {
+		names[i] = m.Name
+	}
+	for _, rsp := range in.Set.RSPs {
+		target, ok := targets[rsp.Spec.TargetKind+"/"+rsp.Namespace+"/"+rsp.Name]
+		if !ok {
+			res.Warnings = append(res.Warnings, rsp.Errorf("metadata.name", "no %s %s/%s in the input; the preference is ignored", rsp.Spec.TargetKind, rsp.Namespace, rsp.Name))
+			continue
+		}
+		if _, dup := out[target]; dup {
+			res.Errors = append(res.Errors, &TargetError{Object: target, Err: rsp.Errorf("metadata.name", "a second ReplicaSchedulingPreference for %s", target.ID())})
+			continue
+		}
+		clusters := names
+		if rsp.Spec.IntersectWithClusterSelector {
+			sel, err := placement.SelectBySelector(target.Spec.Placement, in.Members)
+			if err != nil {
+				res.fail("", target, err)
+				continue
+			}
+			clusters = sel.Clusters
+		}
+		if len(clusters) == 0 {
+			continue // KubeFed's scheduler does nothing without clusters
+		}
+		plan, err := planner.Schedule(rsp.Spec, clusters, planner.Key(rsp.Namespace, rsp.Name), nil, nil)
+		if err != nil {
+			res.Errors = append(res.Errors, &TargetError{Object: target, Err: rsp.Errorf("spec", "%v", err)})
+			continue
+		}
+		out[target] = withPlan(target, plan)
+	}
+	return out
+}
+
+// withPlan returns a copy of o placed in the planned members with their
+// replica counts as overrides, as KubeFed's updateOverridesMap writes them:
+// an existing /spec/replicas item keeps its place and gets the new value,
+// otherwise one is appended; members that are not planned lose theirs.
+func withPlan(o *federation.Object, plan map[string]int64) *federation.Object {
+	eff := *o
+	clusters := make([]federation.ClusterRef, 0, len(plan))
+	for _, name := range sortedKeys(plan) {
+		clusters = append(clusters, federation.ClusterRef{Name: name})
+	}
+	eff.Spec.Placement = federation.Placement{Clusters: clusters, ClusterSelector: o.Spec.Placement.ClusterSelector}
+
+	ovs := make([]federation.ClusterOverrides, 0, len(o.Spec.Overrides)+len(plan))
+	done := map[string]bool{}
+	for _, co := range o.Spec.Overrides {
+		n, planned := plan[co.ClusterName]
+		items := make([]federation.Override, 0, len(co.ClusterOverrides)+1)
+		found := false
+		for _, item := range co.ClusterOverrides {
+			if item.Path == replicasPath {
+				if !planned {
+					continue
+				}
+				item.Value = replicasValue(n)
+				found = true
+			}
+			items = append(items, item)
+		}
+		if planned && !found {
+			items = append(items, federation.Override{Path: replicasPath, Value: replicasValue(n)})
+		}
+		done[co.ClusterName] = true
+		ovs = append(ovs, federation.ClusterOverrides{ClusterName: co.ClusterName, ClusterOverrides: items})
+	}
+	for _, name := range sortedKeys(plan) {
+		if !done[name] {
+			ovs = append(ovs, federation.ClusterOverrides{ClusterName: name, ClusterOverrides: []federation.Override{{Path: replicasPath, Value: replicasValue(plan[name])}}})
+		}
+	}
+	eff.Spec.Overrides = ovs
+	return &eff
+}
+
+func replicasValue(n int64) json.RawMessage {
+	return json.RawMessage(strconv.FormatInt(n, 10))
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,2 @@
+// Package testutil holds helpers shared by fedctl's tests: golden files.
+package testutil
