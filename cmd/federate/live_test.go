@@ -29,9 +29,11 @@ func runLive(t *testing.T, e *testenv.Env, args ...string) (string, string, erro
 		require.NoError(t, fed.Put(members.Member{Name: c}, false))
 	}
 	f := &cmdutil.Factory{
-		IOStreams:  ios,
-		Federation: func() (*members.File, error) { return &members.File{Path: filepath.Join(t.TempDir(), "f.yaml"), Federation: fed}, nil },
-		Access:     func() (members.Access, error) { return members.Access{Kubeconfig: e.Kubeconfig}, nil },
+		IOStreams: ios,
+		Federation: func() (*members.File, error) {
+			return &members.File{Path: filepath.Join(t.TempDir(), "f.yaml"), Federation: fed}, nil
+		},
+		Access: func() (members.Access, error) { return members.Access{Kubeconfig: e.Kubeconfig}, nil },
 	}
 	cmd := NewCmdFederate(f, nil)
 	cmd.SetArgs(args)
