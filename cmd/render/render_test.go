@@ -158,3 +158,27 @@ func tree(t *testing.T, dir string) []string {
 	sort.Strings(files)
 	return files
 }
+
+// TestRenderIgnoresInputOrder: the documents in reverse order, in one
+// stream, give the same bytes as the directory read in order.
+func TestRenderIgnoresInputOrder(t *testing.T) {
+	t.Parallel()
+	entries, err := os.ReadDir(examples)
+	require.NoError(t, err)
+	var docs []string
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(examples, e.Name()))
+		require.NoError(t, err)
+		docs = append(docs, strings.Split(string(data), "\n---\n")...)
+	}
+	require.Len(t, docs, 4)
+	var reversed strings.Builder
+	for i := len(docs) - 1; i >= 0; i-- {
+		reversed.WriteString("---\n" + docs[i] + "\n")
+	}
+	fromReversed, _, err := run(t, reversed.String(), "-f", "-")
+	require.NoError(t, err)
+	fromDir, _, err := run(t, "", "-f", examples)
+	require.NoError(t, err)
+	assert.Equal(t, fromDir, fromReversed)
+}

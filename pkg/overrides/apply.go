@@ -69,6 +69,9 @@ func Apply(obj map[string]any, cluster string, ovs []federation.ClusterOverrides
 	if obj == nil {
 		obj = map[string]any{}
 	}
+	if out, ok := p.applyNative(obj); ok {
+		return out, nil
+	}
 	doc, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: encode object: %w", cluster, err)
