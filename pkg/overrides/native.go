@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
@@ -32,6 +33,9 @@ func (p *patch) applyNative(obj map[string]any) (out map[string]any, ok bool) {
 }
 
 func applyOp(doc map[string]any, o operation) bool {
+	if !utf8.ValidString(o.path) {
+		return false // json-patch sees it with invalid bytes replaced
+	}
 	tokens := strings.Split(o.path[1:], "/")
 	for i, t := range tokens {
 		tokens[i] = unescape(t)
@@ -133,14 +137,15 @@ func unescape(t string) string {
 
 // copyJSON deep-copies a JSON-like value, turning integral float64s that
 // fit an int64 into int64 as the json-patch path's encode and decode does
-// (k8s.io/apimachinery/pkg/util/json). Any other type reports ok=false.
+// (k8s.io/apimachinery/pkg/util/json). Any other type, and strings that are
+// not valid UTF-8 (which encoding would alter), report ok=false.
 func copyJSON(v any) (any, bool) {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
 			c, ok := copyJSON(e)
-			if !ok {
+			if !ok || !utf8.ValidString(k) {
 				return nil, false
 			}
 			out[k] = c
@@ -163,7 +168,9 @@ func copyJSON(v any) (any, bool) {
 			return int64(x), true
 		}
 		return x, true
-	case string, bool, int64, nil:
+	case string:
+		return x, utf8.ValidString(x)
+	case bool, int64, nil:
 		return x, true
 	}
 	return nil, false
