@@ -36,9 +36,10 @@ stay in the member clusters as they are; fedctl neither updates nor deletes
 them (kubefedctl disable leaves them too).
 
 TYPE is looked up in the federation file, without asking any cluster: the
-plural, the kind, <plural>.<group> or the federated kind (FederatedDeployment),
-in any case, and for KubeFed's default types also the singular and the short
-names (deploy).
+plural, the singular, the kind, <plural>.<group> or the federated kind
+(FederatedDeployment), in any case, and the short names of Kubernetes' own
+types (deploy, sts); a custom resource's short names are known only to its
+cluster.
 
 A type enabled with "fedctl enable" is removed from "types:". KubeFed's default
 types are disabled only with --force, which lists them under "disabledTypes:";

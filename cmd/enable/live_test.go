@@ -473,7 +473,7 @@ func TestEnableDisableRoundTrip(t *testing.T) {
 
 	r = fx.run(t, "enable", "sts")
 	require.NoError(t, r.err)
-	r = fx.run(t, "disable", "statefulsets")
+	r = fx.run(t, "disable", "sts") // as it was enabled, without a cluster
 	require.NoError(t, r.err)
 	assert.Equal(t, "✓ federatedtypeconfig/statefulsets.apps disabled\n"+
 		"fedctl no longer renders FederatedStatefulSet objects; StatefulSet objects it already propagated stay in the member clusters, neither updated nor deleted\n", r.errOut)

@@ -23,6 +23,34 @@ var defaults = []Resource{
 	{Type: Type{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Plural: "clusterroles", Scope: Cluster}, Singular: "clusterrole"},
 }
 
+// builtinShortNames are the short names Kubernetes' own types have in
+// discovery, by "<group>/<Kind>", beyond the defaults. With them a type
+// enabled as "sts" can be disabled as "sts" without asking a cluster; short
+// names of custom resources are known only to their clusters.
+var builtinShortNames = map[string][]string{
+	"/ComponentStatus":       {"cs"},
+	"/Endpoints":             {"ep"},
+	"/Event":                 {"ev"},
+	"/LimitRange":            {"limits"},
+	"/Node":                  {"no"},
+	"/PersistentVolume":      {"pv"},
+	"/PersistentVolumeClaim": {"pvc"},
+	"/Pod":                   {"po"},
+	"/ReplicationController": {"rc"},
+	"/ResourceQuota":         {"quota"},
+	"apiextensions.k8s.io/CustomResourceDefinition": {"crd", "crds"},
+	"apps/DaemonSet":                                {"ds"},
+	"apps/StatefulSet":                              {"sts"},
+	"autoscaling/HorizontalPodAutoscaler":           {"hpa"},
+	"batch/CronJob":                                 {"cj"},
+	"certificates.k8s.io/CertificateSigningRequest": {"csr"},
+	"events.k8s.io/Event":                           {"ev"},
+	"networking.k8s.io/NetworkPolicy":               {"netpol"},
+	"policy/PodDisruptionBudget":                    {"pdb"},
+	"scheduling.k8s.io/PriorityClass":               {"pc"},
+	"storage.k8s.io/StorageClass":                   {"sc"},
+}
+
 // Defaults returns KubeFed's ten default enabled types, sorted by name
 // ("clusterroles.rbac.authorization.k8s.io", "configmaps", ...). The result
 // is a new slice on every call.

@@ -77,6 +77,7 @@ func NewRegistry(enabled []Type, disabled []string) (*Registry, error) {
 			r.resources[i] = res
 			continue
 		}
+		res.ShortNames = slices.Clone(builtinShortNames[key])
 		byGroupKind[key] = len(r.resources)
 		r.resources = append(r.resources, res)
 	}
@@ -163,10 +164,10 @@ func (r *Registry) Disabled() []Type {
 // Find resolves a name a user typed against the types in effect, offline:
 // as Lookup does (plural, singular, kind, "<plural>.<group>", short names,
 // ignoring case; a core-group match wins), and also by federated kind
-// (FederatedDeployment). Short names and singulars are known for the
-// default types only; other types answer to their plural, kind and
-// "<plural>.<group>". No match is a *NotFederatedError, several an
-// *AmbiguousError.
+// (FederatedDeployment). Short names are known for Kubernetes' own types
+// (sts, hpa, ...), not for custom resources, which answer to their plural,
+// kind and "<plural>.<group>" only. No match is a *NotFederatedError,
+// several an *AmbiguousError.
 func (r *Registry) Find(name string) (Type, error) {
 	var found []Type
 	for _, res := range r.resources {

@@ -231,7 +231,8 @@ func TestRegistryFind(t *testing.T) {
 		{name: "FederatedStatefulSet", want: "statefulsets.apps"},
 		{name: "Gizmo", want: "widgets.other.io"},
 		{name: "widgets.example.com", want: "widgets.example.com"},
-		{name: "sts", wantErr: `no federated type named "sts" (types in effect: clusterroles.rbac.authorization.k8s.io, configmaps, deployments.apps, ingresses.networking.k8s.io, jobs.batch, namespaces, replicasets.apps, secrets, serviceaccounts, services, statefulsets.apps, widgets.example.com, widgets.other.io)`},
+		{name: "sts", want: "statefulsets.apps"}, // Kubernetes' own short names are known offline
+		{name: "wg", wantErr: `no federated type named "wg" (types in effect: clusterroles.rbac.authorization.k8s.io, configmaps, deployments.apps, ingresses.networking.k8s.io, jobs.batch, namespaces, replicasets.apps, secrets, serviceaccounts, services, statefulsets.apps, widgets.example.com, widgets.other.io)`},
 		{name: "widgets", wantErr: `"widgets" matches more than one resource: widgets.example.com, widgets.other.io; name one of them as <plural>.<group>, e.g. "widgets.example.com"`},
 	}
 	for _, tt := range tests {
@@ -350,11 +351,11 @@ func TestRegistryDisable(t *testing.T) {
 		wantErr      string
 	}{
 		{
-			name: "short names of enabled types are unknown offline", enabled: []typeconfig.Type{statefulSets, widgets}, disable: "sts",
-			wantErr: `no federated type named "sts"`,
+			name: "short names of custom resources are unknown offline", enabled: []typeconfig.Type{statefulSets, widgets}, disable: "wg",
+			wantErr: `no federated type named "wg"`,
 		},
 		{
-			name: "an enabled type is removed by plural", enabled: []typeconfig.Type{statefulSets, widgets}, disable: "statefulsets",
+			name: "an enabled type is removed by short name", enabled: []typeconfig.Type{statefulSets, widgets}, disable: "sts",
 			wantType: "statefulsets.apps", wantOutcome: typeconfig.Removed, wantTypes: []typeconfig.Type{widgets},
 		},
 		{
