@@ -23,3 +23,9 @@ step get clusters -o wide
 step label cluster cluster3 tier=prod --overwrite
 printf '\n$ cat %s\n' "$FEDCTL_CONFIG"
 cat "$FEDCTL_CONFIG"
+
+# What each member would get for the examples: a namespace, a ConfigMap for
+# the prod clusters and a Deployment whose 6 replicas an RSP splits.
+examples="$(dirname "$0")/examples"
+step render -f "$examples" --cluster cluster2
+step render -f "$examples" -o json | grep -o '"name":"cluster[0-9]","objects"\|"replicas":[0-9]*'
