@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/testenv"
@@ -76,7 +74,8 @@ func TestJoinRejectsUnusableClusters(t *testing.T) {
 	before := mustRead(t, path)
 
 	// A kubeconfig with one more context, pointing at a port nobody listens on.
-	refused := withExtraContext(t, e.Kubeconfig, "refused", "https://127.0.0.1:"+fmt.Sprint(closedPort(t)))
+	refusedServer := "https://127.0.0.1:" + fmt.Sprint(testenv.ClosedPort(t))
+	refusedKubeconfig := e.KubeconfigWith(t, "refused", refusedServer)
 
 	tests := []struct {
 		name    string
@@ -95,8 +94,8 @@ func TestJoinRejectsUnusableClusters(t *testing.T) {
 		},
 		{
 			name:    "a refused connection asks whether the cluster runs",
-			args:    []string{"join", "x", "--cluster-context", "refused", "--kubeconfig", refused.path},
-			wantErr: "error: cannot join x: cluster x: API server " + refused.server + " (context \"refused\") refused the connection; is the cluster running?\n",
+			args:    []string{"join", "x", "--cluster-context", "refused", "--kubeconfig", refusedKubeconfig},
+			wantErr: "error: cannot join x: cluster x: API server " + refusedServer + " (context \"refused\") refused the connection; is the cluster running?\n",
 		},
 		{
 			name:    "an invalid name is a usage error",
@@ -317,33 +316,4 @@ func mustRead(t *testing.T, path string) []byte {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return data
-}
-
-type extraKubeconfig struct{ path, server string }
-
-// withExtraContext copies kubeconfig and adds a context named name that
-// reaches server with cluster1's credentials.
-func withExtraContext(t *testing.T, kubeconfig, name, server string) extraKubeconfig {
-	t.Helper()
-	cfg, err := clientcmd.LoadFromFile(kubeconfig)
-	require.NoError(t, err)
-	cluster := cfg.Clusters[cfg.Contexts["cluster1"].Cluster].DeepCopy()
-	cluster.Server = server
-	cfg.Clusters[name] = cluster
-	ctx := cfg.Contexts["cluster1"].DeepCopy()
-	ctx.Cluster = name
-	cfg.Contexts[name] = ctx
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, clientcmd.WriteToFile(*cfg, path))
-	return extraKubeconfig{path: path, server: server}
-}
-
-// closedPort returns a loopback port that nothing listens on.
-func closedPort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	return port
 }

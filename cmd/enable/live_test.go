@@ -21,10 +21,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/testenv"
+	"github.com/fedctl/fedctl/pkg/testutil"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
@@ -345,7 +346,7 @@ func TestEnableOutputYAML(t *testing.T) {
 			assert.Empty(t, r.errOut)
 			assert.Equal(t, before, fx.read(t), "-o yaml writes nothing")
 			if tt.golden != "" {
-				assertGolden(t, []byte(r.out), tt.golden)
+				testutil.AssertGolden(t, []byte(r.out), filepath.Join("testdata", tt.golden))
 			}
 			if tt.sameAs != "" {
 				// What discovery reports for a default type (short names
@@ -511,7 +512,8 @@ func TestEnableDryRun(t *testing.T) {
 
 func TestEnableErrors(t *testing.T) {
 	setUp(t)
-	refused := kubeconfigWith(t, "refused", "https://127.0.0.1:"+fmt.Sprint(closedPort(t)))
+	refused := extraKubeconfig{server: "https://127.0.0.1:" + fmt.Sprint(testenv.ClosedPort(t))}
+	refused.path = env.KubeconfigWith(t, "refused", refused.server)
 	tests := []struct {
 		name       string
 		members    []string
@@ -608,7 +610,8 @@ func TestEnableGivesUpWithinTimeout(t *testing.T) {
 			mu.Unlock()
 		}
 	}()
-	silent := kubeconfigWith(t, "silent", "https://"+l.Addr().String())
+	silent := extraKubeconfig{server: "https://" + l.Addr().String()}
+	silent.path = env.KubeconfigWith(t, "silent", silent.server)
 	fx := newFixture(t)
 	fx.kubeconfig = silent.path
 	start := time.Now()
@@ -619,45 +622,3 @@ func TestEnableGivesUpWithinTimeout(t *testing.T) {
 }
 
 type extraKubeconfig struct{ path, server string }
-
-// kubeconfigWith copies the environment's kubeconfig and adds a context
-// named name that reaches server with cluster1's credentials.
-func kubeconfigWith(t *testing.T, name, server string) extraKubeconfig {
-	t.Helper()
-	cfg, err := clientcmd.LoadFromFile(env.Kubeconfig)
-	require.NoError(t, err)
-	cluster := cfg.Clusters[cfg.Contexts["cluster1"].Cluster].DeepCopy()
-	cluster.Server = server
-	cfg.Clusters[name] = cluster
-	ctx := cfg.Contexts["cluster1"].DeepCopy()
-	ctx.Cluster = name
-	cfg.Contexts[name] = ctx
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, clientcmd.WriteToFile(*cfg, path))
-	return extraKubeconfig{path: path, server: server}
-}
-
-// closedPort returns a loopback port that nothing listens on.
-func closedPort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	return port
-}
-
-// assertGolden compares got with testdata/<name>, or rewrites it when
-// FEDCTL_UPDATE_GOLDEN=1.
-func assertGolden(t *testing.T, got []byte, name string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("FEDCTL_UPDATE_GOLDEN") == "1" {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing; regenerate with FEDCTL_UPDATE_GOLDEN=1")
-	assert.Equal(t, string(want), string(got), "output differs from %s; if intended, regenerate with FEDCTL_UPDATE_GOLDEN=1 and review the diff", path)
-}

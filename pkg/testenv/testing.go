@@ -7,9 +7,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // startTimeout bounds provisioning plus startup in RunMain. A cold cache
@@ -105,4 +108,37 @@ func (p linePrefixer) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return p.out.Write(b)
+}
+
+// KubeconfigWith writes a copy of the environment's kubeconfig with one more
+// context, name, that reaches server with cluster1's credentials, and
+// returns its path. Tests point it at a refused port or a silent listener.
+func (e *Env) KubeconfigWith(t testing.TB, name, server string) string {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(e.Kubeconfig)
+	if err != nil {
+		t.Fatalf("load kubeconfig: %v", err)
+	}
+	first := cfg.Contexts[e.Clusters[0].Context]
+	cluster := cfg.Clusters[first.Cluster].DeepCopy()
+	cluster.Server = server
+	cfg.Clusters[name] = cluster
+	ctx := first.DeepCopy()
+	ctx.Cluster = name
+	cfg.Contexts[name] = ctx
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatalf("write kubeconfig: %v", err)
+	}
+	return path
+}
+
+// ClosedPort returns a loopback port that nothing listens on.
+func ClosedPort(t testing.TB) int {
+	t.Helper()
+	ports, err := freePorts(1)
+	if err != nil {
+		t.Fatalf("find a free port: %v", err)
+	}
+	return ports[0]
 }

@@ -1,7 +1,6 @@
 package typeconfig_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,23 +10,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/testutil"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
-
-// assertGolden compares got with testdata/<name>, or rewrites the file when
-// FEDCTL_UPDATE_GOLDEN=1 ("make golden").
-func assertGolden(t *testing.T, got []byte, name string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("FEDCTL_UPDATE_GOLDEN") == "1" {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing; run FEDCTL_UPDATE_GOLDEN=1 go test ./pkg/typeconfig/")
-	assert.Equal(t, string(want), string(got), "output differs from %s; if intended, regenerate with FEDCTL_UPDATE_GOLDEN=1 and review the diff", path)
-}
 
 func defaultResource(t *testing.T, name string, short ...string) typeconfig.Resource {
 	t.Helper()
@@ -54,7 +39,7 @@ func TestManifestsGolden(t *testing.T) {
 			t.Parallel()
 			got, err := typeconfig.Manifests(tt.res, tt.retainReplicas)
 			require.NoError(t, err)
-			assertGolden(t, got, tt.golden)
+			testutil.AssertGolden(t, got, filepath.Join("testdata", tt.golden))
 			again, err := typeconfig.Manifests(tt.res, tt.retainReplicas)
 			require.NoError(t, err)
 			assert.Equal(t, got, again, "the same input gives the same bytes")
