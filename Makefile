@@ -54,6 +54,25 @@ lint: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
+# The engine issue's performance requirement: floors and render at three
+# corpus sizes, interleaved over BENCH_ROUNDS rounds in one process, with the
+# ratios and the peak RSS of bin/fedctl (pkg/engine/benchreport_test.go).
+BENCH_ROUNDS ?= 3
+BENCH_CORPUS := .cache/bench-corpus
+
+bench: build ## Benchmark render against the requirement's floors; print ratios and peak RSS
+	@mkdir -p .cache
+	FEDCTL_BENCH_REPORT=1 FEDCTL_BENCH_ROUNDS=$(BENCH_ROUNDS) FEDCTL_BENCH_BIN=$(CURDIR)/bin/fedctl \
+		$(GO) test -count=1 -run '^TestBenchReport$$' -benchtime=1x -timeout 2h -v ./pkg/engine | grep -vE '^(=== RUN|--- PASS|PASS$$)'
+	@FEDCTL_BENCH_CORPUS=$(CURDIR)/$(BENCH_CORPUS) $(GO) test -count=1 -run '^TestWriteBenchCorpus$$' ./pkg/engine >/dev/null
+	@if [ -x /usr/bin/time ]; then \
+		echo "/usr/bin/time -v bin/fedctl render -f $(BENCH_CORPUS)/manifests --config $(BENCH_CORPUS)/federation.yaml -o yaml > /dev/null:"; \
+		/usr/bin/time -v bin/fedctl render -f $(BENCH_CORPUS)/manifests --config $(BENCH_CORPUS)/federation.yaml -o yaml 2>&1 >/dev/null \
+			| grep -E 'Maximum resident|Elapsed'; \
+	else \
+		echo "/usr/bin/time not found: the peak RSS above was read from /proc (VmHWM) while fedctl ran"; \
+	fi
+
 completions: ## Regenerate completions/ from "fedctl completion"
 	@mkdir -p completions
 	$(GO) run . completion bash > completions/fedctl.bash

@@ -7,8 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	yamlv3 "go.yaml.in/yaml/v3"
-
+	"github.com/fedctl/fedctl/pkg/parallel"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
@@ -49,28 +48,23 @@ func Decode(docs []manifest.Document, types Types, opts DecodeOptions) (*Set, er
 	set := &Set{}
 	var errs []error
 	seen := map[string]manifest.Positions{}
-	for _, doc := range docs {
-		head, err := peek(doc)
-		if err != nil {
-			errs = append(errs, err)
+	for i, d := range decodeAll(docs) {
+		doc := docs[i]
+		if d.err != nil {
+			errs = append(errs, d.err)
 			continue
 		}
-		group, _, _ := strings.Cut(head.APIVersion, "/")
-		if !strings.Contains(head.APIVersion, "/") {
-			group = ""
-		}
-		id := head.id()
+		id := d.head.id()
 		switch {
-		case head.Kind == "":
+		case d.head.Kind == "":
 			errs = append(errs, &manifest.Error{File: doc.File, Line: doc.Line, Object: id, Field: "kind", Err: errors.New("is missing")})
-		case head.Kind == RSPKind && (group == SchedulingGroup || group == LegacySchedulingGroup):
-			rsp := &ReplicaSchedulingPreference{}
-			pos, err := manifest.DecodeStrict(doc, rsp)
-			if err != nil {
-				errs = append(errs, withObject(err, id))
+		case d.rsp != nil:
+			if d.decodeErr != nil {
+				errs = append(errs, withObject(d.decodeErr, id))
 				continue
 			}
-			rsp.Pos = pos
+			rsp := d.rsp
+			rsp.Pos = d.pos
 			if rsp.Namespace == "" {
 				rsp.Namespace = opts.DefaultNamespace
 			}
@@ -79,19 +73,18 @@ func Decode(docs []manifest.Document, types Types, opts DecodeOptions) (*Set, er
 				continue
 			}
 			set.RSPs = append(set.RSPs, rsp)
-		case group == TypesGroup || group == LegacyTypesGroup:
-			t, ok := types.ByFederatedKind(head.Kind)
+		case d.obj != nil:
+			t, ok := types.ByFederatedKind(d.head.Kind)
 			if !ok {
-				errs = append(errs, &manifest.Error{File: doc.File, Line: doc.Line, Object: id, Field: "kind", Err: notEnabled(head.Kind)})
+				errs = append(errs, &manifest.Error{File: doc.File, Line: doc.Line, Object: id, Field: "kind", Err: notEnabled(d.head.Kind)})
 				continue
 			}
-			obj := &Object{}
-			pos, err := manifest.DecodeStrict(doc, obj)
-			if err != nil {
-				errs = append(errs, withObject(err, id))
+			if d.decodeErr != nil {
+				errs = append(errs, withObject(d.decodeErr, id))
 				continue
 			}
-			obj.Pos = pos
+			obj := d.obj
+			obj.Pos = d.pos
 			obj.defaultNamespace(t, opts.DefaultNamespace)
 			if err := obj.validate(t); err != nil {
 				errs = append(errs, err)
@@ -102,9 +95,9 @@ func Decode(docs []manifest.Document, types Types, opts DecodeOptions) (*Set, er
 				errs = append(errs, obj.Errorf("metadata.name", "defined twice (also at %s:%d)", first.File(), first.Line("")))
 				continue
 			}
-			seen[key] = pos
+			seen[key] = d.pos
 			set.Objects = append(set.Objects, obj)
-		case slices.Contains(controlPlaneGroups, group):
+		case slices.Contains(controlPlaneGroups, d.group):
 			set.Warnings = append(set.Warnings, &manifest.Error{File: doc.File, Line: doc.Line, Object: id,
 				Err: fmt.Errorf("ignored: fedctl has no control plane (enable types with \"fedctl enable\", join clusters with \"fedctl join\")")})
 		default:
@@ -113,6 +106,55 @@ func Decode(docs []manifest.Document, types Types, opts DecodeOptions) (*Set, er
 		}
 	}
 	return set, errors.Join(errs...)
+}
+
+// decoded is one document parsed and, if it is a federated object or a
+// preference, strictly decoded: the work Decode spreads over the CPUs.
+type decoded struct {
+	err       error // a syntax error or a document that is not an object
+	head      head
+	group     string
+	obj       *Object
+	rsp       *ReplicaSchedulingPreference
+	pos       manifest.Positions
+	decodeErr error
+}
+
+// docsPerWorker keeps small inputs, such as tests and single files, on one
+// goroutine.
+const docsPerWorker = 32
+
+// decodeAll decodes every document, on all CPUs: parsing YAML is most of
+// the time of a large render, and documents are independent. Results are in
+// input order, so that Decode reports and collects in that order.
+func decodeAll(docs []manifest.Document) []decoded {
+	out := make([]decoded, len(docs))
+	parallel.For(len(docs), docsPerWorker, func(i int) { out[i] = decodeOne(docs[i]) })
+	return out
+}
+
+// decodeOne decodes a federated object whether or not its type is enabled;
+// Decode checks that afterwards, so that only it reads the type registry.
+func decodeOne(doc manifest.Document) decoded {
+	parsed, h, err := peek(doc)
+	if err != nil {
+		return decoded{err: err}
+	}
+	d := decoded{head: h}
+	d.group, _, _ = strings.Cut(h.APIVersion, "/")
+	if !strings.Contains(h.APIVersion, "/") {
+		d.group = ""
+	}
+	switch {
+	case h.Kind == "":
+	case h.Kind == RSPKind && (d.group == SchedulingGroup || d.group == LegacySchedulingGroup):
+		d.rsp = &ReplicaSchedulingPreference{}
+		d.pos, d.decodeErr = parsed.DecodeStrict(d.rsp)
+	case d.group == TypesGroup || d.group == LegacyTypesGroup:
+		d.obj = &Object{}
+		d.pos, d.decodeErr = parsed.DecodeStrict(d.obj)
+	}
+	return d
 }
 
 // head is what Decode needs to know before choosing a type.
@@ -137,17 +179,23 @@ func (h head) id() string {
 	return strings.TrimSpace(kind + " " + name)
 }
 
-func peek(doc manifest.Document) (head, error) {
+// peek parses doc once, for both the head and the strict decoding that
+// follows.
+func peek(doc manifest.Document) (*manifest.Parsed, head, error) {
 	var h head
-	if err := yamlv3.Unmarshal(doc.Data, &h); err != nil {
-		// Let the strict decoder phrase the syntax error with its line.
-		_, derr := manifest.DecodeStrict(doc, &struct{}{})
+	parsed, err := manifest.Parse(doc)
+	if err != nil {
+		return nil, h, err // a syntax error, with its line
+	}
+	if err := parsed.Peek(&h); err != nil {
+		// Let the strict decoder say what is wrong, with lines.
+		_, derr := parsed.DecodeStrict(&struct{}{})
 		if derr == nil {
 			derr = &manifest.Error{File: doc.File, Line: doc.Line, Err: fmt.Errorf("not a Kubernetes object: %w", err)}
 		}
-		return h, derr
+		return nil, h, derr
 	}
-	return h, nil
+	return parsed, h, nil
 }
 
 func notEnabled(kind string) error {

@@ -118,6 +118,15 @@ func (t *Template) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// UnmarshalObject takes an object manifest.DecodeStrict decoded already,
+// with numbers as UnmarshalJSON decodes them, sparing a JSON round trip.
+func (t *Template) UnmarshalObject(obj map[string]any) error {
+	*t = obj
+	return nil
+}
+
+var _ manifest.ObjectUnmarshaler = (*Template)(nil)
+
 // ReplicaSchedulingPreference splits the replicas of the federated
 // Deployment or ReplicaSet of the same namespace and name across members.
 type ReplicaSchedulingPreference struct {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
@@ -38,22 +39,68 @@ var (
 //
 // The returned Positions let later validation point at the line of a field.
 func DecodeStrict(doc Document, out any) (Positions, error) {
+	if err := checkOut(out); err != nil {
+		return Positions{doc: doc, lines: map[string]int{}}, err
+	}
+	p, err := Parse(doc)
+	if err != nil {
+		return Positions{doc: doc, lines: map[string]int{}}, err
+	}
+	return p.DecodeStrict(out)
+}
+
+func checkOut(out any) error {
+	if rv := reflect.ValueOf(out); rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("DecodeStrict needs a non-nil pointer, got %T", out)
+	}
+	return nil
+}
+
+// Parsed is a document parsed once, so that a caller can look at it (Peek)
+// before choosing the type to decode it into (DecodeStrict) without parsing
+// it again.
+type Parsed struct {
+	doc  Document
+	root yamlv3.Node
+}
+
+// Parse parses doc. A syntax error is an *Error at its line.
+func Parse(doc Document) (*Parsed, error) {
+	p := &Parsed{doc: doc}
+	if err := yamlv3.Unmarshal(doc.Data, &p.root); err != nil {
+		return nil, syntaxError(doc, err)
+	}
+	return p, nil
+}
+
+// Peek decodes the document into out leniently, exactly as
+// yaml.v3's Unmarshal(doc.Data, out) would, from the parsed tree.
+func (p *Parsed) Peek(out any) error {
+	if p.root.Kind == 0 {
+		return nil // nothing but comments: Unmarshal leaves out alone
+	}
+	return p.root.Decode(out)
+}
+
+// DecodeStrict is DecodeStrict on the parsed document.
+func (p *Parsed) DecodeStrict(out any) (Positions, error) {
+	doc := p.doc
 	pos := Positions{doc: doc, lines: map[string]int{}}
-	rv := reflect.ValueOf(out)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return pos, fmt.Errorf("DecodeStrict needs a non-nil pointer, got %T", out)
+	if err := checkOut(out); err != nil {
+		return pos, err
 	}
-	var root yamlv3.Node
-	if err := yamlv3.Unmarshal(doc.Data, &root); err != nil {
-		return pos, syntaxError(doc, err)
-	}
+	root := &p.root
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return pos, nil // an empty document decodes to the zero value
 	}
+	rv := reflect.ValueOf(out)
 	w := walker{doc: doc, lines: pos.lines}
 	w.check(root.Content[0], rv.Type().Elem(), "")
 	if len(w.errs) > 0 {
 		return pos, errors.Join(w.errs...)
+	}
+	if decodeFast(doc.Data, root, rv) {
+		return pos, nil
 	}
 	if err := yaml.UnmarshalStrict(doc.Data, out); err != nil {
 		// The walk mirrors what the JSON decoder accepts, so this is a case
@@ -266,9 +313,21 @@ func (w *walker) checkStruct(n *yamlv3.Node, t reflect.Type, path string) {
 	})
 }
 
+var jsonFieldsCache sync.Map // reflect.Type -> map[string]reflect.Type
+
 // jsonFields maps the JSON names of t's fields to their types the way
-// encoding/json sees them, including fields of embedded structs.
+// encoding/json sees them, including fields of embedded structs. The walk
+// asks for every mapping it checks, so the answer is kept per type.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if f, ok := jsonFieldsCache.Load(t); ok {
+		return f.(map[string]reflect.Type)
+	}
+	out := computeJSONFields(t)
+	jsonFieldsCache.Store(t, out)
+	return out
+}
+
+func computeJSONFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for f := range t.Fields() {
 		tag := f.Tag.Get("json")
@@ -282,7 +341,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		}
 		if (f.Anonymous && name == "") || strings.Contains(opts, "inline") {
 			if ft.Kind() == reflect.Struct {
-				for k, v := range jsonFields(ft) {
+				for k, v := range computeJSONFields(ft) {
 					out[k] = v
 				}
 				continue

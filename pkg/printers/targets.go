@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/fedctl/fedctl/pkg/render"
 )
 
@@ -19,9 +17,11 @@ import (
 // "---" and "# Source: CLUSTER", in the order given.
 func RenderedYAML(w io.Writer, targets []render.Target) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
+	s := sharedMaps(targets, 0)
+	var data []byte
 	for _, t := range targets {
-		data, err := yaml.Marshal(t.Object)
-		if err != nil {
+		var err error
+		if data, err = appendYAML(data[:0], t.Object, s); err != nil {
 			return fmt.Errorf("cluster %s: encode %s: %w", t.Cluster, t.Source.ID(), err)
 		}
 		bw.WriteString("---\n# Source: ")
@@ -42,6 +42,8 @@ func RenderedYAML(w io.Writer, targets []render.Target) error {
 func RenderedJSON(w io.Writer, targets []render.Target) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString(`{"apiVersion":"fedctl.io/v1alpha1","kind":"RenderedObjects","clusters":[`)
+	s := sharedMaps(targets, sharedDepth)
+	var data []byte
 	for i, t := range targets {
 		if i == 0 || targets[i-1].Cluster != t.Cluster {
 			if i > 0 {
@@ -52,8 +54,8 @@ func RenderedJSON(w io.Writer, targets []render.Target) error {
 		} else {
 			bw.WriteString(",\n")
 		}
-		data, err := json.Marshal(t.Object)
-		if err != nil {
+		var err error
+		if data, err = appendJSON(data[:0], t.Object, s); err != nil {
 			return fmt.Errorf("cluster %s: encode %s: %w", t.Cluster, t.Source.ID(), err)
 		}
 		bw.Write(data)
@@ -85,6 +87,8 @@ func WriteTree(dir string, clusters []string, targets []render.Target) error {
 		}
 	}
 	made := map[string]bool{}
+	s := sharedMaps(targets, 0)
+	var data []byte
 	for _, t := range targets {
 		ns := t.Namespace()
 		if ns == "" {
@@ -97,8 +101,8 @@ func WriteTree(dir string, clusters []string, targets []render.Target) error {
 			}
 			made[sub] = true
 		}
-		data, err := yaml.Marshal(t.Object)
-		if err != nil {
+		var err error
+		if data, err = appendYAML(data[:0], t.Object, s); err != nil {
 			return fmt.Errorf("cluster %s: encode %s: %w", t.Cluster, t.Source.ID(), err)
 		}
 		name := strings.ToLower(t.Type.Kind) + "_" + t.Name() + ".yaml"

@@ -3,11 +3,14 @@ package render
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"math"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime"
-
+	"github.com/fedctl/fedctl/pkg/parallel"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/overrides"
@@ -27,8 +30,13 @@ const replicasPath = "/spec/replicas"
 type Target struct {
 	Cluster string
 	Type    typeconfig.Type
-	Object  map[string]any
-	Source  *federation.Object
+	// Object is read-only. Member objects share what they have in common:
+	// the members a federated object's overrides leave alone share one
+	// object, the others share every part their overrides did not change,
+	// and all share the template's unchanged parts with the input. Copy it
+	// (runtime.DeepCopyJSON) before changing it.
+	Object map[string]any
+	Source *federation.Object
 }
 
 // Namespace is the member object's namespace ("" when cluster-scoped).
@@ -96,30 +104,61 @@ type Input struct {
 	Only []string
 }
 
+// objectsPerWorker keeps small inputs on one goroutine.
+const objectsPerWorker = 16
+
 // ForClusters renders every federated object of in.Set for every member it
-// is placed in.
+// is placed in. Objects are rendered on all CPUs, each into its own part of
+// the result, and the parts are joined in input order; in.Types is only
+// used from the calling goroutine.
 func ForClusters(in Input) *Result {
 	res := &Result{}
 	namespaces := map[string]*federation.Object{}
+	types := map[string]enabledType{}
 	for _, o := range in.Set.Objects {
 		if o.IsNamespace() {
 			namespaces[o.Name] = o
 		}
+		if _, ok := types[o.Kind]; !ok {
+			t, enabled := in.Types.ByFederatedKind(o.Kind)
+			types[o.Kind] = enabledType{t, enabled}
+		}
 	}
 	effective := schedule(in, res)
-	for _, o := range in.Set.Objects {
+	parts := make([]Result, len(in.Set.Objects))
+	parallel.For(len(in.Set.Objects), objectsPerWorker, func(i int) {
+		o := in.Set.Objects[i]
 		eff := effective[o]
 		if eff == nil {
 			eff = o
 		}
-		renderObject(in, res, o, eff, namespaces)
+		renderObject(in, &parts[i], o, eff, types[o.Kind], namespaces)
+	})
+	n := 0
+	for i := range parts {
+		n += len(parts[i].Targets)
+	}
+	if n > 0 {
+		res.Targets = make([]Target, 0, n)
+	}
+	for i := range parts {
+		res.Placed = append(res.Placed, parts[i].Placed...)
+		res.Warnings = append(res.Warnings, parts[i].Warnings...)
+		res.Errors = append(res.Errors, parts[i].Errors...)
+		res.Targets = append(res.Targets, parts[i].Targets...)
 	}
 	slices.SortFunc(res.Targets, compareTargets)
 	return res
 }
 
-func renderObject(in Input, res *Result, o, eff *federation.Object, namespaces map[string]*federation.Object) {
-	t, ok := in.Types.ByFederatedKind(o.Kind)
+// enabledType is what Types.ByFederatedKind says of a kind.
+type enabledType struct {
+	t       typeconfig.Type
+	enabled bool
+}
+
+func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledType, namespaces map[string]*federation.Object) {
+	t, ok := et.t, et.enabled
 	if !ok { // Decode checked this; a caller that skipped Decode gets an error
 		res.Errors = append(res.Errors, &TargetError{Object: o, Err: o.Errorf("kind", "%s is not enabled", o.Kind)})
 		return
@@ -144,16 +183,17 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, namespaces m
 	if dropped := droppedMetadata(o); dropped != "" {
 		res.Warnings = append(res.Warnings, o.Errorf("spec.template.metadata", "%s of the template are not propagated (as in KubeFed); use overrides to set them per cluster", dropped))
 	}
+	marked := markedCopy(base, o)
+	variants := map[string]map[string]any{}
 	for _, c := range clusters {
 		if len(in.Only) > 0 && !slices.Contains(in.Only, c) {
 			continue
 		}
-		obj, err := forCluster(base, c, eff.Spec.Overrides)
+		obj, err := forCluster(base, marked, variants, c, eff.Spec.Overrides, o)
 		if err != nil {
 			res.fail(c, o, err)
 			continue
 		}
-		mark(obj, o)
 		res.Targets = append(res.Targets, Target{Cluster: c, Type: t, Object: obj, Source: o})
 	}
 }
@@ -188,17 +228,19 @@ func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconf
 
 // baseObject is the template with what every member shares: name,
 // namespace, kind and apiVersion set, annotations and finalizers removed.
-// Members get deep copies of it.
+// Only the top level and metadata are copied: the rest is the template's,
+// shared and never modified, which saves a deep copy per object.
 func baseObject(o *federation.Object, t typeconfig.Type) map[string]any {
-	obj := runtime.DeepCopyJSON(map[string]any(o.Spec.Template))
+	obj := maps.Clone(map[string]any(o.Spec.Template))
 	if obj == nil {
 		obj = map[string]any{}
 	}
 	meta, _ := obj["metadata"].(map[string]any)
+	meta = maps.Clone(meta)
 	if meta == nil {
 		meta = map[string]any{}
-		obj["metadata"] = meta
 	}
+	obj["metadata"] = meta
 	delete(meta, "annotations")
 	delete(meta, "finalizers")
 	meta["name"] = o.Name
@@ -214,6 +256,19 @@ func baseObject(o *federation.Object, t typeconfig.Type) map[string]any {
 	return obj
 }
 
+// markedCopy is base marked as fedctl's: the member object of every member
+// without overrides. It copies what mark changes, so base stays as it is.
+func markedCopy(base map[string]any, o *federation.Object) map[string]any {
+	obj := maps.Clone(base)
+	meta := maps.Clone(base["metadata"].(map[string]any))
+	obj["metadata"] = meta
+	if labels, ok := meta["labels"].(map[string]any); ok {
+		meta["labels"] = maps.Clone(labels)
+	}
+	mark(obj, o)
+	return obj
+}
+
 func droppedMetadata(o *federation.Object) string {
 	meta, _ := o.Spec.Template["metadata"].(map[string]any)
 	var dropped []string
@@ -226,14 +281,143 @@ func droppedMetadata(o *federation.Object) string {
 	return strings.Join(dropped, " and ")
 }
 
-// forCluster returns the member object for cluster: a copy of base with the
-// cluster's overrides applied.
-func forCluster(base map[string]any, cluster string, ovs []federation.ClusterOverrides) (map[string]any, error) {
-	obj := runtime.DeepCopyJSON(base)
+// forCluster returns the member object for cluster. A member without
+// overrides gets marked, shared with the other such members. A member with
+// overrides gets base with its overrides applied, then marked; the parts its
+// overrides left alone are then swapped for marked's, so that each member
+// holds only what differs (a member object is most of its memory, and a
+// replica count differs per member for every ReplicaSchedulingPreference).
+// Members whose overrides are the same get the same object: variants holds
+// them by their overrides (see variantKey), as members planned the same
+// replica count often are.
+func forCluster(base, marked map[string]any, variants map[string]map[string]any, cluster string, ovs []federation.ClusterOverrides, o *federation.Object) (map[string]any, error) {
 	if !hasOverrides(cluster, ovs) {
-		return obj, nil
+		return marked, nil
 	}
-	return overrides.Apply(obj, cluster, ovs)
+	key, shareable := variantKey(cluster, ovs)
+	if shareable {
+		if obj, ok := variants[key]; ok {
+			return obj, nil
+		}
+	}
+	obj, err := overrides.Apply(base, cluster, ovs)
+	if err != nil {
+		return nil, err
+	}
+	if sameMap(obj, base) { // nothing applied after all; never mark base
+		return marked, nil
+	}
+	mark(obj, o)
+	shared, _ := shareUnchanged(obj, marked)
+	obj = shared.(map[string]any)
+	if shareable {
+		variants[key] = obj
+	}
+	return obj, nil
+}
+
+// variantKey identifies the overrides of cluster: two members whose keys
+// are equal get equal objects from overrides.Apply, which depends on the
+// operations alone when it succeeds (only its errors name the cluster and
+// the entry). It reports false when cluster has several entries, which
+// Apply refuses.
+func variantKey(cluster string, ovs []federation.ClusterOverrides) (string, bool) {
+	var entry *federation.ClusterOverrides
+	for i := range ovs {
+		if ovs[i].ClusterName == cluster {
+			if entry != nil {
+				return "", false
+			}
+			entry = &ovs[i]
+		}
+	}
+	if entry == nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, op := range entry.ClusterOverrides {
+		// Length-prefixed, so that no two lists share a key.
+		for _, s := range []string{op.Op, op.Path, string(op.Value)} {
+			b.WriteString(strconv.Itoa(len(s)))
+			b.WriteByte(':')
+			b.WriteString(s)
+		}
+	}
+	return b.String(), true
+}
+
+// sameMap reports whether a and b are the same map, not merely equal ones.
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// shareUnchanged returns v with every part equal to the same part of base
+// replaced by base's, and whether all of v equals base (then it returns
+// base itself). v is changed in place; base never is. Equal means the same
+// JSON: same types and values, and floats of the same bits, so that -0 and
+// 0 stay apart.
+func shareUnchanged(v, base any) (any, bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		b, ok := base.(map[string]any)
+		if !ok || (v == nil) != (b == nil) {
+			return v, false
+		}
+		equal := len(v) == len(b)
+		for k, x := range v {
+			bx, found := b[k]
+			if !found {
+				equal = false
+				continue
+			}
+			y, same := shareUnchanged(x, bx)
+			v[k] = y
+			equal = equal && same
+		}
+		if equal {
+			return base, true
+		}
+		return v, false
+	case []any:
+		b, ok := base.([]any)
+		if !ok || (v == nil) != (b == nil) {
+			return v, false
+		}
+		equal := len(v) == len(b)
+		for i, x := range v {
+			if i >= len(b) {
+				break
+			}
+			y, same := shareUnchanged(x, b[i])
+			v[i] = y
+			equal = equal && same
+		}
+		if equal {
+			return base, true
+		}
+		return v, false
+	case string:
+		if b, ok := base.(string); ok && b == v {
+			return base, true
+		}
+	case int64:
+		if b, ok := base.(int64); ok && b == v {
+			return base, true
+		}
+	case float64:
+		if b, ok := base.(float64); ok && math.Float64bits(b) == math.Float64bits(v) {
+			return base, true
+		}
+	case bool:
+		if b, ok := base.(bool); ok && b == v {
+			return base, true
+		}
+	case nil:
+		if base == nil {
+			return nil, true
+		}
+	}
+	return v, false
 }
 
 func hasOverrides(cluster string, ovs []federation.ClusterOverrides) bool {
