@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/fedctl/fedctl/cmd/apply"
+	deletecmd "github.com/fedctl/fedctl/cmd/delete"
 	"github.com/fedctl/fedctl/cmd/disable"
 	"github.com/fedctl/fedctl/cmd/enable"
 	"github.com/fedctl/fedctl/cmd/federate"
@@ -95,6 +97,8 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 	)
 	for _, c := range []*cobra.Command{
 		render.NewCmdRender(f, nil),
+		apply.NewCmdApply(f, nil),
+		deletecmd.NewCmdDelete(f, nil),
 		federate.NewCmdFederate(f, nil),
 	} {
 		c.GroupID = "objects"

@@ -1,0 +1,224 @@
+// Package apply implements "fedctl apply".
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/engine"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/render"
+)
+
+// ApplyOptions are the inputs of "fedctl apply".
+type ApplyOptions struct {
+	IO         *iostreams.IOStreams
+	Federation func() (*members.File, error)
+	Access     func() (members.Access, error)
+	// Applier returns the Applier of one member; tests replace it.
+	Applier func(members.Access, members.Member) (propagate.Applier, error)
+
+	Filenames      []string
+	Recursive      bool
+	Clusters       []string
+	Namespace      string
+	DryRun         string
+	FieldManager   string
+	ForceConflicts bool
+	Adopt          bool
+	Concurrency    int
+	Timeout        time.Duration
+	Output         string
+}
+
+// NewCmdApply returns the apply command. runF, when set, replaces Run.
+func NewCmdApply(f *cmdutil.Factory, runF func(*ApplyOptions) error) *cobra.Command {
+	opts := &ApplyOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: realApplier}
+	cmd := &cobra.Command{
+		Use:   "apply -f FILENAME [--cluster NAME]... [--dry-run=none|client|server]",
+		Short: "Apply federated objects to member clusters",
+		Long: `Render the federated objects in the given manifests and push the member
+objects to every member cluster with server-side apply (field manager
+"fedctl"). Members are synced in parallel; one that fails never stops the
+others.
+
+Before the first write to a member, every type its objects need is looked up
+there; a member that lacks one is not written to at all. Inside a member,
+Namespaces and CRDs go first, then the rest in install order.
+
+A re-apply of unchanged objects sends no write: fedctl reads what it manages
+with one labelled LIST per type and compares with the hash and generation it
+recorded on each object. An object of a federated object in the input that is
+no longer placed in a member is deleted there, or only unmarked when the
+federated object says kubefed.io/orphan: "true". Objects fedctl did not create
+are never changed unless --adopt is given; objects labelled
+kubefed.io/managed: "false" are never touched.
+
+--dry-run=client sends no request at all and lists the objects each member
+would get; it cannot tell what is new, changed or to be removed.
+--dry-run=server sends every write as a server-side dry run, so the API
+servers validate it and nothing changes.
+
+Exit status: 0 when every member is done, 3 when some members or objects
+failed (the others are done), 1 when nothing could be done.`,
+		Example: `  # Apply to every member cluster
+  fedctl apply -f manifests/
+
+  # Only to eu-1, checked by its API server without changing it
+  fedctl apply -R -f manifests/ --cluster eu-1 --dry-run=server
+
+  # Per-cluster, per-object results for a pipeline
+  fedctl apply -f manifests/ -o json`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Validate(); err != nil {
+				return cmdutil.FlagErrorWrap(err)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return opts.Run(cmd.Context())
+		},
+	}
+	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only apply to this member cluster (repeatable)")
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
+	fl.StringVar(&opts.DryRun, "dry-run", "none", "none, client (send nothing) or server (server-side dry run)")
+	fl.StringVar(&opts.FieldManager, "field-manager", propagate.FieldManager, "Field manager of the server-side applies")
+	fl.BoolVar(&opts.ForceConflicts, "force-conflicts", false, "Take over fields that other field managers own")
+	fl.BoolVar(&opts.Adopt, "adopt", false, "Take over existing objects that fedctl did not create")
+	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters synced at once")
+	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each member cluster")
+	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json")
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *ApplyOptions) Validate() error {
+	var errs []error
+	if len(o.Filenames) == 0 {
+		errs = append(errs, errors.New("-f is required: a file, a directory or - for standard input"))
+	}
+	if o.DryRun != "none" && o.DryRun != "client" && o.DryRun != "server" {
+		errs = append(errs, fmt.Errorf("--dry-run must be none, client or server, got %q", o.DryRun))
+	}
+	if o.FieldManager == "" {
+		errs = append(errs, errors.New("--field-manager must not be empty"))
+	}
+	if o.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency))
+	}
+	if o.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", o.Timeout))
+	}
+	if o.Output != "" && o.Output != "json" {
+		errs = append(errs, fmt.Errorf("--output must be json, got %q", o.Output))
+	}
+	return errors.Join(errs...)
+}
+
+// Run renders, then propagates. Problems in the input stop it before any
+// request is sent; a member that fails is reported and the others go on.
+func (o *ApplyOptions) Run(ctx context.Context) error {
+	file, err := o.Federation()
+	if err != nil {
+		return err
+	}
+	fed := file.Federation
+	out, err := engine.Run(engine.Input{
+		Filenames:        o.Filenames,
+		Recursive:        o.Recursive,
+		Stdin:            o.IO.In,
+		DefaultNamespace: o.Namespace,
+		Federation:       fed,
+		Only:             o.Clusters,
+	})
+	if out == nil {
+		return err
+	}
+	res := out.Result
+	cmdutil.PrintWarnings(o.IO, res.Warnings)
+	if err := errors.Join(err, inputErrors(res)); err != nil {
+		return err // nothing is sent for an input with errors
+	}
+	clusters := o.Clusters
+	if len(clusters) == 0 {
+		clusters = fed.Names()
+	}
+	var report *propagate.Report
+	if o.DryRun == "client" {
+		report = propagate.Plan(res, clusters)
+	} else {
+		access, err := o.Access()
+		if err != nil {
+			return err
+		}
+		access.Timeout = o.Timeout
+		report = propagate.Run(ctx, propagate.Input{
+			Result:   res,
+			Clusters: clusters,
+			Appliers: func(name string) (propagate.Applier, error) {
+				m, _ := fed.Member(name)
+				return o.Applier(access, m)
+			},
+			Options: propagate.Options{
+				FieldManager: o.FieldManager,
+				Force:        o.ForceConflicts,
+				Adopt:        o.Adopt,
+				DryRun:       o.DryRun == "server",
+				Concurrency:  o.Concurrency,
+				Timeout:      o.Timeout,
+			},
+		})
+	}
+	if o.Output == "json" {
+		if err := report.WriteJSON(o.IO.Out); err != nil {
+			return err
+		}
+	}
+	report.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme())
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	failed := report.Failed()
+	switch {
+	case len(failed) == 0:
+		return nil
+	case len(failed) == len(report.Clusters):
+		return fmt.Errorf("every member cluster failed: %v", failed)
+	}
+	return &cmdutil.PartialError{Failed: failed}
+}
+
+// inputErrors are the render errors that concern a federated object as a
+// whole (Cluster empty): problems of the input, like a decode error. Errors
+// for one member fail that member's object only (see propagate).
+func inputErrors(res *render.Result) error {
+	var errs []error
+	for _, err := range res.Errors {
+		var te *render.TargetError
+		if errors.As(err, &te) && te.Cluster != "" {
+			continue
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func realApplier(a members.Access, m members.Member) (propagate.Applier, error) {
+	cfg, err := a.RESTConfig(m)
+	if err != nil {
+		return nil, err
+	}
+	return propagate.NewApplier(cfg)
+}

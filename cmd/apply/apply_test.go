@@ -1,0 +1,154 @@
+package apply
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
+)
+
+func TestNewCmdApply(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    ApplyOptions
+		wantErr string
+	}{
+		{
+			name: "defaults",
+			args: []string{"-f", "dir"},
+			want: ApplyOptions{Filenames: []string{"dir"}, Namespace: "default", DryRun: "none", FieldManager: "fedctl", Concurrency: 8, Timeout: 30 * time.Second},
+		},
+		{
+			name: "every flag",
+			args: []string{"-R", "-f", "a", "-f", "b", "--cluster", "c1", "--cluster", "c2", "-n", "shop", "--dry-run=server", "--field-manager", "ci",
+				"--force-conflicts", "--adopt", "--concurrency", "2", "--timeout", "5s", "-o", "json"},
+			want: ApplyOptions{Filenames: []string{"a", "b"}, Recursive: true, Clusters: []string{"c1", "c2"}, Namespace: "shop", DryRun: "server", FieldManager: "ci",
+				ForceConflicts: true, Adopt: true, Concurrency: 2, Timeout: 5 * time.Second, Output: "json"},
+		},
+		{name: "no -f", args: nil, wantErr: "-f is required"},
+		{name: "bad dry run", args: []string{"-f", "d", "--dry-run=yes"}, wantErr: `--dry-run must be none, client or server, got "yes"`},
+		{name: "zero concurrency", args: []string{"-f", "d", "--concurrency", "0"}, wantErr: "--concurrency must be at least 1, got 0"},
+		{name: "zero timeout", args: []string{"-f", "d", "--timeout", "0s"}, wantErr: "--timeout must be positive, got 0s"},
+		{name: "bad output", args: []string{"-f", "d", "-o", "yaml"}, wantErr: `--output must be json, got "yaml"`},
+		{name: "empty field manager", args: []string{"-f", "d", "--field-manager="}, wantErr: "--field-manager must not be empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			var got *ApplyOptions
+			cmd := NewCmdApply(&cmdutil.Factory{IOStreams: ios}, func(o *ApplyOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			cmd.SilenceErrors, cmd.SilenceUsage = true, true
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				var fe *cmdutil.FlagError
+				require.ErrorAs(t, err, &fe)
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want.Filenames, got.Filenames)
+			assert.Equal(t, tt.want.Recursive, got.Recursive)
+			assert.Equal(t, tt.want.Clusters, got.Clusters)
+			assert.Equal(t, tt.want.Namespace, got.Namespace)
+			assert.Equal(t, tt.want.DryRun, got.DryRun)
+			assert.Equal(t, tt.want.FieldManager, got.FieldManager)
+			assert.Equal(t, tt.want.ForceConflicts, got.ForceConflicts)
+			assert.Equal(t, tt.want.Adopt, got.Adopt)
+			assert.Equal(t, tt.want.Concurrency, got.Concurrency)
+			assert.Equal(t, tt.want.Timeout, got.Timeout)
+			assert.Equal(t, tt.want.Output, got.Output)
+		})
+	}
+}
+
+// TestApplyRunInputErrors: a broken input stops apply before any member
+// is reached (no Applier is even created).
+func TestApplyRunInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, `apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: cfg, namespace: shop}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+  overrides:
+  - clusterName: cluster1
+    clusterOverrides:
+    - path: /metadata/name
+      value: other
+`)
+	ios, _, _, _ := iostreams.Test()
+	fed := federationOf()
+	called := false
+	o := &ApplyOptions{
+		IO: ios,
+		Federation: func() (*members.File, error) {
+			return &members.File{Path: filepath.Join(dir, "f.yaml"), Federation: fed}, nil
+		},
+		Access: func() (members.Access, error) { return members.Access{}, nil },
+		Applier: func(members.Access, members.Member) (propagate.Applier, error) {
+			called = true
+			return nil, errors.New("unreachable")
+		},
+		Filenames: []string{dir}, Namespace: "default", DryRun: "none", FieldManager: "fedctl", Concurrency: 1, Timeout: time.Second,
+	}
+	err := o.Run(context.Background())
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "/metadata/name")
+	assert.False(t, called, "no member is reached")
+}
+
+// TestApplyRunExitCodes: every member failing is an error (exit 1); some
+// failing is a PartialError (exit 3).
+func TestApplyRunExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, namespaceDoc("codes"))
+	for _, tt := range []struct {
+		name    string
+		failing map[string]bool
+		check   func(t *testing.T, err error)
+	}{
+		{"every member failing is an error", map[string]bool{"cluster1": true, "cluster2": true, "cluster3": true}, func(t *testing.T, err error) {
+			require.EqualError(t, err, "every member cluster failed: [cluster1 cluster2 cluster3]")
+		}},
+		{"some members failing is partial", map[string]bool{"cluster2": true}, func(t *testing.T, err error) {
+			assertPartial(t, err, "cluster2")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, out, errOut := iostreams.Test()
+			fed := federationOf()
+			o := &ApplyOptions{
+				IO: ios,
+				Federation: func() (*members.File, error) {
+					return &members.File{Path: filepath.Join(dir, "f.yaml"), Federation: fed}, nil
+				},
+				Access:    func() (members.Access, error) { return members.Access{}, nil },
+				Filenames: []string{dir}, Namespace: "default", DryRun: "none", FieldManager: "fedctl", Concurrency: 3, Timeout: time.Second,
+			}
+			o.Applier = func(_ members.Access, m members.Member) (propagate.Applier, error) {
+				if tt.failing[m.Name] {
+					return nil, errors.New("no route to host")
+				}
+				return okApplier{}, nil
+			}
+			tt.check(t, o.Run(context.Background()))
+			assert.Empty(t, out.String())
+			assert.Contains(t, errOut.String(), "✗ cluster cluster2: no route to host\n")
+		})
+	}
+}

@@ -1,0 +1,15 @@
+package apply
+
+import (
+	"os"
+	"testing"
+
+	"github.com/fedctl/fedctl/pkg/testenv"
+)
+
+// env holds three real member clusters for the end-to-end apply tests.
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	os.Exit(testenv.RunMain(m, testenv.Options{Clusters: 3}, &env))
+}

@@ -1,0 +1,205 @@
+// Package delete implements "fedctl delete".
+package delete
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/engine"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/render"
+)
+
+// DeleteOptions are the inputs of "fedctl delete".
+type DeleteOptions struct {
+	IO         *iostreams.IOStreams
+	Federation func() (*members.File, error)
+	Access     func() (members.Access, error)
+	// Applier returns the Applier of one member; tests replace it.
+	Applier func(members.Access, members.Member) (propagate.Applier, error)
+
+	Filenames   []string
+	Recursive   bool
+	Clusters    []string
+	Namespace   string
+	Cascade     string
+	DryRun      string
+	Concurrency int
+	Timeout     time.Duration
+	Output      string
+}
+
+// NewCmdDelete returns the delete command. runF, when set, replaces Run.
+func NewCmdDelete(f *cmdutil.Factory, runF func(*DeleteOptions) error) *cobra.Command {
+	opts := &DeleteOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: realApplier}
+	cmd := &cobra.Command{
+		Use:   "delete -f FILENAME [--cluster NAME]... [--cascade=background|foreground|orphan]",
+		Short: "Delete the member objects of federated objects",
+		Long: `Delete, from every member cluster that holds them, the member objects fedctl
+created for the federated objects in the given manifests, wherever they are
+placed now. Only objects that carry fedctl's markers are deleted; objects
+labelled kubefed.io/managed: "false" are never touched.
+
+As in KubeFed, a federated object annotated kubefed.io/orphan: "true" keeps
+its member objects running: only fedctl's labels and annotations are removed
+from them. The DeleteOptions in its kubefed.io/deleteoption annotation (JSON)
+are used for its objects; otherwise --cascade sets the propagation policy.
+
+A member that cannot be reached never blocks the others.
+
+Exit status: 0 when every member is done, 3 when some members or objects
+failed (the others are done), 1 when nothing could be done.`,
+		Example: `  # Delete everything the manifests propagated
+  fedctl delete -f manifests/
+
+  # See what would be deleted in eu-1, without deleting it
+  fedctl delete -f manifests/ --cluster eu-1 --dry-run=server`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Validate(); err != nil {
+				return cmdutil.FlagErrorWrap(err)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return opts.Run(cmd.Context())
+		},
+	}
+	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only delete from this member cluster (repeatable)")
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
+	fl.StringVar(&opts.Cascade, "cascade", "background", "Propagation policy: background, foreground or orphan (dependents)")
+	fl.StringVar(&opts.DryRun, "dry-run", "none", "none or server (server-side dry run)")
+	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters handled at once")
+	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each member cluster")
+	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json")
+	_ = cmd.RegisterFlagCompletionFunc("cascade", cobra.FixedCompletions([]string{"background", "foreground", "orphan"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "server"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// cascades maps --cascade to the API's propagation policies.
+var cascades = map[string]metav1.DeletionPropagation{
+	"background": metav1.DeletePropagationBackground,
+	"foreground": metav1.DeletePropagationForeground,
+	"orphan":     metav1.DeletePropagationOrphan,
+}
+
+// Validate checks the flags.
+func (o *DeleteOptions) Validate() error {
+	var errs []error
+	if len(o.Filenames) == 0 {
+		errs = append(errs, errors.New("-f is required: a file, a directory or - for standard input"))
+	}
+	if _, ok := cascades[o.Cascade]; !ok {
+		errs = append(errs, fmt.Errorf("--cascade must be background, foreground or orphan, got %q", o.Cascade))
+	}
+	if o.DryRun != "none" && o.DryRun != "server" {
+		errs = append(errs, fmt.Errorf("--dry-run must be none or server, got %q", o.DryRun))
+	}
+	if o.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency))
+	}
+	if o.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", o.Timeout))
+	}
+	if o.Output != "" && o.Output != "json" {
+		errs = append(errs, fmt.Errorf("--output must be json, got %q", o.Output))
+	}
+	return errors.Join(errs...)
+}
+
+// Run reads the federated objects, then removes their member objects.
+func (o *DeleteOptions) Run(ctx context.Context) error {
+	file, err := o.Federation()
+	if err != nil {
+		return err
+	}
+	fed := file.Federation
+	out, err := engine.Run(engine.Input{
+		Filenames:        o.Filenames,
+		Recursive:        o.Recursive,
+		Stdin:            o.IO.In,
+		DefaultNamespace: o.Namespace,
+		Federation:       fed,
+		Only:             o.Clusters,
+	})
+	if out == nil {
+		return err
+	}
+	cmdutil.PrintWarnings(o.IO, out.Result.Warnings)
+	if err := errors.Join(err, inputErrors(out.Result)); err != nil {
+		return err
+	}
+	clusters := o.Clusters
+	if len(clusters) == 0 {
+		clusters = fed.Names()
+	}
+	access, err := o.Access()
+	if err != nil {
+		return err
+	}
+	access.Timeout = o.Timeout
+	report := propagate.Delete(ctx, propagate.Input{
+		Result:   out.Result,
+		Clusters: clusters,
+		Appliers: func(name string) (propagate.Applier, error) {
+			m, _ := fed.Member(name)
+			return o.Applier(access, m)
+		},
+		Options: propagate.Options{
+			DryRun:      o.DryRun == "server",
+			Concurrency: o.Concurrency,
+			Timeout:     o.Timeout,
+			Cascade:     cascades[o.Cascade],
+		},
+	})
+	if o.Output == "json" {
+		if err := report.WriteJSON(o.IO.Out); err != nil {
+			return err
+		}
+	}
+	report.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme())
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	failed := report.Failed()
+	switch {
+	case len(failed) == 0:
+		return nil
+	case len(failed) == len(report.Clusters):
+		return fmt.Errorf("every member cluster failed: %v", failed)
+	}
+	return &cmdutil.PartialError{Failed: failed}
+}
+
+// inputErrors are the render errors of a federated object as a whole: the
+// input is broken, and nothing is deleted.
+func inputErrors(res *render.Result) error {
+	var errs []error
+	for _, err := range res.Errors {
+		var te *render.TargetError
+		if errors.As(err, &te) && te.Cluster != "" {
+			continue
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func realApplier(a members.Access, m members.Member) (propagate.Applier, error) {
+	cfg, err := a.RESTConfig(m)
+	if err != nil {
+		return nil, err
+	}
+	return propagate.NewApplier(cfg)
+}

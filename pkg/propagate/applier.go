@@ -1,0 +1,174 @@
+package propagate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// FieldManager is the default field manager of fedctl's server-side applies.
+const FieldManager = "fedctl"
+
+// Mapping is where a kind is served in one member.
+type Mapping struct {
+	Resource   schema.GroupVersionResource
+	Namespaced bool
+}
+
+// WriteOptions are the options of every write.
+type WriteOptions struct {
+	FieldManager string
+	// Force takes over fields other managers own (--force-conflicts).
+	Force bool
+	// DryRun sends the write as a server-side dry run.
+	DryRun bool
+}
+
+// Applier is one member's API, as propagate uses it. Implementations are
+// safe for concurrent use.
+type Applier interface {
+	// Map resolves a kind; a *NotServedError when the member does not
+	// serve it.
+	Map(gvk schema.GroupVersionKind) (Mapping, error)
+	// Reset forgets what Map learnt, after a CRD was created.
+	Reset()
+	// List lists the objects of m in every namespace matching selector.
+	List(ctx context.Context, m Mapping, selector string) ([]unstructured.Unstructured, error)
+	// Get reads one object.
+	Get(ctx context.Context, m Mapping, namespace, name string) (*unstructured.Unstructured, error)
+	// Apply sends obj as a server-side apply.
+	Apply(ctx context.Context, m Mapping, obj *unstructured.Unstructured, opts WriteOptions) (*unstructured.Unstructured, error)
+	// MergePatch sends a JSON merge patch.
+	MergePatch(ctx context.Context, m Mapping, namespace, name string, patch []byte, opts WriteOptions) (*unstructured.Unstructured, error)
+	// Delete deletes one object.
+	Delete(ctx context.Context, m Mapping, namespace, name string, opts metav1.DeleteOptions) error
+}
+
+// NotServedError says a member does not serve a kind.
+type NotServedError struct{ GVK schema.GroupVersionKind }
+
+func (e *NotServedError) Error() string {
+	gv := e.GVK.GroupVersion().String()
+	return fmt.Sprintf("type %s %s is not served by this cluster; install its CRD there first", gv, e.GVK.Kind)
+}
+
+// dynamicApplier is the Applier of a real member.
+type dynamicApplier struct {
+	client dynamic.Interface
+	disco  discovery.DiscoveryInterface
+
+	mu     sync.Mutex
+	mapper meta.RESTMapper // nil until the first Map and after Reset
+}
+
+var _ Applier = (*dynamicApplier)(nil)
+
+// NewApplier returns the Applier for the member cfg reaches. Discovery is
+// lazy (the first Map) and cached until Reset.
+func NewApplier(cfg *rest.Config) (Applier, error) {
+	client, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &dynamicApplier{client: client, disco: disco}, nil
+}
+
+// restMapper discovers the member's types once (aggregated discovery: two
+// requests) and keeps them until Reset. A failed discovery is not cached.
+func (a *dynamicApplier) restMapper() (meta.RESTMapper, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.mapper == nil {
+		groups, err := restmapper.GetAPIGroupResources(a.disco)
+		if err != nil {
+			return nil, err
+		}
+		a.mapper = restmapper.NewDiscoveryRESTMapper(groups)
+	}
+	return a.mapper, nil
+}
+
+func (a *dynamicApplier) Map(gvk schema.GroupVersionKind) (Mapping, error) {
+	mapper, err := a.restMapper()
+	if err != nil {
+		return Mapping{}, err
+	}
+	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		if meta.IsNoMatchError(err) {
+			return Mapping{}, &NotServedError{GVK: gvk}
+		}
+		return Mapping{}, err
+	}
+	return Mapping{Resource: m.Resource, Namespaced: m.Scope.Name() == meta.RESTScopeNameNamespace}, nil
+}
+
+func (a *dynamicApplier) Reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.mapper = nil
+}
+
+func (a *dynamicApplier) resource(m Mapping, namespace string) dynamic.ResourceInterface {
+	if m.Namespaced && namespace != "" {
+		return a.client.Resource(m.Resource).Namespace(namespace)
+	}
+	return a.client.Resource(m.Resource)
+}
+
+func (a *dynamicApplier) List(ctx context.Context, m Mapping, selector string) ([]unstructured.Unstructured, error) {
+	var items []unstructured.Unstructured
+	opts := metav1.ListOptions{LabelSelector: selector, Limit: 500}
+	for {
+		list, err := a.resource(m, "").List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, list.Items...)
+		if list.GetContinue() == "" {
+			return items, nil
+		}
+		opts.Continue = list.GetContinue()
+	}
+}
+
+func (a *dynamicApplier) Get(ctx context.Context, m Mapping, namespace, name string) (*unstructured.Unstructured, error) {
+	return a.resource(m, namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
+func dryRun(on bool) []string {
+	if on {
+		return []string{metav1.DryRunAll}
+	}
+	return nil
+}
+
+func (a *dynamicApplier) Apply(ctx context.Context, m Mapping, obj *unstructured.Unstructured, opts WriteOptions) (*unstructured.Unstructured, error) {
+	if opts.FieldManager == "" {
+		return nil, errors.New("no field manager")
+	}
+	return a.resource(m, obj.GetNamespace()).Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: opts.FieldManager, Force: opts.Force, DryRun: dryRun(opts.DryRun)})
+}
+
+func (a *dynamicApplier) MergePatch(ctx context.Context, m Mapping, namespace, name string, patch []byte, opts WriteOptions) (*unstructured.Unstructured, error) {
+	return a.resource(m, namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: opts.FieldManager, DryRun: dryRun(opts.DryRun)})
+}
+
+func (a *dynamicApplier) Delete(ctx context.Context, m Mapping, namespace, name string, opts metav1.DeleteOptions) error {
+	return a.resource(m, namespace).Delete(ctx, name, opts)
+}

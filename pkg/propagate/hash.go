@@ -1,0 +1,145 @@
+package propagate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"reflect"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+)
+
+// Annotations fedctl records on each member object it applies, so that a
+// later run can tell from a LIST alone whether the object needs a write.
+const (
+	// HashAnnotation is the sha256 of the canonical JSON of the object fedctl
+	// applied, without this annotation.
+	HashAnnotation = "fedctl.io/applied-hash"
+	// GenerationAnnotation is the metadata.generation the object had after
+	// fedctl's last apply; a different live generation means someone else
+	// changed its spec since.
+	GenerationAnnotation = "fedctl.io/applied-generation"
+)
+
+// hashOf is the hex sha256 of obj's JSON. encoding/json writes map keys
+// sorted, so equal objects give equal hashes.
+func hashOf(obj map[string]any) (string, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// upToDate says whether live is what fedctl applied last time with hash and
+// nobody changed it since, so that applying desired again would change
+// nothing. It reads only live: no request.
+//
+// As in KubeFed (§c.6), spec drift shows through metadata.generation, which
+// fedctl recorded after its apply; labels and annotations are compared
+// directly. Objects without a generation (ConfigMap, Secret, Service, ...)
+// have their content compared too, since nothing else would show drift:
+// every field fedctl sets must hold the same value live, where the API
+// server may have added others (defaults, a Service's cluster IP).
+func upToDate(live *unstructured.Unstructured, desired map[string]any, hash string) bool {
+	ann := live.GetAnnotations()
+	if ann[HashAnnotation] != hash {
+		return false
+	}
+	gen := live.GetGeneration()
+	recorded := ann[GenerationAnnotation]
+	if gen == 0 && recorded != "" || gen != 0 && recorded != strconv.FormatInt(gen, 10) {
+		return false
+	}
+	meta, _ := desired["metadata"].(map[string]any)
+	if !containsStrings(meta["labels"], live.GetLabels()) || !containsStrings(meta["annotations"], ann) {
+		return false
+	}
+	if gen != 0 {
+		return true
+	}
+	for k, v := range desired {
+		switch k {
+		case "metadata", "status", "stringData", "apiVersion", "kind":
+			continue
+		}
+		if !contains(v, live.Object[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsStrings(want any, have map[string]string) bool {
+	m, _ := want.(map[string]any)
+	for k, v := range m {
+		if s, _ := v.(string); have[k] != s {
+			return false
+		}
+	}
+	return true
+}
+
+// ours says whether obj carries fedctl's identity marker.
+func ours(obj *unstructured.Unstructured) bool {
+	return obj.GetLabels()[federation.ManagedByLabel] == federation.ManagedByValue
+}
+
+// managedFalse says whether obj is marked kubefed.io/managed: "false",
+// which means hands off.
+func managedFalse(obj *unstructured.Unstructured) bool {
+	return obj.GetLabels()[federation.ManagedLabel] == "false"
+}
+
+// contains says whether have holds every field of want with the same value:
+// maps may have more keys, lists must have as many items, each containing
+// want's. Numbers compare by value whatever their Go type.
+func contains(want, have any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return len(w) == 0 && have == nil
+		}
+		for k, v := range w {
+			if !contains(v, h[k]) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		h, ok := have.([]any)
+		if !ok || len(h) != len(w) {
+			return len(w) == 0 && have == nil
+		}
+		for i := range w {
+			if !contains(w[i], h[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if wf, ok := number(want); ok {
+		hf, ok := number(have)
+		return ok && wf == hf
+	}
+	return reflect.DeepEqual(want, have)
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}

@@ -1,0 +1,98 @@
+package propagate
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestHashOfIgnoresKeyOrder(t *testing.T) {
+	t.Parallel()
+	a, err := hashOf(map[string]any{"a": int64(1), "b": map[string]any{"x": "y", "z": true}})
+	require.NoError(t, err)
+	b, err := hashOf(map[string]any{"b": map[string]any{"z": true, "x": "y"}, "a": int64(1)})
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+	assert.Len(t, a, 64)
+}
+
+func TestUpToDate(t *testing.T) {
+	t.Parallel()
+	desired := map[string]any{"apiVersion": "v1", "kind": "Service",
+		"metadata": map[string]any{"name": "web", "labels": map[string]any{"app": "web"}},
+		"spec":     map[string]any{"ports": []any{map[string]any{"port": int64(80)}}}}
+	hash, err := hashOf(desired)
+	require.NoError(t, err)
+	live := func(gen int64, recorded string, mutate func(map[string]any)) *unstructured.Unstructured {
+		obj := map[string]any{"apiVersion": "v1", "kind": "Service",
+			"metadata": map[string]any{"name": "web", "labels": map[string]any{"app": "web", "extra": "x"},
+				"annotations": map[string]any{HashAnnotation: hash}},
+			"spec": map[string]any{"clusterIP": "10.0.0.1", "ports": []any{map[string]any{"port": int64(80), "nodePort": int64(30001), "protocol": "TCP"}}}}
+		u := &unstructured.Unstructured{Object: obj}
+		if gen != 0 {
+			u.SetGeneration(gen)
+		}
+		if recorded != "" {
+			ann := u.GetAnnotations()
+			ann[GenerationAnnotation] = recorded
+			u.SetAnnotations(ann)
+		}
+		if mutate != nil {
+			mutate(obj)
+		}
+		return u
+	}
+	tests := []struct {
+		name string
+		live *unstructured.Unstructured
+		want bool
+	}{
+		{"same hash, fields the server added ignored", live(0, "", nil), true},
+		{"other hash", live(0, "", func(o map[string]any) {
+			o["metadata"].(map[string]any)["annotations"].(map[string]any)[HashAnnotation] = "old"
+		}), false},
+		{"a field fedctl sets was changed", live(0, "", func(o map[string]any) {
+			o["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["port"] = int64(81)
+		}), false},
+		{"a label fedctl sets was removed", live(0, "", func(o map[string]any) { delete(o["metadata"].(map[string]any)["labels"].(map[string]any), "app") }), false},
+		{"generation as recorded", live(4, "4", func(o map[string]any) { o["spec"] = map[string]any{} }), true},
+		{"generation moved since", live(5, "4", nil), false},
+		{"generation never recorded", live(5, "", nil), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, upToDate(tt.live, desired, hash))
+		})
+	}
+}
+
+func TestTransient(t *testing.T) {
+	t.Parallel()
+	gr := schema.GroupResource{Resource: "configmaps"}
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{apierrors.NewTooManyRequests("x", 1), true},
+		{apierrors.NewInternalError(errors.New("x")), true},
+		{apierrors.NewServiceUnavailable("x"), true},
+		{apierrors.NewServerTimeout(gr, "get", 1), true},
+		{fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{&net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, false},
+		{apierrors.NewConflict(gr, "x", errors.New("x")), false},
+		{apierrors.NewNotFound(gr, "x"), false},
+		{apierrors.NewBadRequest("x"), false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, transient(tt.err), "%v", tt.err)
+	}
+}

@@ -1,0 +1,378 @@
+package propagate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+var (
+	nsType     = typeconfig.Type{Version: "v1", Kind: "Namespace", Plural: "namespaces", Scope: typeconfig.Cluster}
+	cmType     = typeconfig.Type{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Scope: typeconfig.Namespaced}
+	deployType = typeconfig.Type{Group: "apps", Version: "v1", Kind: "Deployment", Plural: "deployments", Scope: typeconfig.Namespaced}
+	crdType    = typeconfig.Type{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", Plural: "customresourcedefinitions", Scope: typeconfig.Cluster}
+	widgetType = typeconfig.Type{Group: "example.com", Version: "v1", Kind: "Widget", Plural: "widgets", Scope: typeconfig.Namespaced}
+)
+
+func gvkOf(t typeconfig.Type) schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: t.Group, Version: t.Version, Kind: t.Kind}
+}
+
+func mappingOf(t typeconfig.Type) Mapping {
+	return Mapping{Resource: schema.GroupVersionResource{Group: t.Group, Version: t.Version, Resource: t.Plural}, Namespaced: t.Namespaced()}
+}
+
+// fakeApplier is one member in memory. Applied objects are stored as sent;
+// a CRD makes its type served after Reset.
+type fakeApplier struct {
+	mu       sync.Mutex
+	served   map[schema.GroupVersionKind]Mapping
+	pending  map[schema.GroupVersionKind]Mapping // served after the next Reset
+	objects  map[liveKey]*unstructured.Unstructured
+	calls    []string // "APPLY Kind name", "LIST resource", ...
+	resets   int
+	applyErr func(obj *unstructured.Unstructured, attempt int) error
+	attempts map[string]int
+	delay    time.Duration
+	inFlight int
+	maxIn    int
+}
+
+func newFake(types ...typeconfig.Type) *fakeApplier {
+	f := &fakeApplier{served: map[schema.GroupVersionKind]Mapping{}, pending: map[schema.GroupVersionKind]Mapping{},
+		objects: map[liveKey]*unstructured.Unstructured{}, attempts: map[string]int{}}
+	for _, t := range types {
+		f.served[gvkOf(t)] = mappingOf(t)
+	}
+	return f
+}
+
+func (f *fakeApplier) record(call string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, call)
+}
+
+func (f *fakeApplier) writes() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var w []string
+	for _, c := range f.calls {
+		if c[:3] != "GET" && c[:4] != "LIST" {
+			w = append(w, c)
+		}
+	}
+	return w
+}
+
+func (f *fakeApplier) Map(gvk schema.GroupVersionKind) (Mapping, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if m, ok := f.served[gvk]; ok {
+		return m, nil
+	}
+	return Mapping{}, &NotServedError{GVK: gvk}
+}
+
+func (f *fakeApplier) Reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.resets++
+	for k, v := range f.pending {
+		f.served[k] = v
+	}
+}
+
+func (f *fakeApplier) List(_ context.Context, m Mapping, selector string) ([]unstructured.Unstructured, error) {
+	f.record("LIST " + m.Resource.Resource)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []unstructured.Unstructured
+	for k, o := range f.objects {
+		if k.resource == m.Resource.Resource && k.group == m.Resource.Group && ours(o) {
+			out = append(out, *o.DeepCopy())
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeApplier) Get(_ context.Context, m Mapping, namespace, name string) (*unstructured.Unstructured, error) {
+	f.record("GET " + m.Resource.Resource + " " + name)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if o, ok := f.objects[keyOf(m, namespace, name)]; ok {
+		return o.DeepCopy(), nil
+	}
+	return nil, apierrors.NewNotFound(m.Resource.GroupResource(), name)
+}
+
+func (f *fakeApplier) Apply(ctx context.Context, m Mapping, obj *unstructured.Unstructured, opts WriteOptions) (*unstructured.Unstructured, error) {
+	f.record("APPLY " + obj.GetKind() + " " + obj.GetName())
+	f.mu.Lock()
+	f.inFlight++
+	f.maxIn = max(f.maxIn, f.inFlight)
+	key := obj.GetKind() + "/" + obj.GetName()
+	f.attempts[key]++
+	attempt := f.attempts[key]
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.inFlight--
+		f.mu.Unlock()
+	}()
+	if f.delay > 0 {
+		time.Sleep(f.delay)
+	}
+	if f.applyErr != nil {
+		if err := f.applyErr(obj, attempt); err != nil {
+			return nil, err
+		}
+	}
+	if opts.DryRun {
+		return obj.DeepCopy(), nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	stored := obj.DeepCopy()
+	if obj.GetKind() == "CustomResourceDefinition" {
+		stored.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Established", "status": "True"}}}
+		group, _, _ := unstructured.NestedString(obj.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "kind")
+		f.pending[schema.GroupVersionKind{Group: group, Version: "v1", Kind: kind}] = mappingOf(widgetType)
+	}
+	f.objects[keyOf(m, obj.GetNamespace(), obj.GetName())] = stored
+	return stored.DeepCopy(), nil
+}
+
+func (f *fakeApplier) MergePatch(_ context.Context, m Mapping, namespace, name string, _ []byte, _ WriteOptions) (*unstructured.Unstructured, error) {
+	f.record("PATCH " + m.Resource.Resource + " " + name)
+	return nil, errors.New("not implemented by the fake")
+}
+
+func (f *fakeApplier) Delete(_ context.Context, m Mapping, namespace, name string, _ metav1.DeleteOptions) error {
+	f.record("DELETE " + m.Resource.Resource + " " + name)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.objects, keyOf(m, namespace, name))
+	return nil
+}
+
+// object returns a federated object of type t and its member object.
+func object(t typeconfig.Type, ns, name string, body map[string]any) (*federation.Object, map[string]any) {
+	o := &federation.Object{}
+	o.Kind, o.Namespace, o.Name = t.FederatedKind(), ns, name
+	obj := runtime.DeepCopyJSON(body)
+	if obj == nil {
+		obj = map[string]any{}
+	}
+	meta := map[string]any{"name": name,
+		"labels":      map[string]any{federation.ManagedLabel: "true", federation.ManagedByLabel: federation.ManagedByValue},
+		"annotations": map[string]any{federation.SourceAnnotation: federation.SourceOf(o)}}
+	if t.Namespaced() {
+		meta["namespace"] = ns
+	}
+	obj["metadata"], obj["apiVersion"], obj["kind"] = meta, t.APIVersion(), t.Kind
+	return o, obj
+}
+
+// resultFor places each (type, name) in clusters.
+type spec struct {
+	t        typeconfig.Type
+	name     string
+	body     map[string]any
+	clusters []string
+}
+
+func resultFor(specs ...spec) *render.Result {
+	res := &render.Result{}
+	for _, s := range specs {
+		ns := "shop"
+		if !s.t.Namespaced() {
+			ns = ""
+		}
+		o, obj := object(s.t, ns, s.name, s.body)
+		res.Placed = append(res.Placed, render.Placed{Object: o, Type: s.t, Clusters: s.clusters})
+		for _, c := range s.clusters {
+			res.Targets = append(res.Targets, render.Target{Cluster: c, Type: s.t, Object: runtime.DeepCopyJSON(obj), Source: o})
+		}
+	}
+	return res
+}
+
+func run(t *testing.T, res *render.Result, fakes map[string]*fakeApplier, opts Options) *Report {
+	t.Helper()
+	return Run(context.Background(), Input{
+		Result: res,
+		Clusters: slices.Sorted(func(yield func(string) bool) {
+			for k := range fakes {
+				if !yield(k) {
+					return
+				}
+			}
+		}),
+		Appliers: func(name string) (Applier, error) { return fakes[name], nil },
+		Options:  opts,
+	})
+}
+
+func actions(c ClusterResult) []string {
+	var out []string
+	for _, o := range c.Objects {
+		out = append(out, fmt.Sprintf("%s %s %s", o.Action, o.Kind, o.Name))
+	}
+	return out
+}
+
+func TestRunAppliesInInstallOrder(t *testing.T) {
+	t.Parallel()
+	fake := newFake(nsType, cmType, deployType, crdType)
+	res := resultFor(
+		spec{t: deployType, name: "web", clusters: []string{"a"}},
+		spec{t: widgetType, name: "w", clusters: []string{"a"}},
+		spec{t: cmType, name: "cfg", clusters: []string{"a"}},
+		spec{t: crdType, name: "widgets.example.com", clusters: []string{"a"}, body: map[string]any{"spec": map[string]any{"group": "example.com", "names": map[string]any{"kind": "Widget"}}}},
+		spec{t: nsType, name: "shop", clusters: []string{"a"}},
+	)
+	rep := run(t, res, map[string]*fakeApplier{"a": fake}, Options{Requests: 1})
+	require.Empty(t, rep.Failed(), "%+v", rep)
+	assert.Equal(t, []string{"APPLY Namespace shop", "APPLY CustomResourceDefinition widgets.example.com", "APPLY ConfigMap cfg", "APPLY Deployment web", "APPLY Widget w"}, fake.writes(),
+		"Namespaces and CRDs first, the Widget once its CRD is established")
+	assert.Equal(t, 1, fake.resets, "types are discovered again after a CRD")
+	assert.Equal(t, []string{"created Namespace shop", "created CustomResourceDefinition widgets.example.com", "created ConfigMap cfg", "created Deployment web", "created Widget w"}, actions(rep.Clusters[0]))
+}
+
+func TestRunPreflightFailsTheMemberAlone(t *testing.T) {
+	t.Parallel()
+	full, lacking := newFake(cmType, widgetType), newFake(cmType)
+	res := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a", "b"}}, spec{t: widgetType, name: "w", clusters: []string{"a", "b"}})
+	rep := run(t, res, map[string]*fakeApplier{"a": full, "b": lacking}, Options{})
+	assert.Equal(t, []string{"b"}, rep.Failed())
+	assert.Equal(t, "FederatedWidget shop/w: type example.com/v1 Widget is not served by this cluster; install its CRD there first", rep.Clusters[1].Error)
+	assert.Empty(t, lacking.writes(), "nothing is written to a member that fails the preflight")
+	assert.Equal(t, []string{"created ConfigMap cfg", "created Widget w"}, actions(rep.Clusters[0]))
+}
+
+func TestRunRetriesTransientErrors(t *testing.T) {
+	t.Parallel()
+	fake := newFake(cmType)
+	fake.applyErr = func(obj *unstructured.Unstructured, attempt int) error {
+		switch {
+		case obj.GetName() == "busy" && attempt < 3:
+			return apierrors.NewTooManyRequests("slow down", 0)
+		case obj.GetName() == "bad":
+			return apierrors.NewBadRequest("invalid")
+		case obj.GetName() == "down":
+			return apierrors.NewServiceUnavailable("down")
+		}
+		return nil
+	}
+	res := resultFor(spec{t: cmType, name: "busy", clusters: []string{"a"}}, spec{t: cmType, name: "bad", clusters: []string{"a"}}, spec{t: cmType, name: "down", clusters: []string{"a"}})
+	rep := run(t, res, map[string]*fakeApplier{"a": fake}, Options{})
+	assert.Equal(t, []string{"created ConfigMap busy", "failed ConfigMap bad", "failed ConfigMap down"}, actions(rep.Clusters[0]))
+	assert.Equal(t, 3, fake.attempts["ConfigMap/busy"], "429 retried until it succeeds")
+	assert.Equal(t, 1, fake.attempts["ConfigMap/bad"], "a 400 is final")
+	assert.Equal(t, retryAttempts, fake.attempts["ConfigMap/down"], "a 503 is retried a bounded number of times")
+}
+
+func TestRunBoundsRequestsPerMember(t *testing.T) {
+	t.Parallel()
+	fake := newFake(cmType)
+	fake.delay = 20 * time.Millisecond
+	var specs []spec
+	for i := range 10 {
+		specs = append(specs, spec{t: cmType, name: fmt.Sprintf("cm-%d", i), clusters: []string{"a"}})
+	}
+	rep := run(t, resultFor(specs...), map[string]*fakeApplier{"a": fake}, Options{Requests: 3})
+	require.Empty(t, rep.Failed())
+	assert.Equal(t, 3, fake.maxIn)
+}
+
+func TestRunSendsNothingWhenNothingChanged(t *testing.T) {
+	t.Parallel()
+	fakes := map[string]*fakeApplier{"a": newFake(cmType), "b": newFake(cmType)}
+	res := resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"a", "b"}})
+	run(t, res, fakes, Options{})
+	for _, f := range fakes {
+		f.calls = nil
+	}
+	rep := run(t, res, fakes, Options{})
+	for name, f := range fakes {
+		assert.Empty(t, f.writes(), name)
+		assert.Equal(t, []string{"LIST configmaps"}, f.calls, "one LIST per type and no GET in %s", name)
+	}
+	assert.Equal(t, []string{"unchanged ConfigMap cfg"}, actions(rep.Clusters[0]))
+
+	// someone edits the data in b: the next run applies there only
+	fakes["b"].objects[keyOf(mappingOf(cmType), "shop", "cfg")].Object["data"] = map[string]any{"k": "edited"}
+	rep = run(t, res, fakes, Options{})
+	assert.Equal(t, []string{"unchanged ConfigMap cfg"}, actions(rep.Clusters[0]))
+	assert.Equal(t, []string{"configured ConfigMap cfg"}, actions(rep.Clusters[1]))
+}
+
+func TestRunRemovesWhatIsNoLongerPlaced(t *testing.T) {
+	t.Parallel()
+	fake := newFake(cmType)
+	res := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "kept", clusters: []string{"a"}})
+	run(t, res, map[string]*fakeApplier{"a": fake}, Options{})
+	// an object of a federated object that is not in the input
+	_, other := object(cmType, "shop", "other", nil)
+	fake.objects[keyOf(mappingOf(cmType), "shop", "other")] = &unstructured.Unstructured{Object: other}
+	fake.calls = nil
+
+	res = resultFor(spec{t: cmType, name: "cfg", clusters: nil}, spec{t: cmType, name: "kept", clusters: []string{"a"}})
+	rep := run(t, res, map[string]*fakeApplier{"a": fake}, Options{})
+	assert.Equal(t, []string{"unchanged ConfigMap kept", "deleted ConfigMap cfg"}, actions(rep.Clusters[0]))
+	assert.Equal(t, []string{"DELETE configmaps cfg"}, fake.writes(), "the object of a federated object outside the input is left alone")
+}
+
+func TestRunReportsRenderErrorsPerObject(t *testing.T) {
+	t.Parallel()
+	fake := newFake(cmType)
+	res := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "broken", clusters: []string{"a"}})
+	res.Targets = res.Targets[:1]
+	res.Errors = []error{&render.TargetError{Cluster: "a", Object: res.Placed[1].Object, Err: errors.New("override 0: bad path")}}
+	rep := run(t, res, map[string]*fakeApplier{"a": fake}, Options{})
+	assert.Equal(t, []string{"created ConfigMap cfg", "failed ConfigMap broken"}, actions(rep.Clusters[0]))
+	assert.Equal(t, ReasonRenderFailed, rep.Clusters[0].Objects[1].Reason)
+	assert.Equal(t, []string{"APPLY ConfigMap cfg"}, fake.writes(), "a placed object that failed to render is not removed")
+}
+
+func TestRunStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	fake := newFake(cmType)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep := Run(ctx, Input{Result: resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), Clusters: []string{"a"},
+		Appliers: func(string) (Applier, error) { return fake, nil }, Options: Options{Concurrency: 1}})
+	assert.Equal(t, []string{"a"}, rep.Failed())
+	assert.Empty(t, fake.writes())
+}
+
+func TestRunServerDryRunSkipsObjectsOfNewCRDs(t *testing.T) {
+	t.Parallel()
+	fake := newFake(nsType, crdType)
+	res := resultFor(
+		spec{t: widgetType, name: "w", clusters: []string{"a"}},
+		spec{t: crdType, name: "widgets.example.com", clusters: []string{"a"}, body: map[string]any{"spec": map[string]any{"group": "example.com", "names": map[string]any{"kind": "Widget"}}}},
+	)
+	rep := run(t, res, map[string]*fakeApplier{"a": fake}, Options{DryRun: true})
+	assert.Empty(t, rep.Failed())
+	assert.Equal(t, []string{"created CustomResourceDefinition widgets.example.com", "skipped Widget w"}, actions(rep.Clusters[0]))
+	assert.Equal(t, ReasonCRDNotCreated, rep.Clusters[0].Objects[1].Reason)
+}

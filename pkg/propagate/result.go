@@ -1,0 +1,177 @@
+package propagate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fedctl/fedctl/pkg/iostreams"
+)
+
+// Action is what happened to one member object.
+type Action string
+
+// Actions, as reported per object.
+const (
+	// Created: the object did not exist and was applied.
+	Created Action = "created"
+	// Configured: the object existed and was applied again (or adopted).
+	Configured Action = "configured"
+	// Unchanged: what fedctl last applied is what it would apply now and
+	// nobody changed the object since; nothing was sent.
+	Unchanged Action = "unchanged"
+	// Deleted: the object is no longer placed in the member and was deleted.
+	Deleted Action = "deleted"
+	// Orphaned: the object is no longer placed in the member but its
+	// federated object says kubefed.io/orphan: "true"; fedctl's markers were
+	// removed and it keeps running.
+	Orphaned Action = "orphaned"
+	// Skipped: the object carries kubefed.io/managed: "false" and was not
+	// touched, or cannot be checked in a dry run (see Reason).
+	Skipped Action = "skipped"
+	// Planned: --dry-run=client; the object would be applied.
+	Planned Action = "planned"
+	// Failed: see Error.
+	Failed Action = "failed"
+)
+
+// actionOrder is the order of the counts in a summary line.
+var actionOrder = []Action{Created, Configured, Unchanged, Deleted, Orphaned, Skipped, Planned, Failed}
+
+// Reasons that go with an action.
+const (
+	ReasonAlreadyExists     = "AlreadyExists"
+	ReasonManagedLabelFalse = "ManagedLabelFalse"
+	ReasonNotServed         = "TypeNotServed"
+	ReasonConflict          = "Conflict"
+	ReasonRenderFailed      = "RenderFailed"
+	// ReasonTerminating: the object was being deleted already; fedctl sent
+	// nothing and the API server removes it once its finalizers are done.
+	ReasonTerminating = "Terminating"
+	// ReasonCRDNotCreated: --dry-run=server with an object whose CRD is in
+	// the same input; the dry run creates no CRD, so the object is skipped.
+	ReasonCRDNotCreated = "CRDNotCreated"
+)
+
+// ObjectResult is what happened to one member object.
+type ObjectResult struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	// FederatedObject is the federated object it belongs to, as in the
+	// fedctl.io/federated-object annotation.
+	FederatedObject string `json:"federatedObject"`
+	Action          Action `json:"action"`
+	Reason          string `json:"reason,omitempty"`
+	Error           string `json:"error,omitempty"`
+}
+
+// Ref is "Kind namespace/name" or "Kind name".
+func (r ObjectResult) Ref() string {
+	if r.Namespace == "" {
+		return r.Kind + " " + r.Name
+	}
+	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+// ClusterResult is what happened in one member.
+type ClusterResult struct {
+	Cluster string `json:"cluster"`
+	// Error is set when the member failed as a whole (unreachable, a type
+	// it lacks, a listing that failed): nothing was written to it.
+	Error string `json:"error,omitempty"`
+	// Objects are in the order they were handled: install order, then
+	// removals.
+	Objects []ObjectResult `json:"objects"`
+}
+
+// Failed says whether the member or any of its objects failed.
+func (c ClusterResult) Failed() bool {
+	if c.Error != "" {
+		return true
+	}
+	for _, o := range c.Objects {
+		if o.Action == Failed {
+			return true
+		}
+	}
+	return false
+}
+
+// Count is how many objects got action a.
+func (c ClusterResult) Count(a Action) int {
+	n := 0
+	for _, o := range c.Objects {
+		if o.Action == a {
+			n++
+		}
+	}
+	return n
+}
+
+// Report is the result of Run, one entry per member sorted by name.
+type Report struct {
+	// DryRun is none, client or server.
+	DryRun   string          `json:"dryRun"`
+	Clusters []ClusterResult `json:"clusters"`
+}
+
+// Failed lists the members that failed, sorted.
+func (r *Report) Failed() []string {
+	var failed []string
+	for _, c := range r.Clusters {
+		if c.Failed() {
+			failed = append(failed, c.Cluster)
+		}
+	}
+	return failed
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteSummary writes one line per member with its counts, then a line
+// for each object that failed or was skipped, for people (stderr).
+func (r *Report) WriteSummary(w io.Writer, cs *iostreams.ColorScheme) {
+	suffix := ""
+	switch r.DryRun {
+	case "client":
+		suffix = " (dry run: nothing sent)"
+	case "server":
+		suffix = " (server dry run: nothing changed)"
+	}
+	for _, c := range r.Clusters {
+		icon := cs.SuccessIcon()
+		if c.Failed() {
+			icon = cs.FailureIcon()
+		}
+		if c.Error != "" {
+			fmt.Fprintf(w, "%s cluster %s: %s\n", icon, c.Cluster, c.Error)
+			continue
+		}
+		var counts []string
+		for _, a := range actionOrder {
+			if n := c.Count(a); n > 0 {
+				counts = append(counts, fmt.Sprintf("%d %s", n, a))
+			}
+		}
+		if len(counts) == 0 {
+			counts = []string{"nothing to do"}
+		}
+		fmt.Fprintf(w, "%s cluster %s: %s%s\n", icon, c.Cluster, strings.Join(counts, ", "), suffix)
+		for _, o := range c.Objects {
+			switch o.Action {
+			case Failed:
+				fmt.Fprintf(w, "    %s %s: %s\n", cs.Red("failed"), o.Ref(), o.Error)
+			case Skipped:
+				fmt.Fprintf(w, "    %s %s: %s\n", cs.Yellow("skipped"), o.Ref(), o.Error)
+			}
+		}
+	}
+}
