@@ -13,6 +13,7 @@ import (
 	deletecmd "github.com/fedctl/fedctl/cmd/delete"
 	"github.com/fedctl/fedctl/cmd/disable"
 	"github.com/fedctl/fedctl/cmd/enable"
+	"github.com/fedctl/fedctl/cmd/explain"
 	"github.com/fedctl/fedctl/cmd/federate"
 	"github.com/fedctl/fedctl/cmd/get"
 	"github.com/fedctl/fedctl/cmd/join"
@@ -100,6 +101,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 		apply.NewCmdApply(f, nil),
 		deletecmd.NewCmdDelete(f, nil),
 		federate.NewCmdFederate(f, nil),
+		explain.NewCmdExplain(f, nil),
 	} {
 		c.GroupID = "objects"
 		root.AddCommand(c)

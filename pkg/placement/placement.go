@@ -83,7 +83,7 @@ var selectorPath = field.NewPath("spec", "placement", "clusterSelector")
 // joins one *FieldError per problem, in field order. The order of clusters
 // and of p.Clusters does not matter. Inputs are not modified.
 func Select(p federation.Placement, clusters []Cluster) (Selection, error) {
-	m, err := newMatcher(p, false)
+	m, err := newMatcher(p, false, false)
 	if err != nil {
 		return Selection{}, err
 	}
@@ -96,7 +96,7 @@ func Select(p federation.Placement, clusters []Cluster) (Selection, error) {
 // intersectWithClusterSelector uses to narrow the clusters it plans for.
 // KubeFed applied it to the FederatedNamespace of a namespaced object too.
 func SelectBySelector(p federation.Placement, clusters []Cluster) (Selection, error) {
-	m, err := newMatcher(p, true)
+	m, err := newMatcher(p, true, false)
 	if err != nil {
 		return Selection{}, err
 	}
@@ -130,9 +130,12 @@ type matcher struct {
 	rule     Rule
 	listed   map[string]struct{} // RuleClusters
 	selector labels.Selector     // RuleSelector
+	terms    []term              // RuleSelector, when asked for (explain.go)
 }
 
-func newMatcher(p federation.Placement, selectorOnly bool) (matcher, error) {
+// newMatcher compiles p. withTerms keeps the selector's requirements one by
+// one, in field order, for an explanation.
+func newMatcher(p federation.Placement, selectorOnly, withTerms bool) (matcher, error) {
 	if !selectorOnly && p.Clusters != nil {
 		listed := make(map[string]struct{}, len(p.Clusters))
 		for _, c := range p.Clusters {
@@ -143,11 +146,17 @@ func newMatcher(p federation.Placement, selectorOnly bool) (matcher, error) {
 	if p.ClusterSelector == nil {
 		return matcher{rule: RuleNone}, nil
 	}
-	sel, err := compileSelector(p.ClusterSelector)
+	var terms *[]term
+	m := matcher{rule: RuleSelector}
+	if withTerms {
+		terms = &m.terms
+	}
+	sel, err := compileSelector(p.ClusterSelector, terms)
 	if err != nil {
 		return matcher{}, err
 	}
-	return matcher{rule: RuleSelector, selector: sel}, nil
+	m.selector = sel
+	return m, nil
 }
 
 // matches reports whether c is selected, before the result is limited to
@@ -186,12 +195,17 @@ func (m matcher) selectFrom(clusters []Cluster) Selection {
 // complete error reporting: it makes the same labels.NewRequirement calls
 // first, matchLabels in key order, then matchExpressions in list order, and
 // reports every failure, where LabelSelectorAsSelector stops at the first
-// one it meets in Go's random map order.
-func compileSelector(ls *metav1.LabelSelector) (labels.Selector, error) {
+// one it meets in Go's random map order. When terms is not nil, each
+// requirement is appended to it with the field it comes from.
+func compileSelector(ls *metav1.LabelSelector, terms *[]term) (labels.Selector, error) {
 	var errs []error
 	for _, k := range slices.Sorted(maps.Keys(ls.MatchLabels)) {
-		if _, err := labels.NewRequirement(k, selection.Equals, []string{ls.MatchLabels[k]}); err != nil {
-			errs = append(errs, fieldErrors(selectorPath.Child("matchLabels").Key(k), err, true)...)
+		path := selectorPath.Child("matchLabels").Key(k)
+		req, err := labels.NewRequirement(k, selection.Equals, []string{ls.MatchLabels[k]})
+		if err != nil {
+			errs = append(errs, fieldErrors(path, err, true)...)
+		} else if terms != nil {
+			*terms = append(*terms, term{Term{Field: path.String(), Key: k, Operator: OpEquals, Values: []string{ls.MatchLabels[k]}}, *req})
 		}
 	}
 	for i, expr := range ls.MatchExpressions {
@@ -204,8 +218,11 @@ func compileSelector(ls *metav1.LabelSelector) (labels.Selector, error) {
 			})
 			continue
 		}
-		if _, err := labels.NewRequirement(expr.Key, op, append([]string(nil), expr.Values...), field.WithPath(path)); err != nil {
+		req, err := labels.NewRequirement(expr.Key, op, append([]string(nil), expr.Values...), field.WithPath(path))
+		if err != nil {
 			errs = append(errs, fieldErrors(path, err, false)...)
+		} else if terms != nil {
+			*terms = append(*terms, term{Term{Field: path.String(), Key: expr.Key, Operator: string(expr.Operator), Values: slices.Clone(expr.Values)}, *req})
 		}
 	}
 	if len(errs) > 0 {

@@ -41,6 +41,12 @@ func Schedule(spec federation.RSPSpec, clusters []string, key string, current, c
 	if err != nil {
 		return nil, err
 	}
+	return scheduled(res, current), nil
+}
+
+// scheduled is Schedule's result from Plan's: the plan plus the overflow,
+// and at least 0 for every cluster in current. It extends res.Plan.
+func scheduled(res Result, current map[string]int64) map[string]int64 {
 	out := res.Plan // Plan's map is ours to extend
 	for name := range current {
 		if _, ok := out[name]; !ok {
@@ -50,5 +56,5 @@ func Schedule(spec federation.RSPSpec, clusters []string, key string, current, c
 	for name, extra := range res.Overflow {
 		out[name] += extra
 	}
-	return out, nil
+	return out
 }

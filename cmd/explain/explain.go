@@ -1,0 +1,210 @@
+// Package explain implements "fedctl explain".
+package explain
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/engine"
+	"github.com/fedctl/fedctl/pkg/explain"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/placement"
+	"github.com/fedctl/fedctl/pkg/printers"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+// ExplainOptions are the inputs of "fedctl explain".
+type ExplainOptions struct {
+	IO         *iostreams.IOStreams
+	Federation func() (*members.File, error)
+
+	Filenames []string
+	Recursive bool
+	Names     []string
+	Clusters  []string
+	Namespace string
+	Output    string
+}
+
+// NewCmdExplain returns the explain command. runF, when set, replaces Run.
+func NewCmdExplain(f *cmdutil.Factory, runF func(*ExplainOptions) error) *cobra.Command {
+	opts := &ExplainOptions{IO: f.IOStreams, Federation: f.Federation}
+	cmd := &cobra.Command{
+		Use:   "explain -f FILENAME [NAME | KIND/NAME | NAMESPACE/NAME]... [--cluster NAME]... [-o text|json|yaml]",
+		Short: "Explain placement, replica plans and overrides of federated objects",
+		Long: `Explain, for each federated object in the given manifests, why fedctl renders
+what it renders, without touching any cluster:
+
+- placement: the clusters list or each clusterSelector term against each
+  member's labels, unknown names dropped, the intersection with the
+  FederatedNamespace's placement, system namespaces;
+- the replica plan of a ReplicaSchedulingPreference step by step, from the
+  planner itself: clusters considered, their order by weight and FNV-1 hash,
+  minimums, each weighted pass with every cluster's ceil share and max cap,
+  what was left unplaced, and the plan;
+- per member cluster, each override applied in order with the value it found
+  and the value it wrote, the ReplicaSchedulingPreference's /spec/replicas
+  included, and the override that fails, if one does.
+
+NAME selects objects by name; KIND/NAME (FederatedDeployment/web or
+deployment/web), NAMESPACE/NAME and KIND/NAMESPACE/NAME narrow it down. Objects
+are sorted by group, kind, namespace and name. --cluster limits the overrides
+shown to those members; placement and plans always consider every member.
+
+The text output marks matches with ✓ and ✗ whether or not it goes to a
+terminal (colour only on a terminal). -o json and -o yaml print the same
+explanation as {"apiVersion": "fedctl.io/v1alpha1", "kind": "Explanation",
+"members": [...], "objects": [...]} for tools.
+
+An input that does not decode is reported as fedctl render reports it and
+nothing is explained. Objects that fail to render (an invalid selector, a
+failing override) are explained with the failure and exit 0: the
+explanation is the product.`,
+		Example: `  # Why every object goes where it goes
+  fedctl explain -f manifests/
+
+  # How the replicas of the Deployment web are split, and what eu-1 gets
+  fedctl explain -f manifests/ deployment/web --cluster eu-1
+
+  # The same for a script
+  fedctl explain -f manifests/ shop/web -o json | jq '.objects[0].scheduling.plan'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Names = args
+			if err := opts.Validate(); err != nil {
+				return cmdutil.FlagErrorWrap(err)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return opts.Run()
+		},
+	}
+	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only show the overrides of this member cluster (repeatable)")
+	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "text", "Output format: text, json or yaml")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the flags and arguments.
+func (o *ExplainOptions) Validate() error {
+	if len(o.Filenames) == 0 {
+		return fmt.Errorf("-f is required: a file, a directory or - for standard input")
+	}
+	if o.Output != "text" && o.Output != "json" && o.Output != "yaml" {
+		return fmt.Errorf("--output must be text, json or yaml, got %q", o.Output)
+	}
+	for _, n := range o.Names {
+		if n == "" || strings.HasPrefix(n, "/") || strings.HasSuffix(n, "/") || strings.Contains(n, "//") || strings.Count(n, "/") > 2 {
+			return fmt.Errorf("%q is not NAME, KIND/NAME, NAMESPACE/NAME or KIND/NAMESPACE/NAME", n)
+		}
+	}
+	return nil
+}
+
+// Run explains and prints.
+func (o *ExplainOptions) Run() error {
+	file, err := o.Federation()
+	if err != nil {
+		return err
+	}
+	out, err := engine.Run(engine.Input{
+		Filenames:        o.Filenames,
+		Recursive:        o.Recursive,
+		Stdin:            o.IO.In,
+		DefaultNamespace: o.Namespace,
+		Federation:       file.Federation,
+		Only:             o.Clusters,
+	})
+	if out == nil {
+		return err
+	}
+	if err != nil {
+		cmdutil.PrintWarnings(o.IO, out.Result.Warnings)
+		// Nothing is explained from an input that does not decode, and the
+		// errors are render's, all of them.
+		return errors.Join(err, out.Result.Err())
+	}
+	types, err := typeconfig.NewRegistry(file.Federation.Types, file.Federation.DisabledTypes)
+	if err != nil {
+		return err
+	}
+	clusters := make([]placement.Cluster, len(file.Federation.Clusters))
+	for i, m := range file.Federation.Clusters {
+		clusters[i] = placement.Cluster{Name: m.Name, Labels: m.Labels}
+	}
+	rep, err := explain.Build(explain.Input{Set: out.Set, Types: types, Members: clusters, Only: o.Clusters, Names: o.Names})
+	if err != nil {
+		return err
+	}
+	warnings := out.Result.Warnings
+	if len(o.Names) > 0 {
+		warnings = relevant(warnings, rep)
+	}
+	cmdutil.PrintWarnings(o.IO, warnings)
+	switch o.Output {
+	case "json":
+		err = printers.JSON(o.IO.Out, rep)
+	case "yaml":
+		err = printers.YAML(o.IO.Out, rep)
+	default:
+		err = explain.Text(o.IO.Out, rep, o.IO.ColorScheme())
+	}
+	if err != nil {
+		return err
+	}
+	if n := failing(rep); n > 0 {
+		cs := o.IO.ErrColorScheme()
+		what := "1 federated object explained fails"
+		if n > 1 {
+			what = fmt.Sprintf("%d federated objects explained fail", n)
+		}
+		fmt.Fprintf(o.IO.ErrOut, "%s %s to render for some or all members (see the explanation); fedctl render and apply report this as an error\n", cs.WarningIcon(), what)
+	}
+	return nil
+}
+
+// failing counts the objects with an error of their own or a failing
+// override.
+func failing(rep *explain.Report) int {
+	n := 0
+	for _, o := range rep.Objects {
+		bad := len(o.Errors) > 0
+		for _, c := range o.Overrides {
+			bad = bad || c.Error != nil
+		}
+		if bad {
+			n++
+		}
+	}
+	return n
+}
+
+// relevant keeps, when names select some objects, the warnings about the
+// objects explained (their preferences included) and those about no object
+// in particular.
+func relevant(warnings []*manifest.Error, rep *explain.Report) []*manifest.Error {
+	ids := map[string]bool{}
+	for _, o := range rep.Objects {
+		id := o.Name
+		if o.Namespace != "" {
+			id = o.Namespace + "/" + o.Name
+		}
+		ids[o.Kind+" "+id] = true
+		ids["ReplicaSchedulingPreference "+id] = true
+	}
+	var out []*manifest.Error
+	for _, w := range warnings {
+		if w.Object == "" || ids[w.Object] {
+			out = append(out, w)
+		}
+	}
+	return out
+}

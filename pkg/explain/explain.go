@@ -1,0 +1,586 @@
+package explain
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/overrides"
+	"github.com/fedctl/fedctl/pkg/placement"
+	"github.com/fedctl/fedctl/pkg/planner"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+// Input is what Build explains.
+type Input struct {
+	Set   *federation.Set
+	Types federation.Types
+	// Members are the member clusters with their labels.
+	Members []placement.Cluster
+	// Only, when not empty, limits the per-cluster overrides to these
+	// members; placement and plans always consider every member.
+	Only []string
+	// Names, when not empty, limits the report to the objects they match
+	// (see Match).
+	Names []string
+}
+
+// systemNamespaces are never propagated as Namespaces (render's rule, as
+// KubeFed's).
+var systemNamespaces = []string{"kube-system", "kube-public", "default"}
+
+// replicasPath is the override a ReplicaSchedulingPreference writes.
+const replicasPath = "/spec/replicas"
+
+// NoMatchError says that a name given to explain matches no federated
+// object of the input.
+type NoMatchError struct {
+	Name    string
+	Objects []string // what there is, sorted
+}
+
+func (e *NoMatchError) Error() string {
+	if len(e.Objects) == 0 {
+		return fmt.Sprintf("no federated object matches %q: the input has none", e.Name)
+	}
+	return fmt.Sprintf("no federated object matches %q; the input has: %s", e.Name, strings.Join(e.Objects, ", "))
+}
+
+// Build explains every federated object of in.Set that in.Names selects,
+// sorted by group, kind, namespace and name. Objects whose types are not
+// enabled are left out (Decode refuses them). A name that matches nothing
+// is a *NoMatchError. The input is not modified.
+func Build(in Input) (*Report, error) {
+	members := slices.Clone(in.Members)
+	slices.SortFunc(members, func(a, b placement.Cluster) int { return strings.Compare(a.Name, b.Name) })
+	rep := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, Members: []Member{}, Objects: []Object{}}
+	for _, m := range members {
+		rep.Members = append(rep.Members, Member{Name: m.Name, Labels: m.Labels})
+	}
+
+	type typed struct {
+		o *federation.Object
+		t typeconfig.Type
+	}
+	var objects []typed
+	namespaces := map[string]*federation.Object{}
+	for _, o := range in.Set.Objects {
+		t, ok := in.Types.ByFederatedKind(o.Kind)
+		if !ok {
+			continue
+		}
+		objects = append(objects, typed{o, t})
+		if o.IsNamespace() {
+			namespaces[o.Name] = o
+		}
+	}
+	slices.SortFunc(objects, func(a, b typed) int {
+		return cmpChain(strings.Compare(a.t.Group, b.t.Group), strings.Compare(a.t.Kind, b.t.Kind),
+			strings.Compare(a.o.Namespace, b.o.Namespace), strings.Compare(a.o.Name, b.o.Name))
+	})
+
+	var selected []typed
+	matched := make([]bool, len(in.Names))
+	for _, x := range objects {
+		keep := len(in.Names) == 0
+		for i, name := range in.Names {
+			if Match(name, x.o, x.t) {
+				keep, matched[i] = true, true
+			}
+		}
+		if keep {
+			selected = append(selected, x)
+		}
+	}
+	for i, ok := range matched {
+		if !ok {
+			ids := make([]string, len(objects))
+			for j, x := range objects {
+				ids[j] = x.o.ID()
+			}
+			return nil, &NoMatchError{Name: in.Names[i], Objects: ids}
+		}
+	}
+
+	scheduled := schedule(in.Set, members)
+	for _, x := range selected {
+		rep.Objects = append(rep.Objects, explainObject(x.o, x.t, scheduled[x.o], namespaces, members, in.Only))
+	}
+	return rep, nil
+}
+
+// Match reports whether name designates o of type t: NAME, KIND/NAME,
+// NAMESPACE/NAME or KIND/NAMESPACE/NAME, where KIND is the federated kind
+// or the target kind, in any case (FederatedDeployment, deployment).
+func Match(name string, o *federation.Object, t typeconfig.Type) bool {
+	parts := strings.Split(name, "/")
+	kindIs := func(k string) bool {
+		return strings.EqualFold(k, o.Kind) || strings.EqualFold(k, t.Kind) || strings.EqualFold(k, t.Plural) || strings.EqualFold(k, t.FederatedPlural())
+	}
+	switch len(parts) {
+	case 1:
+		return parts[0] == o.Name
+	case 2:
+		return parts[1] == o.Name && (kindIs(parts[0]) || parts[0] == o.Namespace)
+	case 3:
+		return parts[2] == o.Name && parts[1] == o.Namespace && kindIs(parts[0])
+	}
+	return false
+}
+
+// scheduled is what a ReplicaSchedulingPreference did to its target.
+type scheduled struct {
+	info *Scheduling
+	// eff is the target as the preference rewrote it, nil when it did not.
+	eff *federation.Object
+	// origins[i][k] is where item k of eff's spec.overrides[i] comes from.
+	origins [][]origin
+	// plan is the replicas per cluster written as overrides.
+	plan map[string]int64
+	errs []error
+}
+
+type origin struct {
+	from      string
+	field     string // in the federated object; "" for an added override
+	userValue json.RawMessage
+}
+
+// schedule applies every ReplicaSchedulingPreference to its target as
+// render does: the first preference for a target plans; a second is an
+// error; placement becomes the planned members and /spec/replicas
+// overrides carry the plan.
+func schedule(set *federation.Set, members []placement.Cluster) map[*federation.Object]*scheduled {
+	out := map[*federation.Object]*scheduled{}
+	targets := map[string]*federation.Object{}
+	for _, o := range set.Objects {
+		targets[o.Kind+"/"+o.Namespace+"/"+o.Name] = o
+	}
+	names := make([]string, len(members))
+	for i, m := range members {
+		names[i] = m.Name
+	}
+	for _, rsp := range set.RSPs {
+		target, ok := targets[rsp.Spec.TargetKind+"/"+rsp.Namespace+"/"+rsp.Name]
+		if !ok {
+			continue // render warns
+		}
+		if s, dup := out[target]; dup {
+			s.errs = append(s.errs, rsp.Errorf("metadata.name", "a second ReplicaSchedulingPreference for %s", target.ID()))
+			continue
+		}
+		s := &scheduled{info: &Scheduling{
+			Preference: rsp.ID(), Source: source(rsp.Pos.File(), rsp.Pos.Line("")),
+			TotalReplicas: rsp.Spec.TotalReplicas, Rebalance: rsp.Spec.Rebalance,
+			Key: planner.Key(rsp.Namespace, rsp.Name), IntersectWithClusterSelector: rsp.Spec.IntersectWithClusterSelector,
+			Considered: []string{},
+		}}
+		out[target] = s
+		s.info.Preferences = preferences(rsp.Spec.Clusters)
+		clusters := names
+		if rsp.Spec.IntersectWithClusterSelector {
+			sel := explainSelection(target.Spec.Placement, members, true)
+			s.info.Selector = &sel
+			if sel.Error != "" {
+				s.info.Error = "clusterSelector of " + target.ID() + ": " + sel.Error
+				_, err := placement.SelectBySelector(target.Spec.Placement, members)
+				s.errs = append(s.errs, positioned(target, err)...)
+				continue
+			}
+			clusters = sel.Selected
+		}
+		s.info.Considered = slices.Clone(clusters)
+		if len(clusters) == 0 {
+			s.info.Skipped = "no clusters to plan for: KubeFed's scheduler leaves the object as it is"
+			continue
+		}
+		tr, err := planner.ScheduleTrace(rsp.Spec, clusters, s.info.Key, nil, nil)
+		if err != nil {
+			s.info.Error = err.Error()
+			s.errs = append(s.errs, rsp.Errorf("spec", "%v", err))
+			continue
+		}
+		s.info.Defaulted = tr.Defaulted
+		s.info.Preferences = preferences(tr.Spec.Clusters)
+		s.info.Steps = steps(tr.Steps)
+		s.info.Plan = replicas(tr.Scheduled)
+		s.info.Overflow = replicas(tr.Result.Overflow)
+		if n := len(tr.Steps); n > 0 && tr.Steps[n-1].Kind == planner.StepDone {
+			s.info.Unplaced = tr.Steps[n-1].Remaining
+		}
+		s.plan = tr.Scheduled
+		s.eff, s.origins = withPlan(target, tr.Scheduled)
+	}
+	return out
+}
+
+func preferences(prefs map[string]federation.ClusterPreferences) []Preference {
+	out := []Preference{}
+	for _, k := range slices.Sorted(maps.Keys(prefs)) {
+		p := prefs[k]
+		out = append(out, Preference{Cluster: k, MinReplicas: p.MinReplicas, MaxReplicas: p.MaxReplicas, Weight: p.Weight})
+	}
+	return out
+}
+
+func replicas(m map[string]int64) []Replicas {
+	var out []Replicas
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, Replicas{Cluster: k, Replicas: m[k]})
+	}
+	return out
+}
+
+func steps(in []planner.Step) []Step {
+	out := make([]Step, 0, len(in))
+	position := 0
+	minimums := map[string]int64{}
+	for _, s := range in {
+		v := func(x int64) *int64 { return &x }
+		st := Step{Kind: string(s.Kind), Cluster: s.Cluster}
+		switch s.Kind {
+		case planner.StepOrdered:
+			position++
+			st.Position, st.Preference = position, s.Preference
+			st.MinReplicas, st.MaxReplicas, st.Weight = v(s.MinReplicas), s.MaxReplicas, v(s.Weight)
+			st.Hash = fmt.Sprintf("0x%08x", s.Hash)
+			minimums[s.Cluster] = s.MinReplicas
+		case planner.StepMinimum:
+			st.MinReplicas = v(minimums[s.Cluster]) // from the cluster's ordered step
+			st.Replicas, st.Total, st.Remaining = v(s.Replicas), v(s.Total), v(s.Remaining)
+		case planner.StepPreallocated:
+			st.Replicas, st.Total, st.Remaining = v(s.Replicas), v(s.Total), v(s.Remaining)
+		case planner.StepPass:
+			st.Pass, st.WeightSum, st.Distribute, st.Remaining = s.Pass, v(s.WeightSum), v(s.Distribute), v(s.Remaining)
+		case planner.StepShare:
+			st.Pass, st.Weight, st.WeightSum, st.Distribute = s.Pass, v(s.Weight), v(s.WeightSum), v(s.Distribute)
+			st.Share, st.Offered, st.UsedPreallocated = v(s.Share), v(s.Offered), v(s.UsedPrealloc)
+			st.Replicas, st.Total, st.Remaining = v(s.Replicas), v(s.Total), v(s.Remaining)
+			st.CappedByMax, st.CappedByCapacity, st.Full = s.CappedByMax, s.CappedByCapacity, s.Full
+			if s.CappedByCapacity {
+				st.Overflow = v(s.Overflow)
+			}
+		case planner.StepOverflow:
+			st.Overflow, st.Remaining = v(s.Overflow), v(s.Remaining)
+		case planner.StepDone:
+			st.Remaining = v(s.Remaining)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// withPlan is render's rewrite of a target by its plan (KubeFed's
+// updateOverridesMap): placement becomes the planned members; an existing
+// /spec/replicas override of a planned member keeps its place and gets the
+// planned value, one is appended otherwise; members not planned lose
+// theirs. It also says where each resulting override comes from.
+func withPlan(o *federation.Object, plan map[string]int64) (*federation.Object, [][]origin) {
+	eff := *o
+	clusters := make([]federation.ClusterRef, 0, len(plan))
+	for _, name := range slices.Sorted(maps.Keys(plan)) {
+		clusters = append(clusters, federation.ClusterRef{Name: name})
+	}
+	eff.Spec.Placement = federation.Placement{Clusters: clusters, ClusterSelector: o.Spec.Placement.ClusterSelector}
+
+	var ovs []federation.ClusterOverrides
+	var origins [][]origin
+	done := map[string]bool{}
+	for i, co := range o.Spec.Overrides {
+		n, planned := plan[co.ClusterName]
+		var items []federation.Override
+		var from []origin
+		found := false
+		for k, item := range co.ClusterOverrides {
+			org := origin{from: FromOverrides, field: itemField(i, k)}
+			if item.Path == replicasPath {
+				if !planned {
+					continue
+				}
+				org.from, org.userValue = FromOverridesSetByPreference, item.Value
+				item.Value = json.RawMessage(strconv.FormatInt(n, 10))
+				found = true
+			}
+			items = append(items, item)
+			from = append(from, org)
+		}
+		if planned && !found {
+			items = append(items, federation.Override{Path: replicasPath, Value: json.RawMessage(strconv.FormatInt(n, 10))})
+			from = append(from, origin{from: FromPreference})
+		}
+		done[co.ClusterName] = true
+		ovs = append(ovs, federation.ClusterOverrides{ClusterName: co.ClusterName, ClusterOverrides: items})
+		origins = append(origins, from)
+	}
+	for _, name := range slices.Sorted(maps.Keys(plan)) {
+		if !done[name] {
+			ovs = append(ovs, federation.ClusterOverrides{ClusterName: name, ClusterOverrides: []federation.Override{{Path: replicasPath, Value: json.RawMessage(strconv.FormatInt(plan[name], 10))}}})
+			origins = append(origins, []origin{{from: FromPreference}})
+		}
+	}
+	eff.Spec.Overrides = ovs
+	return &eff, origins
+}
+
+func itemField(i, k int) string { return fmt.Sprintf("spec.overrides[%d].clusterOverrides[%d]", i, k) }
+
+// identity is where the overrides of an object that no preference
+// rewrote come from: each from its own place.
+func identity(ovs []federation.ClusterOverrides) [][]origin {
+	out := make([][]origin, len(ovs))
+	for i, co := range ovs {
+		for k := range co.ClusterOverrides {
+			out[i] = append(out[i], origin{from: FromOverrides, field: itemField(i, k)})
+		}
+	}
+	return out
+}
+
+func explainSelection(p federation.Placement, members []placement.Cluster, selectorOnly bool) Selection {
+	explain := placement.Explain
+	if selectorOnly {
+		explain = placement.ExplainBySelector
+	}
+	ex, err := explain(p, members)
+	if err != nil {
+		return Selection{Rule: string(placement.RuleSelector), Selected: []string{}, Error: joinMessages(err)}
+	}
+	s := Selection{Rule: string(ex.Rule), Listed: ex.Listed, Unknown: ex.Unknown, Terms: ex.Terms, Selected: ex.Clusters}
+	if s.Selected == nil {
+		s.Selected = []string{}
+	}
+	if ex.Rule == placement.RuleSelector {
+		s.Members = ex.Members
+	}
+	return s
+}
+
+func joinMessages(err error) string {
+	var list []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		list = j.Unwrap()
+	} else {
+		list = []error{err}
+	}
+	msgs := make([]string, len(list))
+	for i, e := range list {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namespaces map[string]*federation.Object, members []placement.Cluster, only []string) Object {
+	ns := ""
+	if t.Namespaced() || o.IsNamespace() {
+		ns = o.Namespace
+	}
+	out := Object{Kind: o.Kind, Namespace: ns, Name: o.Name, Source: source(o.Pos.File(), o.Pos.Line(""))}
+	var errs []error
+	eff, origins := o, identity(o.Spec.Overrides)
+	var plan map[string]int64
+	if s != nil {
+		out.Scheduling = s.info
+		errs = append(errs, s.errs...)
+		if s.eff != nil {
+			eff, origins, plan = s.eff, s.origins, s.plan
+		}
+	}
+	fatal := false
+	if err := overrides.Validate(eff.Spec.Overrides); err != nil {
+		errs = append(errs, positioned(o, err)...)
+		fatal = true
+	}
+
+	// Placement: the object's own, or the planned members.
+	pl := &out.Placement
+	pl.Own = explainSelection(o.Spec.Placement, members, false)
+	clusters := pl.Own.Selected
+	if eff != o {
+		pl.ScheduledBy = s.info.Preference
+		pl.Scheduled = slices.Sorted(maps.Keys(plan))
+		clusters = pl.Scheduled
+	} else if pl.Own.Error != "" {
+		_, err := placement.Select(o.Spec.Placement, members)
+		errs = append(errs, positioned(o, err)...)
+		fatal = true
+	}
+	if t.Namespaced() && !o.IsNamespace() {
+		np := &NamespacePlacement{Name: o.Namespace}
+		pl.Namespace = np
+		nsObj, ok := namespaces[o.Namespace]
+		if !ok {
+			if len(clusters) > 0 {
+				pl.Reason = "NamespaceNotFederated"
+			}
+			clusters = nil
+		} else {
+			np.Found, np.Source = true, source(nsObj.Pos.File(), nsObj.Pos.Line(""))
+			sel := explainSelection(nsObj.Spec.Placement, members, false)
+			np.Selection = &sel
+			if sel.Error != "" {
+				errs = append(errs, o.Errorf("metadata.namespace", "placement of FederatedNamespace %s: %s", o.Namespace, sel.Error))
+				fatal = true
+			}
+			clusters = placement.Intersect(clusters, sel.Selected)
+		}
+	}
+	if fatal {
+		clusters = nil
+	}
+	pl.Clusters = clusters
+	if pl.Clusters == nil {
+		pl.Clusters = []string{}
+	}
+	if o.IsNamespace() && slices.Contains(systemNamespaces, o.Name) {
+		pl.SystemNamespace = true
+		clusters = nil // no Namespace object anywhere
+	}
+
+	base := baseObject(o, t)
+	secret := t.Group == "" && t.Kind == "Secret"
+	for _, c := range clusters {
+		if len(only) > 0 && !slices.Contains(only, c) {
+			continue
+		}
+		co := ClusterOverrides{Cluster: c, Applied: []Override{}}
+		if n, ok := plan[c]; ok {
+			co.Replicas = &n
+		}
+		entry := slices.IndexFunc(eff.Spec.Overrides, func(x federation.ClusterOverrides) bool { return x.ClusterName == c })
+		applied, obj, err := overrides.Explain(base, c, eff.Spec.Overrides)
+		for _, a := range applied {
+			org := origins[entry][a.Index]
+			ov := Override{From: org.from, Field: org.field, Op: a.Op, Path: a.Path, UserValue: org.userValue}
+			if a.HadOld {
+				ov.Old = mustJSON(a.Old)
+			}
+			if a.Op != overrides.OpRemove {
+				ov.New = mustJSON(a.New)
+			}
+			if secret && !strings.HasPrefix(a.Path, "/metadata/") {
+				ov.Old, ov.New, ov.UserValue, ov.Redacted = nil, nil, nil, true
+			}
+			co.Applied = append(co.Applied, ov)
+		}
+		if err != nil {
+			co.Error = overrideError(o, s, err, entry, len(applied), origins)
+		}
+		co.object = obj
+		out.Overrides = append(out.Overrides, co)
+	}
+	for _, e := range errs {
+		out.Errors = append(out.Errors, e.Error())
+	}
+	return out
+}
+
+func overrideError(o *federation.Object, s *scheduled, err error, entry, index int, origins [][]origin) *OverrideError {
+	oe := &OverrideError{Index: index, Message: err.Error(), Source: source(o.Pos.File(), o.Pos.Line(""))}
+	var ae *overrides.ApplyError
+	if !errors.As(err, &ae) || entry < 0 || index >= len(origins[entry]) {
+		return oe
+	}
+	org := origins[entry][index]
+	oe.From, oe.Field, oe.Op, oe.Path, oe.Message = org.from, org.field, ae.Op, ae.Path, ae.Err.Error()
+	switch {
+	case org.field != "":
+		oe.Source = source(o.Pos.File(), o.Pos.Line(org.field))
+	case s != nil:
+		oe.Source = s.info.Source
+	}
+	return oe
+}
+
+// baseObject is render's member object before overrides: the template with
+// name, namespace, kind and apiVersion set, annotations and finalizers
+// removed. The template is not modified.
+func baseObject(o *federation.Object, t typeconfig.Type) map[string]any {
+	obj := maps.Clone(map[string]any(o.Spec.Template))
+	if obj == nil {
+		obj = map[string]any{}
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	obj["metadata"] = meta
+	delete(meta, "annotations")
+	delete(meta, "finalizers")
+	meta["name"] = o.Name
+	if t.Namespaced() {
+		meta["namespace"] = o.Namespace
+	} else {
+		delete(meta, "namespace")
+	}
+	obj["kind"] = t.Kind
+	if v, _ := obj["apiVersion"].(string); v == "" {
+		obj["apiVersion"] = t.APIVersion()
+	}
+	return obj
+}
+
+// positioned is each problem of err at its field of o, as render reports
+// it.
+func positioned(o *federation.Object, err error) []error {
+	if err == nil {
+		return nil
+	}
+	var list []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		list = j.Unwrap()
+	} else {
+		list = []error{err}
+	}
+	out := make([]error, 0, len(list))
+	for _, e := range list {
+		var me *manifest.Error
+		var ofe *overrides.FieldError
+		var pfe *placement.FieldError
+		switch {
+		case errors.As(e, &me):
+			out = append(out, e)
+		case errors.As(e, &ofe):
+			out = append(out, o.Errorf(ofe.Field, "%v", ofe.Err))
+		case errors.As(e, &pfe):
+			out = append(out, o.Errorf(pfe.Field, "%v", pfe.Err))
+		default:
+			out = append(out, o.Errorf("", "%v", e))
+		}
+	}
+	return out
+}
+
+func source(file string, line int) string {
+	if file == "" {
+		file = "<stdin>"
+	}
+	if line <= 0 {
+		return file
+	}
+	return file + ":" + strconv.Itoa(line)
+}
+
+// mustJSON encodes a decoded JSON value, which cannot fail.
+func mustJSON(v any) json.RawMessage {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage(strconv.Quote(fmt.Sprint(v)))
+	}
+	return data
+}
+
+func cmpChain(results ...int) int {
+	for _, r := range results {
+		if r != 0 {
+			return r
+		}
+	}
+	return 0
+}
