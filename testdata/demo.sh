@@ -28,4 +28,8 @@ cat "$FEDCTL_CONFIG"
 # the prod clusters and a Deployment whose 6 replicas an RSP splits.
 examples="$(dirname "$0")/examples"
 step render -f "$examples" --cluster cluster2
-step render -f "$examples" -o json | grep -o '"name":"cluster[0-9]","objects"\|"replicas":[0-9]*'
+
+# Push them: every member in parallel, server-side apply, a summary per
+# cluster. The second run finds nothing to change and writes nothing.
+step apply -f "$examples"
+step apply -f "$examples"

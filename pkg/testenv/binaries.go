@@ -61,6 +61,10 @@ type component struct {
 	pkg      string // main package to build
 	estimate string // cold build time on 2 cores, for the progress line
 
+	// onDemand components (kubectl, for benchmarks) are built only when
+	// asked for by name, so that tests never pay for them.
+	onDemand bool
+
 	// staging is set for k8s.io/kubernetes, whose go.mod points its 31
 	// k8s.io/* staging modules at ./staging directories. Replace directives
 	// of a dependency are ignored, so the throwaway module has to restate
@@ -85,6 +89,11 @@ var components = []component{
 		name: "kube-scheduler", dir: "k8s-" + KubernetesVersion, module: "fedctl.local/testbin",
 		require: "k8s.io/kubernetes", version: KubernetesVersion, pkg: "k8s.io/kubernetes/cmd/kube-scheduler",
 		estimate: "10 s", staging: true,
+	},
+	{
+		name: "kubectl", dir: "k8s-" + KubernetesVersion, module: "fedctl.local/testbin",
+		require: "k8s.io/kubernetes", version: KubernetesVersion, pkg: "k8s.io/kubernetes/cmd/kubectl",
+		estimate: "20 s", staging: true, onDemand: true,
 	},
 	{
 		name: "etcd", dir: "etcd-" + EtcdVersion, module: "fedctl.local/etcd",
@@ -114,26 +123,52 @@ func EnsureBinaries(ctx context.Context, log io.Writer) (Binaries, error) {
 		return Binaries{}, err
 	}
 	bins := binariesIn(cache)
-	if len(missing(cache)) == 0 {
-		return bins, nil
+	if err := buildMissing(ctx, cache, log, func(c component) bool { return !c.onDemand }); err != nil {
+		return Binaries{}, err
+	}
+	return bins, nil
+}
+
+// EnsureKubectl returns the path of kubectl at KubernetesVersion, building
+// it like EnsureBinaries when it is missing. Benchmarks compare fedctl with
+// it; no test needs it.
+func EnsureKubectl(ctx context.Context, log io.Writer) (string, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	cache, err := cacheDir()
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(components, func(c component) bool { return c.name == "kubectl" })
+	if err := buildMissing(ctx, cache, log, func(c component) bool { return c.name == "kubectl" }); err != nil {
+		return "", err
+	}
+	return binaryPath(cache, components[i]), nil
+}
+
+// buildMissing builds the components that want selects and cache lacks.
+func buildMissing(ctx context.Context, cache string, log io.Writer, want func(component) bool) error {
+	if len(missing(cache, want)) == 0 {
+		return nil
 	}
 	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return Binaries{}, fmt.Errorf("create test binary cache: %w", err)
+		return fmt.Errorf("create test binary cache: %w", err)
 	}
 	unlock, err := lockFile(ctx, filepath.Join(cache, ".lock"), log)
 	if err != nil {
-		return Binaries{}, err
+		return err
 	}
 	defer unlock()
 
 	// Asked again under the lock: whoever held it may have built them.
 	b := &builder{cache: cache, log: log, prepared: map[string]bool{}}
-	for _, c := range missing(cache) {
+	for _, c := range missing(cache, want) {
 		if err := b.build(ctx, c); err != nil {
-			return Binaries{}, err
+			return err
 		}
 	}
-	return bins, nil
+	return nil
 }
 
 func binaryPath(cache string, c component) string {
@@ -154,10 +189,14 @@ func binariesIn(cache string) Binaries {
 	}
 }
 
-// missing lists the components without an executable binary in cache.
-func missing(cache string) []component {
+// missing lists the components that want selects and that have no
+// executable binary in cache.
+func missing(cache string, want func(component) bool) []component {
 	var out []component
 	for _, c := range components {
+		if !want(c) {
+			continue
+		}
 		fi, err := os.Stat(binaryPath(cache, c))
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
 			out = append(out, c)

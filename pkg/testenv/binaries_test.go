@@ -130,18 +130,24 @@ func TestCacheDir(t *testing.T) {
 func TestMissing(t *testing.T) {
 	t.Parallel()
 	cache := t.TempDir()
-	assert.Len(t, missing(cache), len(components), "an empty cache misses everything")
+	all := func(component) bool { return true }
+	required := func(c component) bool { return !c.onDemand }
+	assert.Len(t, missing(cache, all), len(components), "an empty cache misses everything")
+	onDemand := missing(cache, func(c component) bool { return c.onDemand })
+	require.Len(t, onDemand, 1)
+	assert.Equal(t, "kubectl", onDemand[0].name, "kubectl is built only when asked for")
+	assert.Len(t, missing(cache, required), len(components)-1)
 
 	for _, c := range components {
 		path := binaryPath(cache, c)
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755))
 	}
-	assert.Empty(t, missing(cache), "executable files are reused")
+	assert.Empty(t, missing(cache, all), "executable files are reused")
 
 	bins := binariesIn(cache)
 	require.NoError(t, os.Chmod(bins.Kwok, 0o644))
-	got := missing(cache)
+	got := missing(cache, required)
 	require.Len(t, got, 1, "a file that is not executable is rebuilt")
 	assert.Equal(t, "kwok", got[0].name)
 	assert.Equal(t, filepath.Join(cache, "kwok-"+KwokVersion, "kwok"), bins.Kwok)
