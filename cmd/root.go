@@ -11,6 +11,7 @@ import (
 
 	"github.com/fedctl/fedctl/cmd/apply"
 	deletecmd "github.com/fedctl/fedctl/cmd/delete"
+	diffcmd "github.com/fedctl/fedctl/cmd/diff"
 	"github.com/fedctl/fedctl/cmd/disable"
 	"github.com/fedctl/fedctl/cmd/enable"
 	"github.com/fedctl/fedctl/cmd/explain"
@@ -99,6 +100,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 	for _, c := range []*cobra.Command{
 		render.NewCmdRender(f, nil),
 		apply.NewCmdApply(f, nil),
+		diffcmd.NewCmdDiff(f, nil),
 		deletecmd.NewCmdDelete(f, nil),
 		federate.NewCmdFederate(f, nil),
 		explain.NewCmdExplain(f, nil),

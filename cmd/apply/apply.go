@@ -36,11 +36,25 @@ type ApplyOptions struct {
 	Concurrency    int
 	Timeout        time.Duration
 	Output         string
+	// Prune, with ApplySet (--applyset), deletes the objects of the set
+	// whose federated objects left the input.
+	Prune    bool
+	ApplySet string
+	// MaxDeletions bounds the deletions in one member; -1: no bound.
+	MaxDeletions int
+	// Version is fedctl's, for the ApplySet's tooling annotation.
+	Version string
 }
+
+// DefaultMaxDeletions is --max-deletions' default. kubectl has no such
+// bound, and a wrong -f path with --prune then deletes a whole set; 100
+// objects per member is more than a routine change removes, and far less
+// than an application.
+const DefaultMaxDeletions = 100
 
 // NewCmdApply returns the apply command. runF, when set, replaces Run.
 func NewCmdApply(f *cmdutil.Factory, runF func(*ApplyOptions) error) *cobra.Command {
-	opts := &ApplyOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: realApplier}
+	opts := &ApplyOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: realApplier, Version: f.Build.Version}
 	cmd := &cobra.Command{
 		Use:   "apply -f FILENAME [--cluster NAME]... [--dry-run=none|client|server]",
 		Short: "Apply federated objects to member clusters",
@@ -61,8 +75,20 @@ federated object says kubefed.io/orphan: "true". Objects fedctl did not create
 are never changed unless --adopt is given; objects labelled
 kubefed.io/managed: "false" are never touched.
 
+With --prune --applyset NAME, the objects fedctl applies are labelled as
+members of a kubectl ApplySet (KEP-3659) whose parent, the Secret NAME (or
+the ConfigMap, with configmaps/NAME) in the --namespace namespace, fedctl
+creates and keeps up to date in every member; objects of the set whose
+federated objects left the input are deleted there ("kubectl get secret NAME
+-o yaml" shows the set). Only objects fedctl created are ever deleted, and
+never one labelled kubefed.io/managed: "false". A member whose listing fails
+is not pruned. --max-deletions (default 100, -1 for no bound) stops a member
+with more deletions than that, de-placement and pruning together, before it
+deletes any.
+
 --dry-run=client sends no request at all and lists the objects each member
-would get; it cannot tell what is new, changed or to be removed.
+would get; it cannot tell what is new, changed or to be removed. With --prune
+it reads the members, sending no write, to list what would be deleted too.
 --dry-run=server sends every write as a server-side dry run, so the API
 servers validate it and nothing changes.
 
@@ -75,7 +101,10 @@ failed (the others are done), 1 when nothing could be done.`,
   fedctl apply -R -f manifests/ --cluster eu-1 --dry-run=server
 
   # Per-cluster, per-object results for a pipeline
-  fedctl apply -f manifests/ -o json`,
+  fedctl apply -f manifests/ -o json
+
+  # Also delete what left manifests/ since the last apply of the set "shop"
+  fedctl apply -f manifests/ --prune --applyset shop -n shop`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.Validate(); err != nil {
@@ -90,7 +119,7 @@ failed (the others are done), 1 when nothing could be done.`,
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only apply to this member cluster (repeatable)")
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
+	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of the ApplySet parent")
 	fl.StringVar(&opts.DryRun, "dry-run", "none", "none, client (send nothing) or server (server-side dry run)")
 	fl.StringVar(&opts.FieldManager, "field-manager", propagate.FieldManager, "Field manager of the server-side applies")
 	fl.BoolVar(&opts.ForceConflicts, "force-conflicts", false, "Take over fields that other field managers own")
@@ -98,6 +127,9 @@ failed (the others are done), 1 when nothing could be done.`,
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters synced at once")
 	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each member cluster")
 	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json")
+	fl.BoolVar(&opts.Prune, "prune", false, "Delete the objects of the --applyset set whose federated objects left the input")
+	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace")
+	fl.IntVar(&opts.MaxDeletions, "max-deletions", DefaultMaxDeletions, "Most objects deleted in one member cluster (de-placement and pruning); -1 for no limit")
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -124,7 +156,34 @@ func (o *ApplyOptions) Validate() error {
 	if o.Output != "" && o.Output != "json" {
 		errs = append(errs, fmt.Errorf("--output must be json, got %q", o.Output))
 	}
+	if o.MaxDeletions < -1 {
+		errs = append(errs, fmt.Errorf("--max-deletions must be -1 (no limit) or more, got %d", o.MaxDeletions))
+	}
+	if _, err := o.applySet(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// applySet is the ApplySet of --prune --applyset; nil without --prune.
+func (o *ApplyOptions) applySet() (*propagate.ApplySet, error) {
+	switch {
+	case o.Prune && o.ApplySet == "":
+		return nil, errors.New("--prune needs --applyset NAME: fedctl prunes only the objects of an ApplySet")
+	case !o.Prune && o.ApplySet != "":
+		return nil, errors.New("--applyset needs --prune")
+	case !o.Prune:
+		return nil, nil
+	}
+	version := o.Version
+	if version == "" {
+		version = "dev"
+	}
+	set, err := propagate.ParseApplySet(o.ApplySet, o.Namespace, "fedctl/"+version)
+	if err != nil {
+		return nil, err
+	}
+	return &set, nil
 }
 
 // Run renders, then propagates. Problems in the input stop it before any
@@ -155,8 +214,13 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	if len(clusters) == 0 {
 		clusters = fed.Names()
 	}
+	set, _ := o.applySet() // checked by Validate
+	var maxDeletions *int
+	if o.MaxDeletions >= 0 {
+		maxDeletions = &o.MaxDeletions
+	}
 	var report *propagate.Report
-	if o.DryRun == "client" {
+	if o.DryRun == "client" && set == nil {
 		report = propagate.Plan(res, clusters)
 	} else {
 		access, err := o.Access()
@@ -164,7 +228,11 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 			return err
 		}
 		access.Timeout = o.Timeout
-		report = propagate.Run(ctx, propagate.Input{
+		run := propagate.Run
+		if o.DryRun == "client" {
+			run = propagate.PlanLive // reads, to find what --prune would delete
+		}
+		report = run(ctx, propagate.Input{
 			Result:   res,
 			Clusters: clusters,
 			Appliers: func(name string) (propagate.Applier, error) {
@@ -178,6 +246,8 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 				DryRun:       o.DryRun == "server",
 				Concurrency:  o.Concurrency,
 				Timeout:      o.Timeout,
+				ApplySet:     set,
+				MaxDeletions: maxDeletions,
 			},
 		})
 	}

@@ -27,14 +27,20 @@ func TestNewCmdApply(t *testing.T) {
 		{
 			name: "defaults",
 			args: []string{"-f", "dir"},
-			want: ApplyOptions{Filenames: []string{"dir"}, Namespace: "default", DryRun: "none", FieldManager: "fedctl", Concurrency: 8, Timeout: 30 * time.Second},
+			want: ApplyOptions{Filenames: []string{"dir"}, Namespace: "default", DryRun: "none", FieldManager: "fedctl", Concurrency: 8, Timeout: 30 * time.Second, MaxDeletions: 100},
+		},
+		{
+			name: "pruning an ApplySet",
+			args: []string{"-f", "dir", "--prune", "--applyset", "configmaps/shop", "-n", "shop", "--max-deletions", "-1"},
+			want: ApplyOptions{Filenames: []string{"dir"}, Namespace: "shop", DryRun: "none", FieldManager: "fedctl", Concurrency: 8, Timeout: 30 * time.Second,
+				Prune: true, ApplySet: "configmaps/shop", MaxDeletions: -1},
 		},
 		{
 			name: "every flag",
 			args: []string{"-R", "-f", "a", "-f", "b", "--cluster", "c1", "--cluster", "c2", "-n", "shop", "--dry-run=server", "--field-manager", "ci",
 				"--force-conflicts", "--adopt", "--concurrency", "2", "--timeout", "5s", "-o", "json"},
 			want: ApplyOptions{Filenames: []string{"a", "b"}, Recursive: true, Clusters: []string{"c1", "c2"}, Namespace: "shop", DryRun: "server", FieldManager: "ci",
-				ForceConflicts: true, Adopt: true, Concurrency: 2, Timeout: 5 * time.Second, Output: "json"},
+				ForceConflicts: true, Adopt: true, Concurrency: 2, Timeout: 5 * time.Second, Output: "json", MaxDeletions: 100},
 		},
 		{name: "no -f", args: nil, wantErr: "-f is required"},
 		{name: "bad dry run", args: []string{"-f", "d", "--dry-run=yes"}, wantErr: `--dry-run must be none, client or server, got "yes"`},
@@ -42,6 +48,11 @@ func TestNewCmdApply(t *testing.T) {
 		{name: "zero timeout", args: []string{"-f", "d", "--timeout", "0s"}, wantErr: "--timeout must be positive, got 0s"},
 		{name: "bad output", args: []string{"-f", "d", "-o", "yaml"}, wantErr: `--output must be json, got "yaml"`},
 		{name: "empty field manager", args: []string{"-f", "d", "--field-manager="}, wantErr: "--field-manager must not be empty"},
+		{name: "prune without an ApplySet", args: []string{"-f", "d", "--prune"}, wantErr: "--prune needs --applyset NAME: fedctl prunes only the objects of an ApplySet"},
+		{name: "an ApplySet without prune", args: []string{"-f", "d", "--applyset", "shop"}, wantErr: "--applyset needs --prune"},
+		{name: "an ApplySet parent of another kind", args: []string{"-f", "d", "--prune", "--applyset", "deployments/shop"},
+			wantErr: `--applyset "deployments/shop": the parent must be secrets/NAME (the default) or configmaps/NAME`},
+		{name: "max deletions below -1", args: []string{"-f", "d", "--max-deletions", "-2"}, wantErr: "--max-deletions must be -1 (no limit) or more, got -2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,6 +82,9 @@ func TestNewCmdApply(t *testing.T) {
 			assert.Equal(t, tt.want.Concurrency, got.Concurrency)
 			assert.Equal(t, tt.want.Timeout, got.Timeout)
 			assert.Equal(t, tt.want.Output, got.Output)
+			assert.Equal(t, tt.want.Prune, got.Prune)
+			assert.Equal(t, tt.want.ApplySet, got.ApplySet)
+			assert.Equal(t, tt.want.MaxDeletions, got.MaxDeletions)
 		})
 	}
 }

@@ -128,6 +128,13 @@ func federationOf(types ...typeconfig.Type) *members.Federation {
 // runApply runs "fedctl apply -o json ARGS" against the test clusters.
 func runApply(t *testing.T, fed *members.Federation, args ...string) applyRun {
 	t.Helper()
+	return runApplyWith(t, fed, nil, args...)
+}
+
+// runApplyWith is runApply with each member's Applier passed through wrap
+// (when set), to act from inside a run.
+func runApplyWith(t *testing.T, fed *members.Federation, wrap func(cluster string, a propagate.Applier) propagate.Applier, args ...string) applyRun {
+	t.Helper()
 	e := testenv.Require(t, env)
 	ios, _, out, errOut := iostreams.Test()
 	counter := &requestCounter{counts: map[string]map[string]int{}, lists: map[string]int{}}
@@ -140,7 +147,21 @@ func runApply(t *testing.T, fed *members.Federation, args ...string) applyRun {
 			return members.Access{Kubeconfig: e.Kubeconfig, RequestLog: counter}, nil
 		},
 	}
-	cmd := NewCmdApply(f, nil)
+	var runF func(*ApplyOptions) error
+	if wrap != nil {
+		runF = func(o *ApplyOptions) error {
+			real := o.Applier
+			o.Applier = func(a members.Access, m members.Member) (propagate.Applier, error) {
+				applier, err := real(a, m)
+				if err != nil {
+					return nil, err
+				}
+				return wrap(m.Name, applier), nil
+			}
+			return o.Run(context.Background())
+		}
+	}
+	cmd := NewCmdApply(f, runF)
 	cmd.SetArgs(append([]string{"-o", "json"}, args...))
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	err := cmd.ExecuteContext(context.Background())

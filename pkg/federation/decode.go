@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fedctl/fedctl/pkg/parallel"
 	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/parallel"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 

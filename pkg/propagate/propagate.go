@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/render"
@@ -51,6 +52,19 @@ type Options struct {
 	// object's kubefed.io/deleteoption does not set one; empty means the
 	// API server's default (background).
 	Cascade metav1.DeletionPropagation
+	// ApplySet, when set, labels every applied object as part of this
+	// ApplySet, keeps its parent up to date in each member and prunes the
+	// objects of the set whose federated objects left the input
+	// (--prune --applyset).
+	ApplySet *ApplySet
+	// MaxDeletions, when set, bounds the objects Run deletes in one member,
+	// de-placement and pruning together: with more to delete, it deletes
+	// none there and fails them. Nil means no bound.
+	MaxDeletions *int
+
+	// compare makes Run a Compare: every object is sent as a dry run, and
+	// the live object and the dry run's result are kept.
+	compare bool
 }
 
 // Input is what Run propagates.
@@ -73,6 +87,16 @@ func Run(ctx context.Context, in Input) *Report {
 	return runMembers(ctx, in, func(mctx context.Context, s *memberSync) ClusterResult { return s.run(mctx) })
 }
 
+// Compare is Run as a server-side dry run that sends every object, changed
+// or not, so that drift by other writers shows too, and keeps for each
+// object the live object and what the API server says it would become
+// (ClusterResult.Comparisons): fedctl diff. Removals are dry runs too, with
+// no MaxDeletions bound. Nothing in any member changes.
+func Compare(ctx context.Context, in Input) *Report {
+	in.DryRun, in.compare, in.MaxDeletions = true, true, nil
+	return Run(ctx, in)
+}
+
 // Delete removes from every member of in.Clusters the objects fedctl
 // manages for the federated objects in in.Result, wherever they are placed
 // (fedctl delete, §c.5): deleted with the options of the federated
@@ -89,7 +113,7 @@ func Delete(ctx context.Context, in Input) *Report {
 			return cr
 		}
 		s.applier = a
-		if err := s.list(mctx); err != nil {
+		if err := s.list(mctx, nil); err != nil {
 			cr.Error = err.Error()
 			return cr
 		}
@@ -220,6 +244,30 @@ type memberSync struct {
 	// bumps records the types whose generation moves when only their
 	// annotations change (see recordGeneration).
 	bumps map[schema.GroupResource]bool
+
+	// applySet is the ApplySet's parent in the member, with Options.ApplySet.
+	applySet *applySetState
+	// dryNamespaces are the Namespaces a dry run would create.
+	dryNamespaces map[string]bool
+	// comparisons are kept in compare mode (under mu).
+	comparisons []Comparison
+}
+
+// dryNamespace says whether a dry run of this run would create namespace.
+func (s *memberSync) dryNamespace(namespace string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dryNamespaces[namespace]
+}
+
+// compared keeps what obj is live and would become, in compare mode.
+func (s *memberSync) compared(res ObjectResult, live, merged *unstructured.Unstructured) {
+	if !s.in.compare {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.comparisons = append(s.comparisons, comparisonOf(res, live, merged))
 }
 
 func newMemberSync(in Input, cluster string) *memberSync {
@@ -227,7 +275,7 @@ func newMemberSync(in Input, cluster string) *memberSync {
 	for _, p := range in.Result.Placed {
 		placed[federation.SourceOf(p.Object)] = p
 	}
-	return &memberSync{in: in, cluster: cluster, live: map[liveKey]*unstructured.Unstructured{}, placed: placed, bumps: map[schema.GroupResource]bool{}}
+	return &memberSync{in: in, cluster: cluster, live: map[liveKey]*unstructured.Unstructured{}, placed: placed, bumps: map[schema.GroupResource]bool{}, dryNamespaces: map[string]bool{}}
 }
 
 func (s *memberSync) writeOptions() WriteOptions {
@@ -263,9 +311,28 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 		cr.Error = err.Error()
 		return cr
 	}
-	if err := s.list(ctx); err != nil {
+	var setKinds sets.Set[schema.GroupKind]
+	if s.in.ApplySet != nil {
+		if err := s.readApplySet(ctx); err != nil {
+			cr.Error = err.Error()
+			return cr
+		}
+		setKinds = s.applySet.groupKinds
+	}
+	if err := s.list(ctx, setKinds); err != nil {
 		cr.Error = err.Error()
 		return cr
+	}
+	// The parent goes first, listing every kind the set may hold after this
+	// run; when its namespace is created by this run, right after it.
+	parentPending := false
+	if s.in.ApplySet != nil {
+		err := s.openApplySet(ctx, items)
+		parentPending = errors.Is(err, errParentNamespace)
+		if err != nil && !parentPending {
+			cr.Error = err.Error()
+			return cr
+		}
 	}
 
 	first := slices.IndexFunc(items, func(it *item) bool { return !firstPhase(it.gvk.Kind) })
@@ -275,6 +342,20 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 	s.applyAll(ctx, items[:first])
 	if s.waitForCRDs(ctx, items[:first]) {
 		s.applier.Reset()
+	}
+	if parentPending {
+		err := s.openApplySet(ctx, items)
+		switch {
+		case errors.Is(err, errParentNamespace) && s.in.DryRun && s.dryNamespace(s.in.ApplySet.Namespace):
+			// created with its namespace by the real run
+		case errors.Is(err, errParentNamespace):
+			cr.Error = fmt.Sprintf("namespace %s of the ApplySet parent %s does not exist in this cluster; create it, federate it, or choose the parent's namespace with --namespace",
+				s.in.ApplySet.Namespace, s.in.ApplySet.Ref())
+			return s.finish(cr, items)
+		case err != nil:
+			cr.Error = err.Error()
+			return s.finish(cr, items)
+		}
 	}
 	for _, it := range items[first:] {
 		if it.mapped {
@@ -308,7 +389,27 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 		cr.Objects = append(cr.Objects, *it.result)
 	}
 	cr.Objects = append(cr.Objects, failures...)
-	cr.Objects = append(cr.Objects, s.removeUnplaced(ctx)...)
+	removed := s.removeUnplaced(ctx)
+	cr.Objects = append(cr.Objects, removed...)
+	if s.in.ApplySet != nil {
+		if err := s.closeApplySet(ctx, items, removed); err != nil {
+			cr.Error = err.Error()
+		}
+	}
+	cr.Comparisons = s.sortedComparisons()
+	return cr
+}
+
+// finish reports items after the member failed as a whole midway: those
+// not handled yet failed with it.
+func (s *memberSync) finish(cr ClusterResult, items []*item) ClusterResult {
+	for _, it := range items {
+		if it.result.Action == "" {
+			it.result.Action, it.result.Error = Failed, "not applied: "+cr.Error
+		}
+		cr.Objects = append(cr.Objects, *it.result)
+	}
+	cr.Comparisons = s.sortedComparisons()
 	return cr
 }
 
@@ -339,9 +440,9 @@ func (s *memberSync) preflight(ctx context.Context, items []*item) error {
 	var missing []string
 	for _, it := range items {
 		if err := ctx.Err(); err != nil {
-			return err
+			return explain(err)
 		}
-		m, err := s.applier.Map(it.gvk)
+		m, err := s.mapType(ctx, it.gvk)
 		var ns *NotServedError
 		switch {
 		case errors.As(err, &ns) && fromCRDs[it.gvk.GroupKind()]:
@@ -360,15 +461,47 @@ func (s *memberSync) preflight(ctx context.Context, items []*item) error {
 	return nil
 }
 
+// mapType is Applier.Map, given up when ctx ends. The first Map of a
+// member runs its discovery, whose requests take no context: without this
+// a Ctrl-C would wait for them until --timeout. The abandoned call ends
+// with its requests' own timeout.
+func (s *memberSync) mapType(ctx context.Context, gvk schema.GroupVersionKind) (Mapping, error) {
+	type mapped struct {
+		m   Mapping
+		err error
+	}
+	done := make(chan mapped, 1)
+	go func() {
+		m, err := s.applier.Map(gvk)
+		done <- mapped{m, err}
+	}()
+	select {
+	case r := <-done:
+		return r.m, r.err
+	case <-ctx.Done():
+		return Mapping{}, ctx.Err()
+	}
+}
+
 // list reads, with one label-selected LIST per type, every object fedctl
-// manages in the member among the types of the input. A type the member
-// does not serve holds nothing and is not listed. Any failure fails the
-// member, so nothing is removed on the strength of a partial listing.
-func (s *memberSync) list(ctx context.Context) error {
+// manages in the member among the types of the input and the extra
+// group-kinds (those an ApplySet parent lists). A type the member does not
+// serve holds nothing and is not listed. Any failure fails the member, so
+// nothing is removed on the strength of a partial listing.
+func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind]) error {
 	seen := map[schema.GroupResource]bool{}
 	var mappings []Mapping
+	var gvks []schema.GroupVersionKind
 	for _, p := range s.in.Result.Placed {
-		m, err := s.applier.Map(schema.GroupVersionKind{Group: p.Type.Group, Version: p.Type.Version, Kind: p.Type.Kind})
+		gvks = append(gvks, schema.GroupVersionKind{Group: p.Type.Group, Version: p.Type.Version, Kind: p.Type.Kind})
+	}
+	extraKinds := extra.UnsortedList()
+	slices.SortFunc(extraKinds, func(a, b schema.GroupKind) int { return strings.Compare(a.String(), b.String()) })
+	for _, gk := range extraKinds {
+		gvks = append(gvks, gk.WithVersion("")) // the member's preferred version
+	}
+	for _, gvk := range gvks {
+		m, err := s.mapType(ctx, gvk)
 		var ns *NotServedError
 		switch {
 		case errors.As(err, &ns):
@@ -481,7 +614,9 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		it.fail("", err)
 		return
 	}
-	if live != nil && !adopting && upToDate(live, hashed, hash) {
+	// Compare sends every object: only the API server can say what other
+	// writers changed since.
+	if live != nil && !adopting && upToDate(live, hashed, hash) && !s.in.compare {
 		res.Action = Unchanged
 		return
 	}
@@ -502,6 +637,14 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		applied, err = s.applier.Apply(ctx, it.mapping, obj, wo)
 		return err
 	})
+	if err != nil && s.in.DryRun && namespaceNotFound(err) && s.dryNamespace(res.Namespace) {
+		// A server-side dry run creates no Namespace, so nothing can check
+		// the objects that go in a new one.
+		res.Action, res.Reason = Skipped, ReasonNamespaceNotCreated
+		res.Error = "its namespace is not created in a dry run, so it cannot be checked"
+		s.compared(*res, nil, obj)
+		return
+	}
 	if err != nil {
 		reason := ""
 		if apierrors.IsConflict(err) {
@@ -516,6 +659,15 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		res.Action = Created
 	}
 	if s.in.DryRun {
+		if res.Kind == "Namespace" && live == nil {
+			s.mu.Lock()
+			s.dryNamespaces[res.Name] = true
+			s.mu.Unlock()
+		}
+		if s.in.compare && live != nil && sameObject(live, applied) {
+			res.Action = Unchanged
+		}
+		s.compared(*res, live, applied)
 		return
 	}
 	if err := s.recordGeneration(ctx, it, applied); err != nil {
@@ -589,8 +741,19 @@ func (s *memberSync) bumpsOnAnnotations(gr schema.GroupResource, set, value bool
 // remove it (and the API server default it) whenever fedctl was its only
 // owner. The hash leaves replicas out, so scaling alone never causes a
 // write.
+//
+// With an ApplySet, the object also carries the set's part-of label.
 func (s *memberSync) desired(it *item, live *unstructured.Unstructured) (apply, hashed map[string]any) {
 	apply = runtime.DeepCopyJSON(it.target.Object)
+	if s.applySet != nil {
+		u := &unstructured.Unstructured{Object: apply}
+		labels := u.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[ApplySetPartOfLabel] = s.applySet.set.ID()
+		u.SetLabels(labels)
+	}
 	if rr := it.target.Source.Spec.RetainReplicas; rr == nil || !*rr {
 		return apply, apply
 	}
@@ -655,39 +818,63 @@ func established(crd *unstructured.Unstructured) bool {
 type removal struct {
 	obj     *unstructured.Unstructured
 	mapping Mapping
-	placed  render.Placed
-	result  ObjectResult
+	// placed is the federated object in the input it belongs to; zero
+	// for an object pruned from an ApplySet.
+	placed render.Placed
+	result ObjectResult
+}
+
+// orphan says whether the object is to be unmarked rather than deleted.
+func (r *removal) orphan() bool {
+	return r.placed.Object != nil && r.placed.Object.Annotations[federation.OrphanAnnotation] == "true"
+}
+
+// deletes says whether removing it sends a DELETE.
+func (r *removal) deletes() bool {
+	return r.result.Action == "" && !managedFalse(r.obj) && !r.orphan() && r.obj.GetDeletionTimestamp() == nil
 }
 
 // removeUnplaced deletes, in reverse install order, the objects of
 // federated objects in the input that are no longer placed in the member
 // (§c.4), or strips fedctl's markers from them when the federated object
 // says kubefed.io/orphan: "true". Objects of federated objects that are not
-// in the input are left alone.
+// in the input are left alone, unless they are part of the ApplySet being
+// pruned: those are deleted. MaxDeletions bounds the deletions.
 func (s *memberSync) removeUnplaced(ctx context.Context) []ObjectResult {
 	return s.removeAll(ctx, func(p render.Placed) bool { return !slices.Contains(p.Clusters, s.cluster) })
 }
 
 // removeAll removes, in reverse install order, fedctl's objects of the
-// federated objects in the input for which remove returns true.
+// federated objects in the input for which remove returns true, and with
+// an ApplySet the objects of the set whose federated object is not in the
+// input.
 func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) bool) []ObjectResult {
 	var removals []*removal
 	for _, k := range slices.SortedFunc(maps.Keys(s.live), compareKeys) {
 		obj := s.live[k]
-		p, ok := s.placed[obj.GetAnnotations()[federation.SourceAnnotation]]
-		if !ok || !ours(obj) || !remove(p) {
+		if !ours(obj) {
+			continue
+		}
+		source := obj.GetAnnotations()[federation.SourceAnnotation]
+		p, inInput := s.placed[source]
+		pruned := !inInput && s.applySet != nil && !s.deleting && obj.GetLabels()[ApplySetPartOfLabel] == s.applySet.set.ID()
+		if !pruned && (!inInput || !remove(p)) {
 			continue
 		}
 		m, err := s.applier.Map(obj.GroupVersionKind())
 		r := &removal{obj: obj, mapping: m, placed: p, result: ObjectResult{
 			APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(),
-			FederatedObject: federation.SourceOf(p.Object),
+			FederatedObject: source,
 		}}
+		if pruned {
+			r.result.Reason = ReasonPruned
+		}
 		if err != nil {
 			r.result.Action, r.result.Error = Failed, err.Error()
 		}
 		removals = append(removals, r)
 	}
+	s.limitDeletions(removals)
 	slices.SortStableFunc(removals, func(x, y *removal) int { return rank(y.result.Kind) - rank(x.result.Kind) })
 	for start := 0; start < len(removals); {
 		end := start + 1
@@ -696,7 +883,7 @@ func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) b
 		}
 		batch := removals[start:end]
 		s.parallel(ctx, len(batch), func(i int) {
-			if batch[i].result.Action != Failed {
+			if batch[i].result.Action == "" {
 				s.remove(ctx, batch[i])
 			}
 		})
@@ -709,6 +896,33 @@ func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) b
 	return out
 }
 
+// limitDeletions fails every deletion when there are more than
+// MaxDeletions: a wrong -f path or a placement typo must not empty a
+// member. Orphaning and skipping go ahead.
+func (s *memberSync) limitDeletions(removals []*removal) {
+	if s.in.MaxDeletions == nil {
+		return
+	}
+	n := 0
+	for _, r := range removals {
+		if r.deletes() {
+			n++
+		}
+	}
+	if n <= *s.in.MaxDeletions {
+		return
+	}
+	msg := fmt.Sprintf("not deleted: %d objects would be deleted in this cluster, more than --max-deletions=%d; check the input, then raise --max-deletions to allow it", n, *s.in.MaxDeletions)
+	for _, r := range removals {
+		if r.deletes() {
+			r.result.Action, r.result.Error = Failed, msg
+			if r.result.Reason == "" {
+				r.result.Reason = ReasonTooManyDeletions
+			}
+		}
+	}
+}
+
 func (s *memberSync) remove(ctx context.Context, r *removal) {
 	res := &r.result
 	if managedFalse(r.obj) {
@@ -716,14 +930,16 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 		res.Error = fmt.Sprintf("labelled %s: \"false\"; not removed", federation.ManagedLabel)
 		return
 	}
-	if r.obj.GetDeletionTimestamp() != nil && r.placed.Object.Annotations[federation.OrphanAnnotation] != "true" {
+	if r.obj.GetDeletionTimestamp() != nil && !r.orphan() {
 		// Being deleted already (finalizers pending): nothing to send.
 		res.Action, res.Reason = Deleted, ReasonTerminating
 		return
 	}
-	if r.placed.Object.Annotations[federation.OrphanAnnotation] == "true" {
+	if r.orphan() {
+		var patched *unstructured.Unstructured
 		err := withRetry(ctx, func() error {
-			_, err := s.applier.MergePatch(ctx, r.mapping, res.Namespace, res.Name, unmarkPatch, s.writeOptions())
+			var err error
+			patched, err = s.applier.MergePatch(ctx, r.mapping, res.Namespace, res.Name, unmarkPatch, s.writeOptions())
 			return err
 		})
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -731,11 +947,14 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 			return
 		}
 		res.Action = Orphaned
+		if patched != nil {
+			s.compared(*res, r.obj, patched)
+		}
 		return
 	}
 	uid := r.obj.GetUID()
 	opts := metav1.DeleteOptions{}
-	if s.deleting {
+	if s.deleting && r.placed.Object != nil {
 		// fedctl delete: KubeFed's kubefed.io/deleteoption, else --cascade
 		// (§c.5); de-placement passes no options, as KubeFed (§c.4).
 		if raw := r.placed.Object.Annotations[federation.DeleteOptionAnnotation]; raw != "" {
@@ -762,13 +981,15 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 		return
 	}
 	res.Action = Deleted
+	s.compared(*res, r.obj, nil)
 }
 
-// unmarkPatch removes fedctl's labels and annotations: what is left is an
-// object like any other, which fedctl will not touch again.
+// unmarkPatch removes fedctl's labels and annotations, the ApplySet's
+// part-of label included: what is left is an object like any other, which
+// neither fedctl nor a kubectl prune of the set will touch again.
 var unmarkPatch = func() []byte {
 	data, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"labels":      map[string]any{federation.ManagedLabel: nil, federation.ManagedByLabel: nil},
+		"labels":      map[string]any{federation.ManagedLabel: nil, federation.ManagedByLabel: nil, ApplySetPartOfLabel: nil},
 		"annotations": map[string]any{federation.SourceAnnotation: nil, HashAnnotation: nil, GenerationAnnotation: nil},
 	}})
 	return data
@@ -781,4 +1002,39 @@ func compareKeys(a, b liveKey) int {
 		}
 	}
 	return 0
+}
+
+// PlanLive is --dry-run=client when deletions matter (--prune): like Run,
+// it reads each member (discovery, LISTs, GETs) to tell new, changed and
+// unchanged objects and what would be deleted, but it sends no write at
+// all, not even a dry run, so the API servers validate nothing.
+func PlanLive(ctx context.Context, in Input) *Report {
+	appliers := in.Appliers
+	in.Appliers = func(cluster string) (Applier, error) {
+		a, err := appliers(cluster)
+		if err != nil {
+			return nil, err
+		}
+		return readOnlyApplier{a}, nil
+	}
+	in.DryRun = true
+	report := Run(ctx, in)
+	report.DryRun = "client"
+	return report
+}
+
+// readOnlyApplier reads through to a member and answers every write
+// itself, as if it had succeeded.
+type readOnlyApplier struct{ Applier }
+
+func (readOnlyApplier) Apply(_ context.Context, _ Mapping, obj *unstructured.Unstructured, _ WriteOptions) (*unstructured.Unstructured, error) {
+	return obj.DeepCopy(), nil
+}
+
+func (r readOnlyApplier) MergePatch(ctx context.Context, m Mapping, namespace, name string, _ []byte, _ WriteOptions) (*unstructured.Unstructured, error) {
+	return r.Get(ctx, m, namespace, name)
+}
+
+func (readOnlyApplier) Delete(context.Context, Mapping, string, string, metav1.DeleteOptions) error {
+	return nil
 }

@@ -87,6 +87,11 @@ func (f *fakeApplier) Map(gvk schema.GroupVersionKind) (Mapping, error) {
 	if m, ok := f.served[gvk]; ok {
 		return m, nil
 	}
+	for served, m := range f.served {
+		if gvk.Version == "" && served.GroupKind() == gvk.GroupKind() {
+			return m, nil // the preferred version
+		}
+	}
 	return Mapping{}, &NotServedError{GVK: gvk}
 }
 
@@ -165,8 +170,11 @@ func (f *fakeApplier) MergePatch(_ context.Context, m Mapping, namespace, name s
 	return nil, errors.New("not implemented by the fake")
 }
 
-func (f *fakeApplier) Delete(_ context.Context, m Mapping, namespace, name string, _ metav1.DeleteOptions) error {
+func (f *fakeApplier) Delete(_ context.Context, m Mapping, namespace, name string, opts metav1.DeleteOptions) error {
 	f.record("DELETE " + m.Resource.Resource + " " + name)
+	if len(opts.DryRun) > 0 {
+		return nil
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.objects, keyOf(m, namespace, name))

@@ -52,6 +52,16 @@ const (
 	// ReasonCRDNotCreated: --dry-run=server with an object whose CRD is in
 	// the same input; the dry run creates no CRD, so the object is skipped.
 	ReasonCRDNotCreated = "CRDNotCreated"
+	// ReasonNamespaceNotCreated: --dry-run=server with an object whose
+	// Namespace the same run creates; the dry run creates no Namespace, so
+	// the object is skipped.
+	ReasonNamespaceNotCreated = "NamespaceNotCreated"
+	// ReasonPruned: deleted (or to be deleted) because it is part of the
+	// ApplySet and its federated object left the input (--prune).
+	ReasonPruned = "Pruned"
+	// ReasonTooManyDeletions: not deleted because the member had more
+	// deletions than --max-deletions allows.
+	ReasonTooManyDeletions = "TooManyDeletions"
 )
 
 // ObjectResult is what happened to one member object.
@@ -80,11 +90,14 @@ func (r ObjectResult) Ref() string {
 type ClusterResult struct {
 	Cluster string `json:"cluster"`
 	// Error is set when the member failed as a whole (unreachable, a type
-	// it lacks, a listing that failed): nothing was written to it.
+	// it lacks, a listing that failed, an ApplySet parent that cannot be
+	// written): nothing was written to it, or only what Objects reports.
 	Error string `json:"error,omitempty"`
 	// Objects are in the order they were handled: install order, then
 	// removals.
 	Objects []ObjectResult `json:"objects"`
+	// Comparisons are kept by Compare only, sorted by file name.
+	Comparisons []Comparison `json:"-"`
 }
 
 // Failed says whether the member or any of its objects failed.
@@ -142,7 +155,7 @@ func (r *Report) WriteSummary(w io.Writer, cs *iostreams.ColorScheme) {
 	suffix := ""
 	switch r.DryRun {
 	case "client":
-		suffix = " (dry run: nothing sent)"
+		suffix = " (client dry run: nothing written)"
 	case "server":
 		suffix = " (server dry run: nothing changed)"
 	}

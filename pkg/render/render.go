@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fedctl/fedctl/pkg/parallel"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/overrides"
+	"github.com/fedctl/fedctl/pkg/parallel"
 	"github.com/fedctl/fedctl/pkg/placement"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )

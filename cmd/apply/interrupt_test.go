@@ -1,0 +1,118 @@
+package apply
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// hangingServer accepts connections and never answers, like an API server
+// that stopped responding; it reports the first connection.
+func hangingServer(t *testing.T) (addr string, connected <-chan struct{}) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ch := make(chan struct{})
+	var mu sync.Mutex
+	var conns []net.Conn
+	var once sync.Once
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			once.Do(func() { close(ch) })
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return ln.Addr().String(), ch
+}
+
+// TestApplyInterrupted: Ctrl-C (SIGINT) while a member does not answer
+// ends fedctl apply at once, long before --timeout: the member is reported
+// interrupted, the exit status is 1, and there is no panic or trace.
+func TestApplyInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds fedctl")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fedctl")
+	build := exec.Command("go", "build", "-o", bin, "../..")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+
+	addr, connected := hangingServer(t)
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: hang
+  cluster: {server: "http://%s"}
+users:
+- name: hang
+  user: {token: not-a-real-token}
+contexts:
+- name: hang
+  context: {cluster: hang, user: hang}
+current-context: hang
+`, addr)), 0o600))
+	config := filepath.Join(dir, "federation.yaml")
+	require.NoError(t, os.WriteFile(config, []byte(fmt.Sprintf(`apiVersion: fedctl.io/v1alpha1
+kind: Federation
+clusters:
+- name: hang
+  kubeconfig: %s
+`, kubeconfig)), 0o600))
+	manifests := t.TempDir()
+	write(t, manifests, namespaceDoc("interrupted"))
+
+	cmd := exec.Command(bin, "--config", config, "apply", "-f", manifests, "--timeout", "2m")
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-connected:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("fedctl never reached the member; stderr:\n%s", errOut.String())
+	}
+	time.Sleep(200 * time.Millisecond) // well inside the request
+	start := time.Now()
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("fedctl did not stop on SIGINT; stderr:\n%s", errOut.String())
+	}
+	t.Logf("stopped %s after SIGINT; stderr:\n%s", time.Since(start).Round(time.Millisecond), errOut.String())
+	var exitErr *exec.ExitError
+	require.ErrorAs(t, err, &exitErr)
+	assert.Equal(t, 1, exitErr.ExitCode())
+	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.Equal(t, "✗ cluster hang: interrupted\nerror: interrupted\n", errOut.String())
+	assert.Empty(t, out.String())
+}

@@ -1,0 +1,314 @@
+// Package diff implements "fedctl diff".
+package diff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/engine"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/render"
+)
+
+// Exit codes of diff, as kubectl diff's: 1 means differences were found,
+// so errors are 2 and up.
+const (
+	exitDifferent = 1
+	exitError     = 2
+)
+
+// DiffOptions are the inputs of "fedctl diff".
+type DiffOptions struct {
+	IO         *iostreams.IOStreams
+	Federation func() (*members.File, error)
+	Access     func() (members.Access, error)
+	// Applier returns the Applier of one member; tests replace it.
+	Applier func(members.Access, members.Member) (propagate.Applier, error)
+	// Getenv reads FEDCTL_EXTERNAL_DIFF and KUBECTL_EXTERNAL_DIFF; tests
+	// replace it.
+	Getenv func(string) string
+
+	Filenames      []string
+	Recursive      bool
+	Clusters       []string
+	Namespace      string
+	FieldManager   string
+	ForceConflicts bool
+	Adopt          bool
+	Concurrency    int
+	Timeout        time.Duration
+	Prune          bool
+	ApplySet       string
+	Version        string
+}
+
+// NewCmdDiff returns the diff command. runF, when set, replaces Run.
+func NewCmdDiff(f *cmdutil.Factory, runF func(*DiffOptions) error) *cobra.Command {
+	opts := &DiffOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: realApplier, Getenv: os.Getenv, Version: f.Build.Version}
+	cmd := &cobra.Command{
+		Use:   "diff -f FILENAME [--cluster NAME]... [--prune --applyset NAME]",
+		Short: "Show what apply would change in member clusters",
+		Long: `Show, per member cluster and object, the difference between the live object
+and what "fedctl apply" would make of it. Every member object is sent to its
+member as a server-side dry run, changed or not, so changes made by other
+writers show too; nothing in any member changes.
+
+The output is that of kubectl diff: the live objects and the dry runs'
+results are written as YAML to two temporary directories, LIVE and MERGED,
+one file per object named CLUSTER_GROUP.VERSION.KIND.NAMESPACE.NAME, and
+compared with $FEDCTL_EXTERNAL_DIFF, else $KUBECTL_EXTERNAL_DIFF, else
+"diff -u -N". metadata.managedFields, resourceVersion, generation, uid,
+creationTimestamp and fedctl's bookkeeping annotations are left out; the
+values of a Secret's data are masked ("***", or "*** (before)" and
+"*** (after)" when they change). An object that apply would delete, because
+it is no longer placed in a member or, with --prune --applyset, because it
+left the input, shows as deleted; a new one as added.
+
+Exit status, as kubectl diff: 0 when nothing differs, 1 when something
+differs, 2 or more on an error, a member that cannot be reached included
+(the other members' differences are printed first).`,
+		Example: `  # What would apply change?
+  fedctl diff -f manifests/
+
+  # In one member, with pruning, through another diff program
+  KUBECTL_EXTERNAL_DIFF="colordiff -N -u" fedctl diff -f manifests/ --cluster eu-1 --prune --applyset shop`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Validate(); err != nil {
+				return cmdutil.FlagErrorWrap(err)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			err := opts.Run(cmd.Context())
+			var exitErr *cmdutil.ExitError
+			if err != nil && !errors.As(err, &exitErr) {
+				return &cmdutil.ExitError{Code: exitError, Err: err}
+			}
+			return err
+		},
+	}
+	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only compare in this member cluster (repeatable)")
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of the ApplySet parent")
+	fl.StringVar(&opts.FieldManager, "field-manager", propagate.FieldManager, "Field manager of the server-side dry runs")
+	fl.BoolVar(&opts.ForceConflicts, "force-conflicts", false, "Take over fields that other field managers own, as apply --force-conflicts would")
+	fl.BoolVar(&opts.Adopt, "adopt", false, "Take over existing objects that fedctl did not create, as apply --adopt would")
+	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters compared at once")
+	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each member cluster")
+	fl.BoolVar(&opts.Prune, "prune", false, "Also show the objects of the --applyset set that apply --prune would delete")
+	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace")
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *DiffOptions) Validate() error {
+	var errs []error
+	if len(o.Filenames) == 0 {
+		errs = append(errs, errors.New("-f is required: a file, a directory or - for standard input"))
+	}
+	if o.FieldManager == "" {
+		errs = append(errs, errors.New("--field-manager must not be empty"))
+	}
+	if o.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency))
+	}
+	if o.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", o.Timeout))
+	}
+	if _, err := o.applySet(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// applySet is the ApplySet of --prune --applyset; nil without --prune.
+func (o *DiffOptions) applySet() (*propagate.ApplySet, error) {
+	switch {
+	case o.Prune && o.ApplySet == "":
+		return nil, errors.New("--prune needs --applyset NAME: fedctl prunes only the objects of an ApplySet")
+	case !o.Prune && o.ApplySet != "":
+		return nil, errors.New("--applyset needs --prune")
+	case !o.Prune:
+		return nil, nil
+	}
+	version := o.Version
+	if version == "" {
+		version = "dev"
+	}
+	set, err := propagate.ParseApplySet(o.ApplySet, o.Namespace, "fedctl/"+version)
+	if err != nil {
+		return nil, err
+	}
+	return &set, nil
+}
+
+// Run renders, compares in every member, then shows the differences. Any
+// error is returned after the differences found elsewhere are printed.
+func (o *DiffOptions) Run(ctx context.Context) error {
+	file, err := o.Federation()
+	if err != nil {
+		return err
+	}
+	fed := file.Federation
+	out, err := engine.Run(engine.Input{
+		Filenames:        o.Filenames,
+		Recursive:        o.Recursive,
+		Stdin:            o.IO.In,
+		DefaultNamespace: o.Namespace,
+		Federation:       fed,
+		Only:             o.Clusters,
+	})
+	if out == nil {
+		return err
+	}
+	res := out.Result
+	cmdutil.PrintWarnings(o.IO, res.Warnings)
+	if err := errors.Join(err, inputErrors(res)); err != nil {
+		return err
+	}
+	clusters := o.Clusters
+	if len(clusters) == 0 {
+		clusters = fed.Names()
+	}
+	access, err := o.Access()
+	if err != nil {
+		return err
+	}
+	access.Timeout = o.Timeout
+	set, _ := o.applySet() // checked by Validate
+	report := propagate.Compare(ctx, propagate.Input{
+		Result:   res,
+		Clusters: clusters,
+		Appliers: func(name string) (propagate.Applier, error) {
+			m, _ := fed.Member(name)
+			return o.Applier(access, m)
+		},
+		Options: propagate.Options{
+			FieldManager: o.FieldManager,
+			Force:        o.ForceConflicts,
+			Adopt:        o.Adopt,
+			Concurrency:  o.Concurrency,
+			Timeout:      o.Timeout,
+			ApplySet:     set,
+		},
+	})
+
+	differ, diffErr := o.showDiff(report)
+	failures := failuresOf(report)
+	if len(failures) > 0 {
+		cs := o.IO.ErrColorScheme()
+		for _, f := range failures {
+			fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.FailureIcon(), f)
+		}
+	}
+	switch {
+	case diffErr != nil:
+		return diffErr
+	case ctx.Err() != nil:
+		return &cmdutil.ExitError{Code: exitError, Err: errors.New("interrupted")}
+	case len(failures) > 0:
+		return &cmdutil.ExitError{Code: exitError, Err: fmt.Errorf("cannot compare everything: %d problem(s) in member cluster(s) %s", len(failures), strings.Join(report.Failed(), ", "))}
+	case differ:
+		return &cmdutil.ExitError{Code: exitDifferent}
+	}
+	return nil
+}
+
+// failuresOf lists, one line each, the members that could not be compared
+// and the objects whose dry run failed.
+func failuresOf(report *propagate.Report) []string {
+	var out []string
+	for _, c := range report.Clusters {
+		if c.Error != "" {
+			out = append(out, fmt.Sprintf("cluster %s: %s", c.Cluster, c.Error))
+			continue
+		}
+		for _, obj := range c.Objects {
+			if obj.Action == propagate.Failed {
+				out = append(out, fmt.Sprintf("cluster %s: %s: %s", c.Cluster, obj.Ref(), obj.Error))
+			}
+		}
+	}
+	return out
+}
+
+// showDiff writes the LIVE and MERGED trees and runs the diff program on
+// them, its output going to stdout. It says whether anything differs,
+// trusting the program's exit status as kubectl does: 0 same, 1 different,
+// anything else an error.
+func (o *DiffOptions) showDiff(report *propagate.Report) (bool, error) {
+	tmp, err := os.MkdirTemp("", "fedctl-diff-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(tmp)
+	live, merged := tmp+string(os.PathSeparator)+"LIVE", tmp+string(os.PathSeparator)+"MERGED"
+	for _, d := range []string{live, merged} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return false, err
+		}
+	}
+	if _, err := propagate.WriteDiffTrees(report, live, merged); err != nil {
+		return false, err
+	}
+	name, args := o.diffProgram()
+	c := exec.Command(name, append(args, live, merged)...)
+	c.Stdout, c.Stderr = o.IO.Out, o.IO.ErrOut
+	err = c.Run()
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.As(err, &exitErr) && exitErr.ExitCode() == 1:
+		return true, nil
+	case errors.As(err, &exitErr) && exitErr.ExitCode() > 1:
+		return false, &cmdutil.ExitError{Code: exitErr.ExitCode(), Err: fmt.Errorf("%s failed with exit status %d", name, exitErr.ExitCode())}
+	}
+	return false, fmt.Errorf("run the diff program %q: %w; set FEDCTL_EXTERNAL_DIFF to one that exists", name, err)
+}
+
+// diffProgram is the diff command and its arguments: FEDCTL_EXTERNAL_DIFF,
+// else KUBECTL_EXTERNAL_DIFF, split on white space as kubectl splits it,
+// else "diff -u -N".
+func (o *DiffOptions) diffProgram() (string, []string) {
+	for _, env := range []string{"FEDCTL_EXTERNAL_DIFF", "KUBECTL_EXTERNAL_DIFF"} {
+		if f := strings.Fields(o.Getenv(env)); len(f) > 0 {
+			return f[0], f[1:]
+		}
+	}
+	return "diff", []string{"-u", "-N"}
+}
+
+// inputErrors are the render errors that concern a federated object as a
+// whole: problems of the input, before any member is reached.
+func inputErrors(res *render.Result) error {
+	var errs []error
+	for _, err := range res.Errors {
+		var te *render.TargetError
+		if errors.As(err, &te) && te.Cluster != "" {
+			continue
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func realApplier(a members.Access, m members.Member) (propagate.Applier, error) {
+	cfg, err := a.RESTConfig(m)
+	if err != nil {
+		return nil, err
+	}
+	return propagate.NewApplier(cfg)
+}

@@ -1,0 +1,111 @@
+package diff
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/propagate"
+)
+
+func TestNewCmdDiff(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    DiffOptions
+		wantErr string
+	}{
+		{
+			name: "defaults",
+			args: []string{"-f", "dir"},
+			want: DiffOptions{Filenames: []string{"dir"}, Namespace: "default", FieldManager: "fedctl", Concurrency: 8, Timeout: 30 * time.Second},
+		},
+		{
+			name: "every flag",
+			args: []string{"-R", "-f", "a", "--cluster", "c1", "-n", "shop", "--field-manager", "ci", "--force-conflicts", "--adopt",
+				"--concurrency", "2", "--timeout", "5s", "--prune", "--applyset", "configmaps/shop"},
+			want: DiffOptions{Filenames: []string{"a"}, Recursive: true, Clusters: []string{"c1"}, Namespace: "shop", FieldManager: "ci", ForceConflicts: true, Adopt: true,
+				Concurrency: 2, Timeout: 5 * time.Second, Prune: true, ApplySet: "configmaps/shop"},
+		},
+		{name: "no -f", args: nil, wantErr: "-f is required"},
+		{name: "prune without an ApplySet", args: []string{"-f", "d", "--prune"}, wantErr: "--prune needs --applyset NAME"},
+		{name: "an ApplySet without prune", args: []string{"-f", "d", "--applyset", "x"}, wantErr: "--applyset needs --prune"},
+		{name: "zero concurrency", args: []string{"-f", "d", "--concurrency", "0"}, wantErr: "--concurrency must be at least 1, got 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			var got *DiffOptions
+			cmd := NewCmdDiff(&cmdutil.Factory{IOStreams: ios}, func(o *DiffOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			cmd.SilenceErrors, cmd.SilenceUsage = true, true
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				var fe *cmdutil.FlagError
+				require.ErrorAs(t, err, &fe, "a usage error exits 2, as every diff error")
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			got.IO, got.Federation, got.Access, got.Applier, got.Getenv, got.Version = nil, nil, nil, nil, nil, ""
+			assert.Equal(t, tt.want, *got)
+		})
+	}
+}
+
+func script(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "fake-diff")
+	require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o700))
+	return p
+}
+
+// TestShowDiff: the diff program comes from FEDCTL_EXTERNAL_DIFF, then
+// KUBECTL_EXTERNAL_DIFF (split into command and arguments), then diff -u
+// -N; its exit status decides, as in kubectl diff.
+func TestShowDiff(t *testing.T) {
+	report := &propagate.Report{Clusters: []propagate.ClusterResult{{Cluster: "eu-1"}}}
+	for _, tt := range []struct {
+		name        string
+		env         map[string]string
+		wantDiffer  bool
+		wantCode    int
+		wantOut     string
+		wantErrText string
+	}{
+		{name: "FEDCTL_EXTERNAL_DIFF wins and gets its arguments", env: map[string]string{
+			"FEDCTL_EXTERNAL_DIFF":  script(t, `echo "fedctl's $1"; exit 1`) + " --flag",
+			"KUBECTL_EXTERNAL_DIFF": script(t, `echo kubectl; exit 0`)}, wantDiffer: true, wantOut: "fedctl's --flag\n"},
+		{name: "KUBECTL_EXTERNAL_DIFF next", env: map[string]string{"KUBECTL_EXTERNAL_DIFF": script(t, `echo "kubectl's"; exit 0`)}, wantOut: "kubectl's\n"},
+		{name: "an exit status above 1 is an error with that code", env: map[string]string{"FEDCTL_EXTERNAL_DIFF": script(t, `exit 3`)}, wantCode: 3, wantErrText: "failed with exit status 3"},
+		{name: "a missing program is an error", env: map[string]string{"FEDCTL_EXTERNAL_DIFF": "/nonexistent/diff"}, wantErrText: `run the diff program "/nonexistent/diff"`},
+		{name: "diff -u -N by default: nothing differs", env: map[string]string{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, out, _ := iostreams.Test()
+			o := &DiffOptions{IO: ios, Getenv: func(k string) string { return tt.env[k] }}
+			differ, err := o.showDiff(report)
+			if tt.wantErrText != "" {
+				require.ErrorContains(t, err, tt.wantErrText)
+				if tt.wantCode != 0 {
+					var exitErr *cmdutil.ExitError
+					require.ErrorAs(t, err, &exitErr)
+					assert.Equal(t, tt.wantCode, exitErr.Code)
+				}
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantDiffer, differ)
+			assert.Equal(t, tt.wantOut, out.String())
+		})
+	}
+}

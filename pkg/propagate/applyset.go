@@ -1,0 +1,287 @@
+package propagate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+)
+
+// Labels and annotations of kubectl's ApplySets (KEP-3659), so that
+// "kubectl apply --prune --applyset" and fedctl can inspect the same set.
+const (
+	// ApplySetIDLabel, on the parent, holds the set's ID.
+	ApplySetIDLabel = "applyset.kubernetes.io/id"
+	// ApplySetPartOfLabel, on every object of the set, holds the set's ID.
+	ApplySetPartOfLabel = "applyset.kubernetes.io/part-of"
+	// ApplySetToolingAnnotation, on the parent, names the tool that manages
+	// the set as "name/version"; a tool leaves alone a set another manages.
+	ApplySetToolingAnnotation = "applyset.kubernetes.io/tooling"
+	// ApplySetGroupKindsAnnotation, on the parent, lists the group-kinds of
+	// the set's objects ("ConfigMap,Deployment.apps"), sorted, so that a
+	// pruner knows which types to list.
+	ApplySetGroupKindsAnnotation = "applyset.kubernetes.io/contains-group-kinds"
+	// ApplySetNamespacesAnnotation, on the parent, lists the namespaces of
+	// the set's objects other than the parent's own, sorted.
+	ApplySetNamespacesAnnotation = "applyset.kubernetes.io/additional-namespaces"
+)
+
+// ApplySet names the parent object of an ApplySet in each member: a Secret
+// (kubectl's default) or a ConfigMap, in a namespace.
+type ApplySet struct {
+	// Resource is "secrets" or "configmaps".
+	Resource  string
+	Name      string
+	Namespace string
+	// Tooling is the tooling annotation fedctl writes: "fedctl/VERSION".
+	Tooling string
+}
+
+// ParseApplySet reads --applyset as kubectl does: NAME or secrets/NAME for
+// a Secret, configmaps/NAME for a ConfigMap. The parent lives in namespace.
+func ParseApplySet(value, namespace, tooling string) (ApplySet, error) {
+	resource, name, found := strings.Cut(value, "/")
+	if !found {
+		resource, name = "secrets", value
+	}
+	switch resource {
+	case "secrets", "secret", "configmaps", "configmap":
+	default:
+		return ApplySet{}, fmt.Errorf("--applyset %q: the parent must be secrets/NAME (the default) or configmaps/NAME", value)
+	}
+	if name == "" || strings.Contains(name, "/") {
+		return ApplySet{}, fmt.Errorf("--applyset %q: want NAME, secrets/NAME or configmaps/NAME", value)
+	}
+	if namespace == "" {
+		return ApplySet{}, fmt.Errorf("--applyset %q: the parent needs a namespace", value)
+	}
+	return ApplySet{Resource: strings.TrimSuffix(resource, "s") + "s", Name: name, Namespace: namespace, Tooling: tooling}, nil
+}
+
+// Kind is the parent's kind.
+func (a ApplySet) Kind() string {
+	if a.Resource == "configmaps" {
+		return "ConfigMap"
+	}
+	return "Secret"
+}
+
+func (a ApplySet) mapping() Mapping {
+	return Mapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: a.Resource}, Namespaced: true}
+}
+
+// ID is the set's ID as kubectl computes it: "applyset-" + the unpadded
+// URL-safe base64 of the sha256 of "NAME.NAMESPACE.KIND.GROUP" + "-v1"
+// (KEP-3659, "ApplySet identification"). The core group is empty, so a
+// Secret "web" in "default" hashes "web.default.Secret.".
+func (a ApplySet) ID() string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{a.Name, a.Namespace, a.Kind(), ""}, ".")))
+	return "applyset-" + base64.RawURLEncoding.EncodeToString(sum[:]) + "-v1"
+}
+
+// Ref is "Secret NAMESPACE/NAME", for messages.
+func (a ApplySet) Ref() string { return a.Kind() + " " + a.Namespace + "/" + a.Name }
+
+// groupKindsValue is the contains-group-kinds value of gks: each as
+// GroupKind.String ("Deployment.apps", "ConfigMap"), sorted, comma-separated.
+func groupKindsValue(gks sets.Set[schema.GroupKind]) string {
+	var names []string
+	for gk := range gks {
+		names = append(names, gk.String())
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
+}
+
+// parseGroupKinds reads a contains-group-kinds value.
+func parseGroupKinds(value string) sets.Set[schema.GroupKind] {
+	gks := sets.New[schema.GroupKind]()
+	for _, s := range strings.Split(value, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			gks.Insert(schema.ParseGroupKind(s))
+		}
+	}
+	return gks
+}
+
+func splitList(value string) sets.Set[string] {
+	out := sets.New[string]()
+	for _, s := range strings.Split(value, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out.Insert(s)
+		}
+	}
+	return out
+}
+
+// applySetState is the parent of the ApplySet in one member.
+type applySetState struct {
+	set  ApplySet
+	live *unstructured.Unstructured // nil when it does not exist yet
+	// groupKinds and namespaces are what the live parent lists.
+	groupKinds sets.Set[schema.GroupKind]
+	namespaces sets.Set[string]
+}
+
+// readApplySet reads the parent in the member. A parent that belongs to
+// another set or another tool fails the member: fedctl would otherwise
+// prune objects it does not own.
+func (s *memberSync) readApplySet(ctx context.Context) error {
+	set := *s.in.ApplySet
+	st := &applySetState{set: set, groupKinds: sets.New[schema.GroupKind](), namespaces: sets.New[string]()}
+	s.applySet = st
+	var live *unstructured.Unstructured
+	err := withRetry(ctx, func() error {
+		var err error
+		live, err = s.applier.Get(ctx, set.mapping(), set.Namespace, set.Name)
+		return err
+	})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("read the ApplySet parent %s: %w", set.Ref(), explain(err))
+	}
+	if id := live.GetLabels()[ApplySetIDLabel]; id != set.ID() {
+		if id == "" {
+			return fmt.Errorf("%s exists and is not an ApplySet parent (no %s label); choose another --applyset name", set.Ref(), ApplySetIDLabel)
+		}
+		return fmt.Errorf("%s is the parent of ApplySet %s, not %s; choose another --applyset name", set.Ref(), id, set.ID())
+	}
+	if tool := live.GetAnnotations()[ApplySetToolingAnnotation]; tool != "" && !strings.HasPrefix(tool, "fedctl/") {
+		return fmt.Errorf("%s is managed by %s, not fedctl; fedctl does not prune a set another tool manages", set.Ref(), tool)
+	}
+	st.live = live
+	st.groupKinds = parseGroupKinds(live.GetAnnotations()[ApplySetGroupKindsAnnotation])
+	st.namespaces = splitList(live.GetAnnotations()[ApplySetNamespacesAnnotation])
+	return nil
+}
+
+// applySetParent is the parent as fedctl applies it.
+func (s *memberSync) applySetParent(gks sets.Set[schema.GroupKind], namespaces sets.Set[string]) *unstructured.Unstructured {
+	set := s.applySet.set
+	parent := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": set.Kind()}}
+	parent.SetName(set.Name)
+	parent.SetNamespace(set.Namespace)
+	parent.SetLabels(map[string]string{ApplySetIDLabel: set.ID()})
+	parent.SetAnnotations(map[string]string{
+		ApplySetToolingAnnotation:    set.Tooling,
+		ApplySetGroupKindsAnnotation: groupKindsValue(gks),
+		ApplySetNamespacesAnnotation: strings.Join(sets.List(namespaces.Clone().Delete(set.Namespace)), ","),
+	})
+	return parent
+}
+
+// writeApplySetObject brings the parent's labels and annotations to the
+// given group-kinds and namespaces, and returns what the API server made of
+// it; nil, and nothing sent, when they are already there. The parent is
+// fedctl's alone, so it is applied with force.
+func (s *memberSync) writeApplySetObject(ctx context.Context, gks sets.Set[schema.GroupKind], namespaces sets.Set[string]) (*unstructured.Unstructured, error) {
+	st := s.applySet
+	parent := s.applySetParent(gks, namespaces)
+	if st.live != nil {
+		same := st.live.GetLabels()[ApplySetIDLabel] == st.set.ID()
+		for k, v := range parent.GetAnnotations() {
+			if st.live.GetAnnotations()[k] != v {
+				same = false
+			}
+		}
+		if same {
+			return nil, nil
+		}
+	}
+	wo := s.writeOptions()
+	wo.Force = true
+	var applied *unstructured.Unstructured
+	err := withRetry(ctx, func() error {
+		var err error
+		applied, err = s.applier.Apply(ctx, st.set.mapping(), parent, wo)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !s.in.DryRun {
+		st.live = applied
+	}
+	return applied, nil
+}
+
+// inputGroupKinds are the group-kinds and namespaces of what the member
+// gets in this run.
+func inputGroupKinds(items []*item) (sets.Set[schema.GroupKind], sets.Set[string]) {
+	gks, namespaces := sets.New[schema.GroupKind](), sets.New[string]()
+	for _, it := range items {
+		gks.Insert(it.gvk.GroupKind())
+		if it.result.Namespace != "" {
+			namespaces.Insert(it.result.Namespace)
+		}
+	}
+	return gks, namespaces
+}
+
+// errParentNamespace says the parent's namespace does not exist yet.
+var errParentNamespace = errors.New("the ApplySet parent's namespace does not exist")
+
+// openApplySet records, before anything is written, every group-kind and
+// namespace the set may hold after this run (what the parent listed plus
+// the input's), as kubectl does: a run cut short still leaves a parent that
+// leads the next run to every object it labelled. When the parent's
+// namespace is created by this run, it returns errParentNamespace and is
+// called again once the namespaces exist.
+func (s *memberSync) openApplySet(ctx context.Context, items []*item) error {
+	gks, namespaces := inputGroupKinds(items)
+	_, err := s.writeApplySetObject(ctx, gks.Union(s.applySet.groupKinds), namespaces.Union(s.applySet.namespaces))
+	if namespaceNotFound(err) {
+		return errParentNamespace
+	}
+	if err != nil {
+		return fmt.Errorf("write the ApplySet parent %s: %w", s.applySet.set.Ref(), explain(err))
+	}
+	return nil
+}
+
+// closeApplySet leaves the parent listing exactly the group-kinds and
+// namespaces of the objects the set still holds: what the member got in
+// this run and whatever could not be removed. In compare mode the parent's
+// change is kept like any object's.
+func (s *memberSync) closeApplySet(ctx context.Context, items []*item, removed []ObjectResult) error {
+	if ctx.Err() != nil {
+		return nil // the parent still lists every kind the set may hold
+	}
+	gks, namespaces := inputGroupKinds(items)
+	for _, r := range removed {
+		if r.Action == Deleted || r.Action == Orphaned {
+			continue
+		}
+		gks.Insert(schema.FromAPIVersionAndKind(r.APIVersion, r.Kind).GroupKind())
+		if r.Namespace != "" {
+			namespaces.Insert(r.Namespace)
+		}
+	}
+	before := s.applySet.live
+	applied, err := s.writeApplySetObject(ctx, gks, namespaces)
+	set := s.applySet.set
+	res := ObjectResult{APIVersion: "v1", Kind: set.Kind(), Namespace: set.Namespace, Name: set.Name}
+	switch {
+	case err != nil && s.in.DryRun && namespaceNotFound(err):
+		// its namespace is new: the real run creates it
+		s.compared(res, nil, s.applySetParent(gks, namespaces))
+		return nil
+	case err != nil:
+		return fmt.Errorf("write the ApplySet parent %s: %w", set.Ref(), explain(err))
+	case applied != nil:
+		s.compared(res, before, applied)
+	case before != nil:
+		s.compared(res, before, before)
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+package propagate
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+)
+
+func TestApplySetID(t *testing.T) {
+	t.Parallel()
+	// The expected values come from the shell, not from this package:
+	// printf %s NAME.NAMESPACE.KIND. | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '='
+	tests := []struct {
+		name      string
+		flag, ns  string
+		wantKind  string
+		wantID    string
+		wantError string
+	}{
+		{name: "a bare name is a Secret", flag: "web", ns: "default", wantKind: "Secret", wantID: "applyset-zN5gMMt3uHLO5pHDCETR-9uiGqcPRNY0X24Hk0Rzcgo-v1"},
+		{name: "secrets/NAME is a Secret", flag: "secrets/prod", ns: "default", wantKind: "Secret", wantID: "applyset-zRPdOdiFwnia1JIbrVPutd6ObN79Itf7d-qpVsRbs48-v1"},
+		{name: "configmaps/NAME is a ConfigMap", flag: "configmaps/shop", ns: "shop", wantKind: "ConfigMap", wantID: "applyset-XH-PJYPzLD9nFYm7BNKLLSDNEG2L1ih90R3Ov_stz-s-v1"},
+		{name: "another kind is refused", flag: "deployments/web", ns: "default", wantError: `--applyset "deployments/web": the parent must be secrets/NAME (the default) or configmaps/NAME`},
+		{name: "an empty name is refused", flag: "secrets/", ns: "default", wantError: "want NAME, secrets/NAME or configmaps/NAME"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			set, err := ParseApplySet(tt.flag, tt.ns, "fedctl/v1")
+			if tt.wantError != "" {
+				require.ErrorContains(t, err, tt.wantError)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantKind, set.Kind())
+			assert.Equal(t, tt.wantID, set.ID())
+		})
+	}
+}
+
+func TestGroupKindsValue(t *testing.T) {
+	t.Parallel()
+	gks := parseGroupKinds(" Deployment.apps,ConfigMap,,Namespace ")
+	assert.Equal(t, "ConfigMap,Deployment.apps,Namespace", groupKindsValue(gks), "sorted, core kinds without a group")
+	assert.True(t, gks.Has(schema.GroupKind{Group: "apps", Kind: "Deployment"}))
+}
+
+func setOf(t *testing.T, name string) *ApplySet {
+	t.Helper()
+	set, err := ParseApplySet(name, "default", "fedctl/test")
+	require.NoError(t, err)
+	return &set
+}
+
+func parentIn(f *fakeApplier, set *ApplySet) *unstructured.Unstructured {
+	return f.objects[keyOf(set.mapping(), set.Namespace, set.Name)]
+}
+
+// TestRunPrunesTheApplySet: objects of the set whose federated objects
+// left the input are deleted; fedctl objects outside the set, and objects
+// marked kubefed.io/managed: "false", are not.
+func TestRunPrunesTheApplySet(t *testing.T) {
+	t.Parallel()
+	fake := newFake(cmType, deployType)
+	set := setOf(t, "shop")
+	res := resultFor(
+		spec{t: cmType, name: "cfg", clusters: []string{"a"}},
+		spec{t: cmType, name: "hands-off", clusters: []string{"a"}},
+		spec{t: deployType, name: "web", clusters: []string{"a"}},
+	)
+	rep := run(t, res, map[string]*fakeApplier{"a": fake}, Options{ApplySet: set})
+	require.Empty(t, rep.Failed(), "%+v", rep)
+	parent := parentIn(fake, set)
+	require.NotNil(t, parent, "the parent is created")
+	assert.Equal(t, "Secret", parent.GetKind())
+	assert.Equal(t, map[string]string{ApplySetIDLabel: set.ID()}, parent.GetLabels())
+	assert.Equal(t, map[string]string{
+		ApplySetToolingAnnotation:    "fedctl/test",
+		ApplySetGroupKindsAnnotation: "ConfigMap,Deployment.apps",
+		ApplySetNamespacesAnnotation: "shop",
+	}, parent.GetAnnotations())
+	cfg := fake.objects[keyOf(mappingOf(cmType), "shop", "cfg")]
+	assert.Equal(t, set.ID(), cfg.GetLabels()[ApplySetPartOfLabel])
+
+	// a fedctl object of another input, not in the set
+	_, other := object(cmType, "shop", "other", nil)
+	fake.objects[keyOf(mappingOf(cmType), "shop", "other")] = &unstructured.Unstructured{Object: other}
+	// someone marks one of the set hands off
+	hands := fake.objects[keyOf(mappingOf(cmType), "shop", "hands-off")]
+	labels := hands.GetLabels()
+	labels[federation.ManagedLabel] = "false"
+	hands.SetLabels(labels)
+	fake.calls = nil
+
+	// web and hands-off leave the input
+	rep = run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*fakeApplier{"a": fake}, Options{ApplySet: set})
+	require.Empty(t, rep.Failed(), "%+v", rep)
+	assert.Equal(t, []string{"unchanged ConfigMap cfg", "deleted Deployment web", "skipped ConfigMap hands-off"}, actions(rep.Clusters[0]),
+		"removals in reverse install order")
+	assert.Equal(t, ReasonPruned, rep.Clusters[0].Objects[1].Reason)
+	assert.Equal(t, "FederatedDeployment/shop/web", rep.Clusters[0].Objects[1].FederatedObject)
+	assert.Equal(t, []string{"DELETE deployments web", "APPLY Secret shop"}, fake.writes(),
+		"only web is deleted, then the parent lists what is left")
+	assert.Equal(t, "ConfigMap", parentIn(fake, set).GetAnnotations()[ApplySetGroupKindsAnnotation],
+		"the hands-off ConfigMap keeps ConfigMap listed anyway")
+	assert.Contains(t, fake.objects, keyOf(mappingOf(cmType), "shop", "other"))
+}
+
+// TestRunKeepsAnotherSetsParent: a parent that belongs to another set or
+// tool fails the member before anything is written.
+func TestRunKeepsAnotherSetsParent(t *testing.T) {
+	t.Parallel()
+	set := setOf(t, "shop")
+	for _, tt := range []struct {
+		name    string
+		labels  map[string]string
+		ann     map[string]string
+		wantErr string
+	}{
+		{name: "a plain Secret", wantErr: "Secret default/shop exists and is not an ApplySet parent (no applyset.kubernetes.io/id label); choose another --applyset name"},
+		{name: "another set", labels: map[string]string{ApplySetIDLabel: "applyset-other-v1"}, wantErr: "Secret default/shop is the parent of ApplySet applyset-other-v1, not " + set.ID() + "; choose another --applyset name"},
+		{name: "another tool", labels: map[string]string{ApplySetIDLabel: set.ID()}, ann: map[string]string{ApplySetToolingAnnotation: "kubectl/v1.33.0"},
+			wantErr: "Secret default/shop is managed by kubectl/v1.33.0, not fedctl; fedctl does not prune a set another tool manages"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake := newFake(cmType)
+			parent := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret"}}
+			parent.SetName("shop")
+			parent.SetNamespace("default")
+			parent.SetLabels(tt.labels)
+			parent.SetAnnotations(tt.ann)
+			fake.objects[keyOf(set.mapping(), "default", "shop")] = parent
+			rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*fakeApplier{"a": fake}, Options{ApplySet: set})
+			assert.Equal(t, tt.wantErr, rep.Clusters[0].Error)
+			assert.Empty(t, fake.writes())
+		})
+	}
+}
+
+// TestRunMaxDeletions: with more deletions than MaxDeletions in a member,
+// de-placement and pruning together, none is sent and each is reported;
+// a member within the bound deletes.
+func TestRunMaxDeletions(t *testing.T) {
+	t.Parallel()
+	set := setOf(t, "shop")
+	all := resultFor(
+		spec{t: cmType, name: "a1", clusters: []string{"a", "b"}},
+		spec{t: cmType, name: "a2", clusters: []string{"a", "b"}},
+		spec{t: cmType, name: "kept", clusters: []string{"a", "b"}},
+	)
+	fakes := map[string]*fakeApplier{"a": newFake(cmType), "b": newFake(cmType)}
+	require.Empty(t, run(t, all, fakes, Options{ApplySet: set}).Failed())
+	for _, f := range fakes {
+		f.calls = nil
+	}
+	// a1 leaves a only (de-placement), a2 leaves the input (prune)
+	next := resultFor(
+		spec{t: cmType, name: "a1", clusters: []string{"b"}},
+		spec{t: cmType, name: "kept", clusters: []string{"a", "b"}},
+	)
+	one := 1
+	rep := run(t, next, fakes, Options{ApplySet: set, MaxDeletions: &one})
+	assert.Equal(t, []string{"a"}, rep.Failed())
+	assert.Equal(t, []string{"unchanged ConfigMap kept", "failed ConfigMap a1", "failed ConfigMap a2"}, actions(rep.Clusters[0]))
+	const msg = "not deleted: 2 objects would be deleted in this cluster, more than --max-deletions=1; check the input, then raise --max-deletions to allow it"
+	assert.Equal(t, msg, rep.Clusters[0].Objects[1].Error)
+	assert.Equal(t, ReasonTooManyDeletions, rep.Clusters[0].Objects[1].Reason)
+	assert.Equal(t, ReasonPruned, rep.Clusters[0].Objects[2].Reason, "the reason a prune was withheld stays Pruned")
+	assert.NotContains(t, fakes["a"].writes(), "DELETE configmaps a1")
+	assert.NotContains(t, fakes["a"].writes(), "DELETE configmaps a2")
+	assert.Equal(t, "ConfigMap", parentIn(fakes["a"], set).GetAnnotations()[ApplySetGroupKindsAnnotation])
+	assert.Equal(t, []string{"unchanged ConfigMap a1", "unchanged ConfigMap kept", "deleted ConfigMap a2"}, actions(rep.Clusters[1]), "b has one deletion")
+
+	two := 2
+	rep = run(t, next, fakes, Options{ApplySet: set, MaxDeletions: &two})
+	require.Empty(t, rep.Failed())
+	assert.Equal(t, []string{"unchanged ConfigMap kept", "deleted ConfigMap a1", "deleted ConfigMap a2"}, actions(rep.Clusters[0]))
+}
+
+// TestRunServerDryRunPrunesNothing: the dry run reports the prune and
+// sends only dry runs.
+func TestRunServerDryRunPrunesNothing(t *testing.T) {
+	t.Parallel()
+	fake := newFake(cmType)
+	set := setOf(t, "shop")
+	require.Empty(t, run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "gone", clusters: []string{"a"}}),
+		map[string]*fakeApplier{"a": fake}, Options{ApplySet: set}).Failed())
+	rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*fakeApplier{"a": fake}, Options{ApplySet: set, DryRun: true})
+	require.Empty(t, rep.Failed())
+	assert.Equal(t, []string{"unchanged ConfigMap cfg", "deleted ConfigMap gone"}, actions(rep.Clusters[0]))
+	assert.Contains(t, fake.objects, keyOf(mappingOf(cmType), "shop", "gone"))
+}
+
+// TestPlanLiveSendsNoWrite: --dry-run=client --prune reads the member to
+// report deletions and sends no write at all.
+func TestPlanLiveSendsNoWrite(t *testing.T) {
+	t.Parallel()
+	fake := newFake(cmType)
+	set := setOf(t, "shop")
+	require.Empty(t, run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "gone", clusters: []string{"a"}}),
+		map[string]*fakeApplier{"a": fake}, Options{ApplySet: set}).Failed())
+	fake.calls = nil
+	rep := PlanLive(context.Background(), Input{Result: resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "added", clusters: []string{"a"}}),
+		Clusters: []string{"a"}, Appliers: func(string) (Applier, error) { return fake, nil }, Options: Options{ApplySet: set}})
+	require.Empty(t, rep.Failed())
+	assert.Equal(t, "client", rep.DryRun)
+	assert.Equal(t, []string{"unchanged ConfigMap cfg", "created ConfigMap added", "deleted ConfigMap gone"}, actions(rep.Clusters[0]))
+	assert.Empty(t, fake.writes(), "reads only: %v", fake.calls)
+	assert.Contains(t, fake.objects, keyOf(mappingOf(cmType), "shop", "gone"))
+}

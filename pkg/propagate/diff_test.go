@@ -1,0 +1,153 @@
+package propagate
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func secret(data map[string]any) *unstructured.Unstructured {
+	if data == nil {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret"}}
+	}
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "data": data}}
+}
+
+func TestMaskSecrets(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                 string
+		live, merged         *unstructured.Unstructured
+		wantLive, wantMerged map[string]any
+		liveNil, mergedNil   bool
+	}{
+		{
+			name:       "same value masked alike, changed value marked before and after, one-sided values masked",
+			live:       secret(map[string]any{"same": "c2VjcmV0", "changed": "b2xk", "removed": "eA=="}),
+			merged:     secret(map[string]any{"same": "c2VjcmV0", "changed": "bmV3", "added": "eQ=="}),
+			wantLive:   map[string]any{"same": "***", "changed": "*** (before)", "removed": "***"},
+			wantMerged: map[string]any{"same": "***", "changed": "*** (after)", "added": "***"},
+		},
+		{
+			name:       "a new Secret",
+			merged:     secret(map[string]any{"k": "dg=="}),
+			liveNil:    true,
+			wantMerged: map[string]any{"k": "***"},
+		},
+		{
+			name:      "a deleted Secret",
+			live:      secret(map[string]any{"k": "dg=="}),
+			mergedNil: true,
+			wantLive:  map[string]any{"k": "***"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			maskSecrets(tt.live, tt.merged)
+			if !tt.liveNil {
+				got, _, _ := unstructured.NestedMap(tt.live.Object, "data")
+				assert.Equal(t, tt.wantLive, got)
+			}
+			if !tt.mergedNil {
+				got, _, _ := unstructured.NestedMap(tt.merged.Object, "data")
+				assert.Equal(t, tt.wantMerged, got)
+			}
+		})
+	}
+}
+
+func TestMaskSecretsLeavesOtherKindsAlone(t *testing.T) {
+	t.Parallel()
+	cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"k": "v"}}}
+	maskSecrets(cm, cm.DeepCopy())
+	assert.Equal(t, map[string]any{"k": "v"}, cm.Object["data"])
+}
+
+func TestWriteDiffTrees(t *testing.T) {
+	t.Parallel()
+	live := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "web", "namespace": "shop", "uid": "u-1", "resourceVersion": "7", "generation": int64(2),
+			"creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": []any{map[string]any{"manager": "fedctl"}},
+			"annotations": map[string]any{HashAnnotation: "abc", GenerationAnnotation: "2"}, "labels": map[string]any{"app": "web"}},
+		"spec": map[string]any{"replicas": int64(1)}}}
+	merged := live.DeepCopy()
+	_ = unstructured.SetNestedField(merged.Object, int64(3), "spec", "replicas")
+	_ = unstructured.SetNestedField(merged.Object, "8", "metadata", "resourceVersion")
+	_ = unstructured.SetNestedField(merged.Object, int64(3), "metadata", "generation")
+	unchanged := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "shop", "resourceVersion": "1"}}}
+	unchangedMerged := unchanged.DeepCopy()
+	_ = unstructured.SetNestedField(unchangedMerged.Object, "2", "metadata", "resourceVersion")
+	gone := secret(map[string]any{"password": "aHVudGVyMg=="})
+	gone.SetName("db")
+	gone.SetNamespace("shop")
+	report := &Report{Clusters: []ClusterResult{{Cluster: "eu-1", Comparisons: []Comparison{
+		{Object: ObjectResult{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}, Live: live, Merged: merged},
+		{Object: ObjectResult{APIVersion: "v1", Kind: "Namespace", Name: "shop"}, Live: unchanged, Merged: unchangedMerged},
+		{Object: ObjectResult{APIVersion: "v1", Kind: "Secret", Namespace: "shop", Name: "db"}, Live: gone},
+	}}}}
+	liveDir, mergedDir := t.TempDir(), t.TempDir()
+	differ, err := WriteDiffTrees(report, liveDir, mergedDir)
+	require.NoError(t, err)
+	assert.Equal(t, 2, differ, "the Deployment and the deleted Secret; the Namespace differs only in resourceVersion")
+
+	read := func(dir, name string) string {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		return string(data)
+	}
+	assert.Equal(t, `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  labels:
+    app: web
+  name: web
+  namespace: shop
+spec:
+  replicas: 1
+`, read(liveDir, "eu-1_apps.v1.Deployment.shop.web"))
+	assert.Contains(t, read(mergedDir, "eu-1_apps.v1.Deployment.shop.web"), "replicas: 3\n")
+	assert.Equal(t, read(liveDir, "eu-1_v1.Namespace..shop"), read(mergedDir, "eu-1_v1.Namespace..shop"))
+	assert.Equal(t, "apiVersion: v1\ndata:\n  password: '***'\nkind: Secret\nmetadata:\n  name: db\n  namespace: shop\n", read(liveDir, "eu-1_v1.Secret.shop.db"))
+	assert.NoFileExists(t, filepath.Join(mergedDir, "eu-1_v1.Secret.shop.db"), "deleted: no merged file")
+	assert.Equal(t, "u-1", string(live.GetUID()), "the report's objects are not modified")
+	assert.Equal(t, "aHVudGVyMg==", gone.Object["data"].(map[string]any)["password"])
+}
+
+// TestCompareSendsEveryObject: unchanged objects are sent too (as dry
+// runs), so that drift shows; removals compare live with nothing; nothing
+// changes.
+func TestCompareSendsEveryObject(t *testing.T) {
+	t.Parallel()
+	fake := newFake(cmType)
+	res := resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"a"}},
+		spec{t: cmType, name: "gone", clusters: []string{"a"}})
+	run(t, res, map[string]*fakeApplier{"a": fake}, Options{})
+	fake.calls = nil
+
+	res = resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"a"}},
+		spec{t: cmType, name: "gone", clusters: nil}, spec{t: cmType, name: "new", clusters: []string{"a"}})
+	rep := Compare(context.Background(), Input{Result: res, Clusters: []string{"a"}, Appliers: func(string) (Applier, error) { return fake, nil }})
+	require.Empty(t, rep.Failed())
+	assert.Equal(t, "server", rep.DryRun)
+	assert.Equal(t, []string{"unchanged ConfigMap cfg", "created ConfigMap new", "deleted ConfigMap gone"}, actions(rep.Clusters[0]))
+	assert.ElementsMatch(t, []string{"APPLY ConfigMap cfg", "APPLY ConfigMap new", "DELETE configmaps gone"}, fake.writes(), "every object is sent, as a dry run")
+	assert.Contains(t, fake.objects, keyOf(mappingOf(cmType), "shop", "gone"), "nothing deleted")
+	assert.NotContains(t, fake.objects, keyOf(mappingOf(cmType), "shop", "new"), "nothing created")
+
+	cmp := rep.Clusters[0].Comparisons
+	require.Len(t, cmp, 3)
+	assert.Equal(t, "a_v1.ConfigMap.shop.cfg", cmp[0].FileName("a"))
+	assert.NotNil(t, cmp[0].Live)
+	assert.NotNil(t, cmp[0].Merged)
+	assert.Equal(t, "a_v1.ConfigMap.shop.gone", cmp[1].FileName("a"))
+	assert.NotNil(t, cmp[1].Live)
+	assert.Nil(t, cmp[1].Merged, "a deletion compares live with nothing")
+	assert.Equal(t, "a_v1.ConfigMap.shop.new", cmp[2].FileName("a"))
+	assert.Nil(t, cmp[2].Live, "an addition compares nothing with the dry run")
+}
