@@ -20,6 +20,7 @@ import (
 	"github.com/fedctl/fedctl/cmd/join"
 	"github.com/fedctl/fedctl/cmd/label"
 	"github.com/fedctl/fedctl/cmd/render"
+	statuscmd "github.com/fedctl/fedctl/cmd/status"
 	"github.com/fedctl/fedctl/cmd/unjoin"
 	versioncmd "github.com/fedctl/fedctl/cmd/version"
 	"github.com/fedctl/fedctl/pkg/cmdutil"
@@ -104,6 +105,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 		deletecmd.NewCmdDelete(f, nil),
 		federate.NewCmdFederate(f, nil),
 		explain.NewCmdExplain(f, nil),
+		statuscmd.NewCmdStatus(f, nil),
 	} {
 		c.GroupID = "objects"
 		root.AddCommand(c)

@@ -25,7 +25,7 @@ const probeConcurrency = 16
 // KubeFed's resource name so that habits carry over.
 var clusterTypes = []string{"clusters", "cluster", "kubefedclusters", "kubefedcluster"}
 
-// GetOptions are the inputs of "fedctl get clusters".
+// GetOptions are the inputs of "fedctl get clusters" and "fedctl get TYPE".
 type GetOptions struct {
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
@@ -34,21 +34,41 @@ type GetOptions struct {
 	Names   []string
 	Output  string
 	Timeout time.Duration
+
+	// TypeName is the TYPE of "get TYPE [NAME]"; empty for "get clusters".
+	TypeName      string
+	Name          string
+	Namespace     string
+	AllNamespaces bool
+	Clusters      []string
 }
 
 // NewCmdGet returns the get command. runF, when set, replaces Run.
 func NewCmdGet(f *cmdutil.Factory, runF func(*GetOptions) error) *cobra.Command {
 	opts := &GetOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access}
 	cmd := &cobra.Command{
-		Use:   "get clusters [NAME...]",
-		Short: "List member clusters and their health",
-		Long: `List member clusters with their health, probed in parallel.
+		Use:   "get (clusters [NAME...] | TYPE [NAME])",
+		Short: "List member clusters, or the objects fedctl manages in them",
+		Long: `List member clusters with their health, probed in parallel, or with TYPE the
+objects fedctl manages in the members.
 
-READY follows KubeFed's cluster health check: True when /healthz answers "ok",
-False when it answers something else, Offline when the cluster does not
-answer within --timeout (reason ClusterNotReachable), and ConfigMalformed when
-the member's kubeconfig context cannot be used. An unhealthy member is
-reported, not an error: the exit code is 0 unless the command itself fails.`,
+get clusters: READY follows KubeFed's cluster health check: True when
+/healthz answers "ok", False when it answers something else, Offline when the
+cluster does not answer within --timeout (reason ClusterNotReachable), and
+ConfigMalformed when the member's kubeconfig context cannot be used. An
+unhealthy member is reported, not an error: the exit code is 0 unless the
+command itself fails.
+
+get TYPE [NAME]: the member objects labelled app.kubernetes.io/managed-by:
+fedctl, merged across members with a CLUSTER column first and the columns
+kubectl shows (the API servers' own table printing; -o wide adds the rest),
+sorted by cluster, namespace and name. TYPE is resolved through the first
+member's discovery as kubectl does (plural, singular, kind, short name or
+<plural>.<group>). Without -n or -A each member is read in its context's
+namespace. -o yaml|json prints a MemberObjectList of {cluster, object} with
+the values of Secret data replaced by REDACTED; -o name prints
+"CLUSTER KIND.GROUP/NAME" lines. A member that cannot be read is reported on
+standard error and the others are shown; the exit code is then 3.`,
 		Example: `  # List members with their health and Kubernetes version
   fedctl get clusters
 
@@ -56,13 +76,27 @@ reported, not an error: the exit code is 0 unless the command itself fails.`,
   fedctl get clusters -o wide
 
   # Names of the members only, for scripts
-  fedctl get clusters -o name`,
+  fedctl get clusters -o name
+
+  # The Deployments fedctl manages, in every member and namespace
+  fedctl get deployments -A
+
+  # One ConfigMap in namespace shop, in two members
+  fedctl get cm settings -n shop --cluster eu-1 --cluster us-1`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return cmdutil.FlagErrorf("%q needs a resource type: clusters", cmd.CommandPath())
+				return cmdutil.FlagErrorf("%q needs a resource type: clusters, or a type such as deployments", cmd.CommandPath())
 			}
-			if !slices.Contains(clusterTypes, strings.ToLower(args[0])) {
-				return cmdutil.FlagErrorf("unknown resource type %q: fedctl get supports clusters", args[0])
+			if isClusters(args[0]) {
+				for _, name := range []string{"namespace", "all-namespaces", "cluster"} {
+					if cmd.Flags().Changed(name) {
+						return cmdutil.FlagErrorf("--%s does not apply to \"get clusters\"; name the clusters as arguments", name)
+					}
+				}
+				return nil
+			}
+			if len(args) > 2 {
+				return cmdutil.FlagErrorf("%q takes TYPE and at most one NAME, got %d arguments", cmd.CommandPath(), len(args))
 			}
 			return nil
 		},
@@ -70,10 +104,23 @@ reported, not an error: the exit code is 0 unless the command itself fails.`,
 			if len(args) == 0 {
 				return []cobra.Completion{"clusters"}, cobra.ShellCompDirectiveNoFileComp
 			}
+			if !isClusters(args[0]) {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
 			return cmdutil.ClusterNames(f)(cmd, args[1:], toComplete)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Names = args[1:]
+			if isClusters(args[0]) {
+				opts.Names = args[1:]
+			} else {
+				opts.TypeName = args[0]
+				if len(args) == 2 {
+					opts.Name = args[1]
+				}
+				if opts.AllNamespaces && opts.Name != "" {
+					return cmdutil.FlagErrorf("a NAME cannot be combined with --all-namespaces; give -n NAMESPACE instead")
+				}
+			}
 			if err := printers.CheckFormat(opts.Output, "wide", "yaml", "json", "name"); err != nil {
 				return cmdutil.FlagErrorWrap(err)
 			}
@@ -88,6 +135,10 @@ reported, not an error: the exit code is 0 unless the command itself fails.`,
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Output format: wide, yaml, json or name")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 5*time.Second, "How long to wait for each member to answer")
+	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "", "With TYPE: the namespace to list (default: each member context's namespace)")
+	cmd.Flags().BoolVarP(&opts.AllNamespaces, "all-namespaces", "A", false, "With TYPE: list in every namespace")
+	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "With TYPE: only list in this member cluster (repeatable)")
+	cmd.MarkFlagsMutuallyExclusive("namespace", "all-namespaces")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "yaml", "json", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -106,11 +157,15 @@ type Cluster struct {
 	Status         members.Health `json:"status"`
 }
 
-// Run probes the members and prints them sorted by name.
+// Run probes the members and prints them sorted by name, or with TypeName
+// lists the member objects fedctl manages.
 func (o *GetOptions) Run(ctx context.Context) error {
 	file, err := o.Federation()
 	if err != nil {
 		return err
+	}
+	if o.TypeName != "" {
+		return o.runObjects(ctx, file)
 	}
 	selected, err := selectMembers(file.Federation, o.Names)
 	if err != nil {
@@ -203,3 +258,5 @@ func selectMembers(fed *members.Federation, names []string) ([]members.Member, e
 	}
 	return out, nil
 }
+
+func isClusters(arg string) bool { return slices.Contains(clusterTypes, strings.ToLower(arg)) }

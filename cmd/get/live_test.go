@@ -1,0 +1,250 @@
+package get
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/engine"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/status"
+	"github.com/fedctl/fedctl/pkg/testenv"
+	"github.com/fedctl/fedctl/pkg/testutil"
+)
+
+var clusterNames = []string{"cluster1", "cluster2", "cluster3"}
+
+func testFederation() *members.Federation {
+	fed := members.New()
+	for _, c := range clusterNames {
+		_ = fed.Put(members.Member{Name: c}, false)
+	}
+	return fed
+}
+
+type getRun struct {
+	out, errOut string
+	err         error
+}
+
+func runGet(t *testing.T, args ...string) getRun {
+	t.Helper()
+	e := testenv.Require(t, env)
+	ios, _, out, errOut := iostreams.Test()
+	fed := testFederation()
+	f := &cmdutil.Factory{
+		IOStreams: ios,
+		Federation: func() (*members.File, error) {
+			return &members.File{Path: filepath.Join(t.TempDir(), "federation.yaml"), Federation: fed}, nil
+		},
+		Access: func() (members.Access, error) { return members.Access{Kubeconfig: e.Kubeconfig}, nil },
+	}
+	cmd := NewCmdGet(f, nil)
+	cmd.SetArgs(args)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	r := getRun{out: out.String(), errOut: errOut.String(), err: err}
+	t.Logf("fedctl get %s\nstdout:\n%sstderr:\n%s", strings.Join(args, " "), r.out, r.errOut)
+	return r
+}
+
+// apply propagates manifests as fedctl apply does.
+func apply(t *testing.T, manifests string) {
+	t.Helper()
+	e := testenv.Require(t, env)
+	path := filepath.Join(t.TempDir(), "app.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(manifests), 0o600))
+	fed := testFederation()
+	out, err := engine.Run(engine.Input{Filenames: []string{path}, DefaultNamespace: "default", Federation: fed})
+	require.NoError(t, err)
+	access := members.Access{Kubeconfig: e.Kubeconfig}
+	report := propagate.Run(context.Background(), propagate.Input{Result: out.Result, Clusters: fed.Names(),
+		Appliers: func(name string) (propagate.Applier, error) {
+			m, _ := fed.Member(name)
+			cfg, err := access.RESTConfig(m)
+			if err != nil {
+				return nil, err
+			}
+			return propagate.NewApplier(cfg)
+		}})
+	require.Empty(t, report.Failed(), "%+v", report.Clusters)
+}
+
+const manifests = `apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop, namespace: shop}
+spec:
+  placement: {clusterSelector: {}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: settings, namespace: shop}
+spec:
+  template:
+    data: {a: "1", b: "2"}
+  placement: {clusterSelector: {}}
+  overrides:
+  - clusterName: cluster2
+    clusterOverrides: [{op: add, path: /data/c, value: "3"}]
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedSecret
+metadata: {name: creds, namespace: shop}
+spec:
+  template:
+    stringData: {password: hunter2-very-secret}
+  placement:
+    clusters: [{name: cluster1}]
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    spec:
+      replicas: 2
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers: [{name: web, image: nginx:1.27}]
+  placement:
+    clusters: [{name: cluster1}, {name: cluster3}]
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedClusterRole
+metadata: {name: reader}
+spec:
+  template:
+    rules: [{apiGroups: [""], resources: [pods], verbs: [get]}]
+  placement: {clusterSelector: {}}
+`
+
+// ageRE matches the AGE column kubectl's printers fill in: "5s", "2m3s".
+var ageRE = regexp.MustCompile(`\b(\d+[smhd])+$`)
+
+// normalizeAges replaces the ages at the end of each line.
+func normalizeAges(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = ageRE.ReplaceAllString(l, "AGE")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestGetTypeLive lists what fedctl manages across three members with the
+// API servers' own columns, and leaves out what it does not manage.
+func TestGetTypeLive(t *testing.T) {
+	e := testenv.Require(t, env)
+	apply(t, manifests)
+	// An object fedctl did not create is never listed.
+	cfg, err := e.RESTConfig("cluster1")
+	require.NoError(t, err)
+	dc, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	foreign := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "foreign", "namespace": "shop"}}}
+	_, err = dc.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("shop").Create(context.Background(), foreign, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	r := runGet(t, "deployments", "-A")
+	require.NoError(t, r.err)
+	testutil.AssertGolden(t, []byte(normalizeAges(r.out)), "testdata/deployments.golden")
+
+	r = runGet(t, "cm", "-n", "shop")
+	require.NoError(t, r.err)
+	testutil.AssertGolden(t, []byte(normalizeAges(r.out)), "testdata/configmaps.golden")
+	assert.NotContains(t, r.out, "foreign")
+
+	r = runGet(t, "clusterroles.rbac.authorization.k8s.io", "-o", "name")
+	require.NoError(t, r.err)
+	assert.Equal(t, "cluster1 clusterrole.rbac.authorization.k8s.io/reader\ncluster2 clusterrole.rbac.authorization.k8s.io/reader\ncluster3 clusterrole.rbac.authorization.k8s.io/reader\n", r.out)
+
+	r = runGet(t, "configmap", "settings", "-n", "shop", "--cluster", "cluster3", "--cluster", "cluster2")
+	require.NoError(t, r.err)
+	assert.Regexp(t, `^CLUSTER\s+NAME\s+DATA\s+AGE\ncluster2\s+settings\s+3\s+\S+\ncluster3\s+settings\s+2\s+\S+\n$`, r.out)
+
+	r = runGet(t, "deploy", "-A", "-o", "wide")
+	require.NoError(t, r.err)
+	assert.Regexp(t, `CLUSTER\s+NAMESPACE\s+NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\n`, r.out)
+	assert.Regexp(t, `cluster3\s+shop\s+web\s+0/2\s+0\s+0\s+\S+\s+web\s+nginx:1.27\s+app=web\n`, r.out)
+
+	r = runGet(t, "configmaps", "-n", "elsewhere")
+	require.NoError(t, r.err)
+	assert.Empty(t, r.out)
+	assert.Equal(t, "No configmaps managed by fedctl found in namespace elsewhere of the member clusters.\n", r.errOut)
+
+	r = runGet(t, "gadgets")
+	require.Error(t, r.err)
+	assert.Contains(t, r.err.Error(), `cluster cluster1: no API resource named "gadgets"; "kubectl --context cluster1 api-resources" lists the names the cluster serves`)
+}
+
+// TestGetSecretsAreRedacted: -o yaml|json never print Secret data.
+func TestGetSecretsAreRedacted(t *testing.T) {
+	testenv.Require(t, env)
+	apply(t, manifests)
+	for _, format := range []string{"yaml", "json"} {
+		r := runGet(t, "secrets", "-n", "shop", "-o", format)
+		require.NoError(t, r.err)
+		assert.NotContains(t, r.out, "hunter2")
+		assert.NotContains(t, r.out, base64.StdEncoding.EncodeToString([]byte("hunter2-very-secret")))
+		assert.Contains(t, r.out, "REDACTED")
+	}
+	r := runGet(t, "secrets", "-n", "shop", "-o", "json")
+	var list status.MemberObjectList
+	require.NoError(t, json.Unmarshal([]byte(r.out), &list))
+	require.Len(t, list.Items, 1)
+	assert.Equal(t, "cluster1", list.Items[0].Cluster)
+	assert.Equal(t, map[string]any{"password": "REDACTED"}, list.Items[0].Object["data"])
+	meta := list.Items[0].Object["metadata"].(map[string]any)
+	assert.Equal(t, "REDACTED", meta["annotations"].(map[string]any)[propagate.HashAnnotation], "a hash of the data is no better")
+}
+
+// TestGetMemberDown: a member that does not answer is reported on stderr,
+// the others are shown, and the exit code is 3.
+func TestGetMemberDown(t *testing.T) {
+	e := testenv.Require(t, env)
+	apply(t, manifests)
+	require.NoError(t, e.StopCluster("cluster2"))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		require.NoError(t, e.StartCluster(ctx, "cluster2"))
+	})
+	r := runGet(t, "configmaps", "-A")
+	var partial *cmdutil.PartialError
+	require.ErrorAs(t, r.err, &partial)
+	assert.Equal(t, []string{"cluster2"}, partial.Failed)
+	assert.Contains(t, r.errOut, "error: cluster cluster2: list configmaps: the API server refused the connection")
+	assert.Regexp(t, `cluster1\s+shop\s+settings\s+2\s`, r.out)
+	assert.Regexp(t, `cluster3\s+shop\s+settings\s+2\s`, r.out)
+	assert.NotContains(t, r.out, "cluster2")
+
+	// The type is resolved through the next member when the first is down.
+	require.NoError(t, e.StopCluster("cluster1"))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		require.NoError(t, e.StartCluster(ctx, "cluster1"))
+	})
+	r = runGet(t, "cm", "-n", "shop")
+	require.ErrorAs(t, r.err, &partial)
+	assert.Equal(t, []string{"cluster1", "cluster2"}, partial.Failed)
+	assert.Regexp(t, `^CLUSTER\s+NAME\s+DATA\s+AGE\ncluster3\s+settings\s+2\s+\S+\n$`, r.out)
+}

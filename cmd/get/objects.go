@@ -1,0 +1,106 @@
+package get
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/printers"
+	"github.com/fedctl/fedctl/pkg/status"
+)
+
+// runObjects is "fedctl get TYPE [NAME]": the type is resolved through
+// the first member that answers discovery, then every selected member is
+// listed in parallel. Members that fail are reported on stderr and make
+// the exit code 3 (1 when every one failed).
+func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
+	fed := file.Federation
+	selected, err := selectMembers(fed, o.Clusters)
+	if err != nil {
+		return err
+	}
+	if len(selected) == 0 {
+		return fmt.Errorf("no member clusters in %s; add one with \"fedctl join NAME --cluster-context CONTEXT\"", file.Path)
+	}
+	access, err := o.Access()
+	if err != nil {
+		return err
+	}
+	access.Timeout = o.Timeout
+	rctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	t, err := status.ResolveType(rctx, access, selected, o.TypeName)
+	cancel()
+	if err != nil {
+		return err
+	}
+	namespaces := map[string]string{}
+	for _, m := range selected {
+		switch {
+		case o.AllNamespaces:
+		case o.Namespace != "":
+			namespaces[m.Name] = o.Namespace
+		default:
+			namespaces[m.Name] = members.ContextNamespace(access, m)
+		}
+	}
+	in := status.ListInput{
+		Access: access, Members: selected, Type: t, Namespaces: namespaces, Name: o.Name,
+		Objects: o.Output == "yaml" || o.Output == "json" || o.Output == "name",
+		Timeout: o.Timeout,
+	}
+	list := status.ListObjects(ctx, in)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+
+	cs := o.IO.ErrColorScheme()
+	var failed []string
+	rows := 0
+	for _, mo := range list {
+		if mo.Err != nil {
+			failed = append(failed, mo.Cluster)
+			fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.Red("error:"), mo.Err)
+			continue
+		}
+		rows += len(mo.Objects)
+		if mo.Table != nil {
+			rows += len(mo.Table.Rows)
+		}
+	}
+	if len(failed) == len(list) {
+		return fmt.Errorf("no member cluster could be listed: %v", failed)
+	}
+	if err := o.printObjects(list, rows, t.Namespaced()); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return &cmdutil.PartialError{Failed: failed}
+	}
+	return nil
+}
+
+func (o *GetOptions) printObjects(list []status.MemberObjects, rows int, namespaced bool) error {
+	switch o.Output {
+	case "yaml":
+		return printers.YAML(o.IO.Out, status.ObjectList(list))
+	case "json":
+		return printers.JSON(o.IO.Out, status.ObjectList(list))
+	case "name":
+		for _, mo := range list {
+			for _, obj := range mo.Objects {
+				fmt.Fprintf(o.IO.Out, "%s %s\n", mo.Cluster, status.ObjectName(obj))
+			}
+		}
+		return nil
+	}
+	if rows == 0 {
+		where := "in the member clusters"
+		if namespaced && !o.AllNamespaces && o.Namespace != "" {
+			where = fmt.Sprintf("in namespace %s of the member clusters", o.Namespace)
+		}
+		fmt.Fprintf(o.IO.ErrOut, "No %s managed by fedctl found %s.\n", o.TypeName, where)
+		return nil
+	}
+	return status.WriteObjectTable(o.IO.Out, list, status.TableOptions{Wide: o.Output == "wide", Namespace: namespaced && o.AllNamespaces})
+}

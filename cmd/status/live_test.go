@@ -1,0 +1,551 @@
+package status
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/engine"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/status"
+	"github.com/fedctl/fedctl/pkg/testenv"
+	"github.com/fedctl/fedctl/pkg/testutil"
+)
+
+var (
+	clusterNames = []string{"cluster1", "cluster2", "cluster3"}
+	cmGVR        = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	deployGVR    = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+)
+
+func testFederation() *members.Federation {
+	fed := members.New()
+	for i, c := range clusterNames {
+		_ = fed.Put(members.Member{Name: c, Labels: map[string]string{"region": []string{"eu", "eu", "us"}[i]}}, false)
+	}
+	return fed
+}
+
+// requestLog collects the request log members.Access writes, one line per
+// request: "[cluster1] GET https://... 200 OK in 3ms".
+type requestLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *requestLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, strings.Split(strings.TrimSpace(string(p)), "\n")...)
+	return len(p), nil
+}
+
+// requests lists the method and path of each request sent to cluster.
+func (l *requestLog) requests(cluster string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, line := range l.lines {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == "["+cluster+"]" {
+			out = append(out, f[1]+" "+portRE.ReplaceAllString(f[2], "HOST"))
+		}
+	}
+	return out
+}
+
+var requests *requestLog // when set, runStatus logs requests into it
+
+func factory(t *testing.T, ios *iostreams.IOStreams) *cmdutil.Factory {
+	e := testenv.Require(t, env)
+	fed := testFederation()
+	return &cmdutil.Factory{
+		IOStreams: ios,
+		Federation: func() (*members.File, error) {
+			return &members.File{Path: filepath.Join(t.TempDir(), "federation.yaml"), Federation: fed}, nil
+		},
+		Access: func() (members.Access, error) {
+			a := members.Access{Kubeconfig: e.Kubeconfig}
+			if requests != nil {
+				a.RequestLog = requests
+			}
+			return a, nil
+		},
+	}
+}
+
+type statusRun struct {
+	out, errOut string
+	err         error
+	took        time.Duration
+}
+
+// runStatus runs "fedctl status ARGS" against the test clusters.
+func runStatus(t *testing.T, args ...string) statusRun {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	cmd := NewCmdStatus(factory(t, ios), nil)
+	cmd.SetArgs(append([]string{"--poll-interval", "200ms"}, args...))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	start := time.Now()
+	err := cmd.ExecuteContext(context.Background())
+	r := statusRun{out: out.String(), errOut: errOut.String(), err: err, took: time.Since(start)}
+	t.Logf("fedctl status %s (%s)\nstdout:\n%sstderr:\n%s", strings.Join(args, " "), r.took.Round(time.Millisecond), r.out, r.errOut)
+	return r
+}
+
+// apply propagates the manifests in paths with fedctl's engine and
+// propagate, as fedctl apply does, and requires every member to succeed.
+func apply(t *testing.T, paths ...string) {
+	t.Helper()
+	applyWith(t, propagate.Options{}, paths...)
+}
+
+func applyWith(t *testing.T, opts propagate.Options, paths ...string) {
+	t.Helper()
+	e := testenv.Require(t, env)
+	fed := testFederation()
+	out, err := engine.Run(engine.Input{Filenames: paths, DefaultNamespace: "default", Federation: fed})
+	require.NoError(t, err)
+	require.NoError(t, out.Result.Err())
+	access := members.Access{Kubeconfig: e.Kubeconfig}
+	report := propagate.Run(context.Background(), propagate.Input{
+		Result: out.Result, Clusters: fed.Names(), Options: opts,
+		Appliers: func(name string) (propagate.Applier, error) {
+			m, _ := fed.Member(name)
+			cfg, err := access.RESTConfig(m)
+			if err != nil {
+				return nil, err
+			}
+			return propagate.NewApplier(cfg)
+		},
+	})
+	require.Empty(t, report.Failed(), "apply failed: %+v", report.Clusters)
+}
+
+func client(t *testing.T, cluster string) dynamic.Interface {
+	t.Helper()
+	cfg, err := testenv.Require(t, env).RESTConfig(cluster)
+	require.NoError(t, err)
+	c, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	return c
+}
+
+func patch(t *testing.T, cluster string, gvr schema.GroupVersionResource, ns, name, body string) {
+	t.Helper()
+	_, err := client(t, cluster).Resource(gvr).Namespace(ns).Patch(context.Background(), name, types.MergePatchType, []byte(body), metav1.PatchOptions{})
+	require.NoError(t, err)
+}
+
+// writeFile writes content to dir/name and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	return path
+}
+
+func namespaceDoc(ns string) string {
+	return fmt.Sprintf(`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  placement:
+    clusterSelector: {}
+`, ns, ns)
+}
+
+func configMapDoc(ns, name, value, extraSpec string) string {
+	return fmt.Sprintf(`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  template:
+    data:
+      k: %q
+%s`, name, ns, value, extraSpec)
+}
+
+const allClusters = `  placement:
+    clusterSelector: {}
+`
+
+// deploymentDoc is a FederatedDeployment whose pods request cpu cores of
+// the fake node's 32, so that a test can leave some pods unschedulable.
+func deploymentDoc(ns, name string, replicas int, cpu, extraTemplateSpec, extraSpec string) string {
+	return fmt.Sprintf(`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  template:
+    spec:
+      replicas: %d
+%s      selector:
+        matchLabels: {app: %s}
+      template:
+        metadata:
+          labels: {app: %s}
+        spec:
+          containers:
+          - name: app
+            image: registry.example/app:1
+            resources:
+              requests: {cpu: %q}
+%s`, name, ns, replicas, extraTemplateSpec, name, name, cpu, extraSpec)
+}
+
+var (
+	portRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+	// tempRE matches the test's temporary directory in file:line prefixes.
+	tempRE = regexp.MustCompile(`/[^\s:'"]+/([\w.-]+\.yaml)`)
+)
+
+// normalize makes output comparable across runs: API server ports and
+// temporary directories vary.
+func normalize(s string) string {
+	return tempRE.ReplaceAllString(portRE.ReplaceAllString(s, "127.0.0.1:PORT"), "$1")
+}
+
+func golden(t *testing.T, got, name string) {
+	t.Helper()
+	testutil.AssertGolden(t, []byte(normalize(got)), filepath.Join("testdata", name+".golden"))
+}
+
+// waitFor reads the status of paths until check accepts it, or fails the
+// test after a minute.
+func waitFor(t *testing.T, check func(*status.Report) bool, paths ...string) *status.Report {
+	t.Helper()
+	fed := testFederation()
+	out, err := engine.Run(engine.Input{Filenames: paths, DefaultNamespace: "default", Federation: fed})
+	require.NoError(t, err)
+	access := members.Access{Kubeconfig: testenv.Require(t, env).Kubeconfig}
+	in := status.Input{Result: out.Result, Clusters: fed.Names(), Appliers: func(name string) (propagate.Applier, error) {
+		m, _ := fed.Member(name)
+		return realApplier(access, m)
+	}}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r := status.Read(context.Background(), in)
+		if check(r) {
+			return r
+		}
+		if time.Now().After(deadline) {
+			data, _ := json.MarshalIndent(r, "", "  ")
+			t.Fatalf("status not reached within a minute; last:\n%s", data)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// cluster returns the status of federated object ref ("FederatedDeployment
+// ns/name") in cluster.
+func cluster(r *status.Report, ref, name string) status.ClusterStatus {
+	for _, o := range r.Items {
+		if o.Ref() != ref {
+			continue
+		}
+		for _, c := range o.Status.Clusters {
+			if c.Name == name {
+				return c
+			}
+		}
+	}
+	return status.ClusterStatus{}
+}
+
+// TestStatusReadyAndWait: objects applied everywhere become Current; wait
+// sees it, the table, -o yaml and the TYPE NAME form say so.
+func TestStatusReadyAndWait(t *testing.T) {
+	testenv.Require(t, env)
+	dir := t.TempDir()
+	const ns = "ready"
+	file := writeFile(t, dir, "app.yaml", namespaceDoc(ns)+configMapDoc(ns, "settings", "v1", allClusters)+
+		deploymentDoc(ns, "web", 2, "100m", "", allClusters))
+	apply(t, file)
+
+	r := runStatus(t, "-f", file, "--wait", "--timeout", "90s")
+	require.NoError(t, r.err)
+	assert.Contains(t, r.errOut, "every member object is Current")
+
+	r = runStatus(t, "-f", file)
+	require.NoError(t, r.err)
+	golden(t, r.out, "ready")
+	assert.Contains(t, r.errOut, "3 federated objects, 9 member objects: 9 Current; propagation: 9 OK")
+
+	r = runStatus(t, "-f", file, "-o", "yaml")
+	require.NoError(t, r.err)
+	golden(t, r.out, "ready-yaml")
+
+	// Reads are cheap: discovery, then one label-selected LIST per type.
+	requests = &requestLog{}
+	r = runStatus(t, "-f", file)
+	log := requests
+	requests = nil
+	require.NoError(t, r.err)
+	for _, c := range clusterNames {
+		got := log.requests(c)
+		var lists []string
+		for _, req := range got {
+			if strings.Contains(req, "labelSelector=") {
+				lists = append(lists, req)
+			}
+		}
+		assert.ElementsMatch(t, []string{
+			"GET https://HOST/api/v1/configmaps?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dfedctl&limit=500&timeout=30s",
+			"GET https://HOST/apis/apps/v1/deployments?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dfedctl&limit=500&timeout=30s",
+			"GET https://HOST/api/v1/namespaces?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dfedctl&limit=500&timeout=30s",
+		}, lists, "one LIST per type in %s", c)
+		assert.Len(t, got, 5, "discovery (2 requests) and 3 LISTs in %s: %v", c, got)
+		t.Logf("status of 3 federated objects, %s: %d requests: %v", c, len(got), got)
+	}
+
+	var report status.Report
+	r = runStatus(t, "-f", file, "-o", "json", "--cluster", "cluster2")
+	require.NoError(t, r.err)
+	require.NoError(t, json.Unmarshal([]byte(r.out), &report))
+	require.Len(t, report.Items, 3)
+	for _, o := range report.Items {
+		assert.Equal(t, []status.Condition{{Type: "Propagation", Status: "True"}}, o.Status.Conditions, o.Ref())
+		require.Len(t, o.Status.Clusters, 1, "--cluster cluster2 reads cluster2 only")
+		assert.Equal(t, "cluster2", o.Status.Clusters[0].Name)
+		assert.Empty(t, o.Status.Clusters[0].Status, "OK is left out, as KubeFed does")
+	}
+
+	for _, typ := range []string{"federateddeployments", "fdeploy", "FederatedDeployment", "federateddeployment.types.kubefed.io"} {
+		r = runStatus(t, typ, "web", "-n", ns)
+		require.NoError(t, r.err, typ)
+		golden(t, r.out, "lookup")
+	}
+	r = runStatus(t, "fdeploy", "nothing", "-n", ns)
+	require.Error(t, r.err)
+	assert.Contains(t, r.err.Error(), "no member cluster holds an object of FederatedDeployment FederatedDeployment/ready/nothing")
+	r = runStatus(t, "fwidgets", "web")
+	require.Error(t, r.err)
+	assert.Contains(t, r.err.Error(), `no federated type named "fwidgets"`)
+}
+
+// TestStatusInProgressFailedAndTimeout: a Deployment stuck half scaled is
+// InProgress and --wait times out listing it; one whose progress deadline
+// passed is Failed and --wait gives up at once.
+func TestStatusInProgressFailedAndTimeout(t *testing.T) {
+	testenv.Require(t, env)
+	dir := t.TempDir()
+	const ns = "rollout"
+	// Each pod asks for 20 of the fake node's 32 cores: in cluster1, where
+	// an override asks for 2 replicas, only one pod can ever run.
+	nsFile := writeFile(t, dir, "ns.yaml", namespaceDoc(ns))
+	scaling := writeFile(t, dir, "scaling.yaml", deploymentDoc(ns, "scaling", 1, "20", "", allClusters+`  overrides:
+  - clusterName: cluster1
+    clusterOverrides:
+    - path: /spec/replicas
+      value: 2
+`))
+	// No pod fits, and the deployment controller gives up after a second:
+	// ProgressDeadlineExceeded, which kstatus calls Failed.
+	doomed := writeFile(t, dir, "doomed.yaml", deploymentDoc(ns, "doomed", 1, "100", "      progressDeadlineSeconds: 1\n", `  placement:
+    clusters: [{name: cluster2}]
+`))
+	apply(t, nsFile, scaling, doomed)
+
+	waitFor(t, func(r *status.Report) bool {
+		s1 := cluster(r, "FederatedDeployment rollout/scaling", "cluster1")
+		return s1.ReadyReplicas != nil && *s1.ReadyReplicas == 1 &&
+			cluster(r, "FederatedDeployment rollout/scaling", "cluster2").Readiness == status.Current &&
+			cluster(r, "FederatedDeployment rollout/scaling", "cluster3").Readiness == status.Current &&
+			cluster(r, "FederatedDeployment rollout/doomed", "cluster2").Readiness == status.Failed
+	}, dir)
+
+	r := runStatus(t, "-f", dir, "-o", "wide")
+	require.NoError(t, r.err, "status reports states; it fails only when it cannot read")
+	golden(t, r.out, "rollout-wide")
+	assert.Contains(t, r.errOut, "3 federated objects, 7 member objects: 5 Current, 1 InProgress, 1 Failed; propagation: 7 OK")
+
+	r = runStatus(t, "-f", nsFile, "-f", scaling, "--wait", "--timeout", "3s")
+	var nr *status.NotReadyError
+	require.ErrorAs(t, r.err, &nr)
+	assert.True(t, nr.TimedOut)
+	assert.Equal(t, "timed out waiting: 1 member object not Current\n  cluster cluster1:\n    Deployment rollout/scaling: InProgress: Available: 1/2", r.err.Error())
+	assert.Contains(t, r.errOut, "cluster cluster1: Deployment rollout/scaling: InProgress: Available: 1/2\n", "one line per change off a terminal")
+	assert.NotContains(t, r.errOut, "cluster cluster2: Deployment rollout/scaling", "Current objects are not worth a line")
+	assert.Contains(t, r.out, "InProgress", "the last status is printed")
+
+	r = runStatus(t, "-f", dir, "--wait", "--timeout", "60s")
+	require.ErrorAs(t, r.err, &nr)
+	assert.False(t, nr.TimedOut)
+	assert.Contains(t, r.err.Error(), "1 member object cannot become Current (1 more not Current yet)\n  cluster cluster1:\n    Deployment rollout/scaling: InProgress: Available: 1/2\n  cluster cluster2:\n    Deployment rollout/doomed: Failed: Progress deadline exceeded")
+	assert.Less(t, r.took, 30*time.Second, "a Failed object ends the wait at once")
+}
+
+// TestStatusDrift: a manual edit in one member, and a manifest changed
+// since the last apply, are Drifted.
+func TestStatusDrift(t *testing.T) {
+	testenv.Require(t, env)
+	dir := t.TempDir()
+	const ns = "drift"
+	file := writeFile(t, dir, "app.yaml", namespaceDoc(ns)+configMapDoc(ns, "settings", "v1", allClusters)+
+		deploymentDoc(ns, "web", 1, "100m", "", allClusters))
+	apply(t, file)
+	r := runStatus(t, "-f", file, "--wait", "--timeout", "90s")
+	require.NoError(t, r.err)
+
+	// Someone edits the Deployment's spec in cluster2 and the ConfigMap's
+	// data in cluster3.
+	patch(t, "cluster2", deployGVR, ns, "web", `{"spec":{"minReadySeconds":1}}`)
+	patch(t, "cluster3", cmGVR, ns, "settings", `{"data":{"k":"edited"}}`)
+	waitFor(t, func(r *status.Report) bool {
+		return cluster(r, "FederatedDeployment drift/web", "cluster2").Readiness == status.Current
+	}, file)
+	r = runStatus(t, "-f", file, "-o", "wide")
+	require.NoError(t, r.err)
+	golden(t, r.out, "drift-wide")
+
+	// Without the manifests only the spec change shows.
+	r = runStatus(t, "fdeploy", "web", "-n", ns)
+	require.NoError(t, r.err)
+	assert.Regexp(t, `Deployment\s+drift\s+web\s+cluster2\s+Drifted\s`, r.out)
+	assert.Regexp(t, `Deployment\s+drift\s+web\s+cluster1\s+OK\s`, r.out)
+	r = runStatus(t, "federatedconfigmaps", "settings", "-n", ns)
+	require.NoError(t, r.err)
+	assert.Regexp(t, `ConfigMap\s+drift\s+settings\s+cluster3\s+OK\s`, r.out, "a ConfigMap has no generation: its edits cannot be told without the manifests")
+
+	// The manifests change: every member is behind.
+	writeFile(t, dir, "app.yaml", namespaceDoc(ns)+configMapDoc(ns, "settings", "v2", allClusters)+
+		deploymentDoc(ns, "web", 1, "100m", "", allClusters))
+	r = runStatus(t, "-f", file, "-o", "json")
+	require.NoError(t, r.err)
+	var report status.Report
+	require.NoError(t, json.Unmarshal([]byte(r.out), &report))
+	for _, c := range clusterNames {
+		s := cluster(&report, "FederatedConfigMap drift/settings", c)
+		assert.Equal(t, status.Drifted, s.Status, c)
+		if c != "cluster3" {
+			assert.Equal(t, "the manifests changed since fedctl last applied it", s.Message, c)
+		}
+	}
+	assert.Equal(t, "CheckClusters", report.Items[0].Status.Conditions[0].Reason)
+
+	// apply brings them back; the edit took the ConfigMap's field over, so
+	// it takes --force-conflicts.
+	applyWith(t, propagate.Options{Force: true}, file)
+	r = runStatus(t, "-f", file, "--wait", "--timeout", "90s")
+	require.NoError(t, r.err)
+	assert.Contains(t, r.errOut, "propagation: 9 OK")
+}
+
+// TestStatusPropagationStates: AlreadyExists, NotApplied,
+// ApplyOverridesFailed, NamespaceNotFederated, ComputePlacementFailed,
+// WaitingForRemoval and ManagedLabelFalse, each from what the members hold.
+func TestStatusPropagationStates(t *testing.T) {
+	testenv.Require(t, env)
+	dir := t.TempDir()
+	const ns = "states"
+	applied := writeFile(t, dir, "applied.yaml", namespaceDoc(ns)+
+		configMapDoc(ns, "moved", "v1", allClusters)+configMapDoc(ns, "handsoff", "v1", allClusters))
+	apply(t, applied)
+	// A ConfigMap fedctl did not create, in cluster1.
+	foreign := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "foreign", "namespace": ns}, "data": map[string]any{"k": "mine"}}}
+	_, err := client(t, "cluster1").Resource(cmGVR).Namespace(ns).Create(context.Background(), foreign, metav1.CreateOptions{})
+	require.NoError(t, err)
+	patch(t, "cluster3", cmGVR, ns, "handsoff", `{"metadata":{"labels":{"kubefed.io/managed":"false"}}}`)
+
+	input := writeFile(t, dir, "input.yaml", namespaceDoc(ns)+
+		configMapDoc(ns, "moved", "v1", "  placement:\n    clusters: [{name: cluster1}]\n")+
+		configMapDoc(ns, "handsoff", "v1", allClusters)+
+		configMapDoc(ns, "foreign", "v1", allClusters)+
+		configMapDoc(ns, "patched", "v1", allClusters+`  overrides:
+  - clusterName: cluster2
+    clusterOverrides:
+    - op: remove
+      path: /data/missing
+`)+
+		configMapDoc("elsewhere", "homeless", "v1", allClusters)+
+		configMapDoc(ns, "badselector", "v1", `  placement:
+    clusterSelector:
+      matchExpressions: [{key: region, operator: Near, values: [eu]}]
+`))
+	// Relative paths, so that messages (and YAML's line folding) do not
+	// depend on the temporary directory's name.
+	goldenDir, err := filepath.Abs("testdata")
+	require.NoError(t, err)
+	t.Chdir(dir)
+	input = filepath.Base(input)
+	r := runStatus(t, "-f", input, "-o", "wide")
+	require.NoError(t, r.err)
+	testutil.AssertGolden(t, []byte(r.out), filepath.Join(goldenDir, "states-wide.golden"))
+	assert.Contains(t, r.errOut, "not placed: 1 ComputePlacementFailed, 1 NamespaceNotFederated")
+
+	r = runStatus(t, "-f", input, "-o", "yaml")
+	require.NoError(t, r.err)
+	testutil.AssertGolden(t, []byte(r.out), filepath.Join(goldenDir, "states-yaml.golden"))
+
+	r = runStatus(t, "-f", input, "--wait", "--timeout", "30s")
+	var nr *status.NotReadyError
+	require.ErrorAs(t, r.err, &nr)
+	assert.False(t, nr.TimedOut, "AlreadyExists and ApplyOverridesFailed cannot change by waiting")
+	assert.Contains(t, r.err.Error(), "ConfigMap states/foreign: Current (AlreadyExists)")
+}
+
+// TestStatusClusterDown: a member that does not answer is ClusterNotReady
+// and does not stop the others; the exit code is 3, and --wait waits for it.
+func TestStatusClusterDown(t *testing.T) {
+	e := testenv.Require(t, env)
+	dir := t.TempDir()
+	const ns = "down"
+	file := writeFile(t, dir, "app.yaml", namespaceDoc(ns)+deploymentDoc(ns, "web", 1, "100m", "", allClusters))
+	apply(t, file)
+	require.NoError(t, runStatus(t, "-f", file, "--wait", "--timeout", "90s").err)
+
+	require.NoError(t, e.StopCluster("cluster3"))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		require.NoError(t, e.StartCluster(ctx, "cluster3"))
+	})
+	r := runStatus(t, "-f", file, "--timeout", "5s")
+	var partial *cmdutil.PartialError
+	require.ErrorAs(t, r.err, &partial)
+	assert.Equal(t, []string{"cluster3"}, partial.Failed)
+	golden(t, r.out, "down")
+	assert.Contains(t, r.errOut, "cluster cluster3 could not be read (ClusterNotReady)")
+
+	r = runStatus(t, "fdeploy", "web", "-n", ns, "--timeout", "5s")
+	require.ErrorAs(t, r.err, &partial)
+	assert.Regexp(t, `Deployment\s+down\s+web\s+cluster3\s+ClusterNotReady\s+Unknown`, r.out)
+
+	r = runStatus(t, "-f", file, "--wait", "--timeout", "3s")
+	var nr *status.NotReadyError
+	require.ErrorAs(t, r.err, &nr)
+	assert.True(t, nr.TimedOut)
+	assert.Contains(t, r.err.Error(), "cluster cluster3:\n    Deployment down/web: Unknown (ClusterNotReady)")
+	assert.False(t, errors.Is(r.err, context.DeadlineExceeded))
+}

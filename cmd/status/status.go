@@ -1,0 +1,324 @@
+// Package status implements "fedctl status".
+package status
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/engine"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/printers"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/status"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+// Defaults of --timeout.
+const (
+	defaultReadTimeout = status.DefaultTimeout
+	defaultWaitTimeout = 5 * time.Minute
+)
+
+// StatusOptions are the inputs of "fedctl status".
+type StatusOptions struct {
+	IO         *iostreams.IOStreams
+	Federation func() (*members.File, error)
+	Access     func() (members.Access, error)
+	// Applier returns the Applier of one member; tests replace it.
+	Applier func(members.Access, members.Member) (propagate.Applier, error)
+
+	Filenames []string
+	Recursive bool
+	// TypeName and Name are the TYPE NAME form.
+	TypeName    string
+	Name        string
+	Clusters    []string
+	Namespace   string
+	Output      string
+	Wait        bool
+	Timeout     time.Duration
+	Interval    time.Duration
+	Concurrency int
+}
+
+// NewCmdStatus returns the status command. runF, when set, replaces Run.
+func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: realApplier}
+	cmd := &cobra.Command{
+		Use:   "status (-f FILENAME | TYPE NAME) [--cluster NAME]... [--wait]",
+		Short: "Show where federated objects are propagated and whether they are ready",
+		Long: `Show, for each federated object and member cluster, the propagation status
+in KubeFed's vocabulary and the readiness of the member object, read from the
+members themselves: one labelled LIST per type and member, members in
+parallel.
+
+PROPAGATION is OK when the member object is what "fedctl apply" would send;
+otherwise KubeFed's status where it applies client side (ClusterNotReady,
+AlreadyExists, ManagedLabelFalse, ApplyOverridesFailed, RetrievalFailed,
+WaitingForRemoval) or fedctl's own: Drifted (the manifests or the object
+changed since the last apply; apply would write it), NotApplied (placed but
+absent) and TypeNotServed (the member lacks the type). A federated object
+placed nowhere shows its reason: ComputePlacementFailed or
+NamespaceNotFederated. READINESS is kstatus's: Current, InProgress, Failed,
+Terminating or NotFound (Unknown when the member cannot be read), with the
+desired and ready replicas of scalable types. A roll-up line goes to standard
+error. -o yaml|json prints KubeFed's status shape (conditions[type=Propagation],
+clusters[].name/status) plus readiness.
+
+With TYPE NAME (federateddeployments, fdeploy or FederatedDeployment) no
+manifest is read: the member objects are found by their
+fedctl.io/federated-object annotation. That form shows where the object is
+and how ready it is, and Drifted when someone changed its spec since fedctl
+applied it; it cannot tell where the object should be, whether the manifests
+changed, nor AlreadyExists, ApplyOverridesFailed or NamespaceNotFederated.
+
+--wait reads again every second until every placed member object is Current,
+with progress on standard error, and fails when one is Failed or cannot
+become Current, or when --timeout (default 5m) passes.
+
+Exit status: 0 when every member could be read (whatever the objects' states)
+and, with --wait, every member object is Current; 3 when some members could
+not be read; 1 when none could, when the input has errors, when TYPE NAME is
+found nowhere, and when --wait fails or times out.`,
+		Example: `  # Status of everything in a directory, in every member
+  fedctl status -f manifests/
+
+  # With reasons and messages, for one member
+  fedctl status -f manifests/ -o wide --cluster eu-1
+
+  # One federated object, without its manifests
+  fedctl status fdeploy web -n shop
+
+  # Block until every member object is ready, for a pipeline
+  fedctl status -f manifests/ --wait --timeout 10m`,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch len(args) {
+			case 0:
+			case 2:
+				opts.TypeName, opts.Name = args[0], args[1]
+			default:
+				return cmdutil.FlagErrorf("%q takes TYPE NAME or -f FILENAME, got %d argument(s)", cmd.CommandPath(), len(args))
+			}
+			if err := opts.Validate(); err != nil {
+				return cmdutil.FlagErrorWrap(err)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return opts.Run(cmd.Context())
+		},
+	}
+	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only read this member cluster (repeatable)")
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of TYPE NAME")
+	fl.StringVarP(&opts.Output, "output", "o", "", "Output format: wide, yaml or json")
+	fl.BoolVar(&opts.Wait, "wait", false, "Wait until every placed member object is Current")
+	fl.DurationVar(&opts.Timeout, "timeout", 0, "With --wait, how long to wait (default 5m); otherwise the time allowed for each member (default 30s)")
+	fl.DurationVar(&opts.Interval, "poll-interval", status.DefaultInterval, "With --wait, time between reads")
+	fl.IntVar(&opts.Concurrency, "concurrency", status.DefaultConcurrency, "Member clusters read at once")
+	_ = fl.MarkHidden("poll-interval")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the flags and arguments.
+func (o *StatusOptions) Validate() error {
+	var errs []error
+	switch {
+	case len(o.Filenames) == 0 && o.TypeName == "":
+		errs = append(errs, errors.New("give -f FILENAME (a file, a directory or -) or TYPE NAME"))
+	case len(o.Filenames) > 0 && o.TypeName != "":
+		errs = append(errs, errors.New("give either -f FILENAME or TYPE NAME, not both"))
+	}
+	if err := printers.CheckFormat(o.Output, "wide", "yaml", "json"); err != nil {
+		errs = append(errs, err)
+	}
+	if o.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", o.Timeout))
+	}
+	if o.Interval <= 0 {
+		errs = append(errs, fmt.Errorf("--poll-interval must be positive, got %s", o.Interval))
+	}
+	if o.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency))
+	}
+	return errors.Join(errs...)
+}
+
+// Run reads the members (and waits, with --wait), prints the report and
+// turns it into an exit status.
+func (o *StatusOptions) Run(ctx context.Context) error {
+	file, err := o.Federation()
+	if err != nil {
+		return err
+	}
+	fed := file.Federation
+	for _, name := range o.Clusters {
+		if _, ok := fed.Member(name); !ok {
+			return &members.NotMemberError{Name: name, Members: fed.Names()}
+		}
+	}
+	clusters := o.Clusters
+	if len(clusters) == 0 {
+		clusters = fed.Names()
+	}
+	if len(clusters) == 0 {
+		return fmt.Errorf("no member clusters in %s; add one with \"fedctl join NAME --cluster-context CONTEXT\"", file.Path)
+	}
+
+	var in *status.Input
+	var lookup *status.LookupInput
+	if o.TypeName != "" {
+		reg, err := typeconfig.NewRegistry(fed.Types, fed.DisabledTypes)
+		if err != nil {
+			return err
+		}
+		t, err := federatedType(reg, o.TypeName)
+		if err != nil {
+			return err
+		}
+		lookup = &status.LookupInput{Type: t, Namespace: o.Namespace, Name: o.Name, Clusters: clusters, Concurrency: o.Concurrency}
+	} else {
+		res, err := o.render(fed)
+		if err != nil {
+			return err
+		}
+		in = &status.Input{Result: res, Clusters: clusters, Concurrency: o.Concurrency}
+	}
+
+	access, err := o.Access()
+	if err != nil {
+		return err
+	}
+	readTimeout := o.Timeout
+	if o.Wait || readTimeout == 0 {
+		readTimeout = defaultReadTimeout
+	}
+	access.Timeout = readTimeout
+	// One Applier per member for the whole run, so that --wait discovers
+	// each member's types once rather than at every read.
+	var mu sync.Mutex
+	cached := map[string]propagate.Applier{}
+	appliers := func(name string) (propagate.Applier, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if a, ok := cached[name]; ok {
+			return a, nil
+		}
+		m, _ := fed.Member(name)
+		a, err := o.Applier(access, m)
+		if err == nil {
+			cached[name] = a
+		}
+		return a, err
+	}
+	if in != nil {
+		in.Appliers, in.Timeout = appliers, readTimeout
+	} else {
+		lookup.Appliers, lookup.Timeout = appliers, readTimeout
+	}
+
+	var report *status.Report
+	var waitErr error
+	switch {
+	case o.Wait:
+		timeout := o.Timeout
+		if timeout == 0 {
+			timeout = defaultWaitTimeout
+		}
+		wctx, cancel := context.WithTimeout(ctx, timeout)
+		report, waitErr = status.Wait(wctx, status.WaitInput{
+			Input: in, Lookup: lookup, Interval: o.Interval,
+			Progress: o.IO.ErrOut, Live: o.IO.IsStderrTTY(), ColorScheme: o.IO.ErrColorScheme(),
+		})
+		cancel()
+	case in != nil:
+		report = status.Read(ctx, *in)
+	default:
+		report = status.Lookup(ctx, *lookup)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if lookup != nil && len(report.Unreachable) < len(clusters) && len(report.Items[0].Status.Clusters) == len(report.Unreachable) {
+		return fmt.Errorf("no member cluster holds an object of %s %s; check the name and namespace (-n), or apply it with \"fedctl apply -f FILE\"", lookup.Type.FederatedKind(), lookup.Source())
+	}
+	if err := o.print(report); err != nil {
+		return err
+	}
+	if waitErr != nil {
+		return waitErr
+	}
+	switch failed := report.Failed(); {
+	case len(failed) == 0:
+		return nil
+	case len(failed) == len(clusters):
+		return fmt.Errorf("no member cluster could be read: %v", failed)
+	default:
+		return &cmdutil.PartialError{Failed: failed}
+	}
+}
+
+// render runs the engine. Input errors (reading, decoding) fail the
+// command; what render found per object is reported as status.
+func (o *StatusOptions) render(fed *members.Federation) (*render.Result, error) {
+	out, err := engine.Run(engine.Input{
+		Filenames:        o.Filenames,
+		Recursive:        o.Recursive,
+		Stdin:            o.IO.In,
+		DefaultNamespace: o.Namespace,
+		Federation:       fed,
+		Only:             o.Clusters,
+	})
+	if out == nil {
+		return nil, err
+	}
+	cmdutil.PrintWarnings(o.IO, out.Result.Warnings)
+	if err != nil {
+		return nil, err
+	}
+	return out.Result, nil
+}
+
+func (o *StatusOptions) print(r *status.Report) error {
+	if len(r.Items) == 0 {
+		fmt.Fprintln(o.IO.ErrOut, "No federated objects in the input.")
+		if o.Output == "" || o.Output == "wide" {
+			return nil
+		}
+	}
+	switch o.Output {
+	case "yaml":
+		if err := printers.YAML(o.IO.Out, r); err != nil {
+			return err
+		}
+	case "json":
+		if err := printers.JSON(o.IO.Out, r); err != nil {
+			return err
+		}
+	default:
+		if err := status.WriteTable(o.IO.Out, r, o.Output == "wide", o.IO.ColorScheme()); err != nil {
+			return err
+		}
+	}
+	status.WriteSummary(o.IO.ErrOut, r, o.IO.ErrColorScheme())
+	return nil
+}
+
+func realApplier(a members.Access, m members.Member) (propagate.Applier, error) {
+	cfg, err := a.RESTConfig(m)
+	if err != nil {
+		return nil, err
+	}
+	return propagate.NewApplier(cfg)
+}

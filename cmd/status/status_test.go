@@ -1,0 +1,96 @@
+package status
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+func TestNewCmdStatus(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    StatusOptions
+		wantErr string
+	}{
+		{
+			name: "-f reads manifests",
+			args: []string{"-f", "dir", "-R", "--cluster", "eu-1"},
+			want: StatusOptions{Filenames: []string{"dir"}, Recursive: true, Clusters: []string{"eu-1"}, Namespace: "default", Interval: time.Second, Concurrency: 8},
+		},
+		{
+			name: "TYPE NAME needs no manifest",
+			args: []string{"fdeploy", "web", "-n", "shop", "--wait", "--timeout", "2m", "-o", "wide"},
+			want: StatusOptions{TypeName: "fdeploy", Name: "web", Namespace: "shop", Wait: true, Timeout: 2 * time.Minute, Output: "wide", Interval: time.Second, Concurrency: 8},
+		},
+		{name: "nothing to read is a usage error", args: nil, wantErr: "give -f FILENAME (a file, a directory or -) or TYPE NAME"},
+		{name: "both forms at once", args: []string{"-f", "x", "fdeploy", "web"}, wantErr: "give either -f FILENAME or TYPE NAME, not both"},
+		{name: "TYPE without NAME", args: []string{"fdeploy"}, wantErr: "takes TYPE NAME or -f FILENAME, got 1 argument(s)"},
+		{name: "an unknown output format", args: []string{"-f", "x", "-o", "name"}, wantErr: "--output must be one of wide, yaml, json, got \"name\""},
+		{name: "a negative timeout", args: []string{"-f", "x", "--timeout", "-1s"}, wantErr: "--timeout must be positive, got -1s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			var got *StatusOptions
+			cmd := NewCmdStatus(&cmdutil.Factory{IOStreams: ios}, func(o *StatusOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				var fe *cmdutil.FlagError
+				assert.ErrorAs(t, err, &fe, "a usage error exits 2")
+				return
+			}
+			require.NoError(t, err)
+			got.IO, got.Federation, got.Access, got.Applier = nil, nil, nil, nil
+			assert.Equal(t, tt.want, *got)
+		})
+	}
+}
+
+func TestFederatedType(t *testing.T) {
+	t.Parallel()
+	widgets := typeconfig.Type{Group: "example.com", Version: "v1", Kind: "Widget", Plural: "widgets", Scope: typeconfig.Namespaced}
+	reg, err := typeconfig.NewRegistry([]typeconfig.Type{widgets}, nil)
+	require.NoError(t, err)
+	deploy, _ := reg.Get("deployments.apps")
+	cm, _ := reg.Get("configmaps")
+	tests := []struct {
+		name    string
+		want    typeconfig.Type
+		wantErr string
+	}{
+		{name: "federateddeployments", want: deploy},
+		{name: "federateddeployment", want: deploy},
+		{name: "FederatedDeployment", want: deploy},
+		{name: "federateddeployments.types.kubefed.io", want: deploy},
+		{name: "fdeploy", want: deploy},
+		{name: "deployments", want: deploy},
+		{name: "fcm", want: cm},
+		{name: "federatedwidgets", want: widgets},
+		{name: "FederatedWidget", want: widgets},
+		{name: "fwidgets", wantErr: `no federated type named "fwidgets"`},
+		{name: "federatedgadgets", wantErr: `no federated type named "federatedgadgets"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := federatedType(reg, tt.name)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

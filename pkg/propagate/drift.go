@@ -1,0 +1,62 @@
+package propagate
+
+import (
+	"fmt"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/fedctl/fedctl/pkg/render"
+)
+
+// Drift says whether live, the member object of t as read from its member,
+// no longer matches what apply would send for t, and why; "" means it
+// matches, so apply would send nothing. The rules are apply's own (see
+// upToDate): the applied-hash annotation must be the hash of t's object,
+// metadata.generation must be the one recorded in GenerationAnnotation
+// after the last apply, fedctl's labels and annotations must hold, and for
+// types without a generation every field fedctl sets must hold its value.
+// With spec.retainReplicas the replica count is left out of the
+// comparison, as apply leaves it to whoever scales the object. Neither
+// argument is modified.
+func Drift(t render.Target, live *unstructured.Unstructured) (string, error) {
+	hashed := t.Object
+	if rr := t.Source.Spec.RetainReplicas; rr != nil && *rr {
+		hashed = runtime.DeepCopyJSON(t.Object)
+		unstructured.RemoveNestedField(hashed, "spec", "replicas")
+	}
+	hash, err := hashOf(hashed)
+	if err != nil {
+		return "", fmt.Errorf("hash %s %s: %w", t.Type.Kind, t.Name(), err)
+	}
+	if upToDate(live, hashed, hash) {
+		return "", nil
+	}
+	ann := live.GetAnnotations()
+	switch {
+	case ann[HashAnnotation] == "":
+		return "fedctl has not applied it: it has no " + HashAnnotation + " annotation", nil
+	case ann[HashAnnotation] != hash:
+		return "the manifests changed since fedctl last applied it", nil
+	}
+	if reason := GenerationDrift(live); reason != "" {
+		return reason, nil
+	}
+	return "its labels, annotations or fields were changed since fedctl applied it", nil
+}
+
+// GenerationDrift says whether someone changed live's spec since fedctl
+// last applied it, from live alone: its metadata.generation is not the one
+// fedctl recorded in GenerationAnnotation. "" means no such change shows.
+// It needs no manifest, so it is all that can be told of an object whose
+// federated object is not at hand; objects without a generation
+// (ConfigMap, Secret, ...) never show drift this way.
+func GenerationDrift(live *unstructured.Unstructured) string {
+	gen := live.GetGeneration()
+	recorded, ok := live.GetAnnotations()[GenerationAnnotation]
+	if gen == 0 || !ok || recorded == strconv.FormatInt(gen, 10) {
+		return ""
+	}
+	return fmt.Sprintf("its spec was changed since fedctl applied it (generation %d, fedctl applied generation %s)", gen, recorded)
+}

@@ -1,0 +1,180 @@
+package status
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+// fakeMember is one member cluster in memory, enough for propagate.Run to
+// apply to it and for Read to read it back. Objects with a spec get a
+// generation that moves on every apply that changes their spec.
+type fakeMember struct {
+	mu      sync.Mutex
+	served  map[schema.GroupVersionKind]propagate.Mapping
+	objects map[string]*unstructured.Unstructured // resource/namespace/name
+	down    error
+	lists   int
+}
+
+func newFakeMember(types ...typeconfig.Type) *fakeMember {
+	f := &fakeMember{served: map[schema.GroupVersionKind]propagate.Mapping{}, objects: map[string]*unstructured.Unstructured{}}
+	for _, t := range types {
+		f.served[gvkOf(t)] = propagate.Mapping{Resource: schema.GroupVersionResource{Group: t.Group, Version: t.Version, Resource: t.Plural}, Namespaced: t.Namespaced()}
+	}
+	return f
+}
+
+var _ propagate.Applier = (*fakeMember)(nil)
+
+func key(m propagate.Mapping, namespace, name string) string {
+	return m.Resource.Resource + "/" + namespace + "/" + name
+}
+
+func (f *fakeMember) Map(gvk schema.GroupVersionKind) (propagate.Mapping, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down != nil {
+		return propagate.Mapping{}, f.down
+	}
+	m, ok := f.served[gvk]
+	if !ok {
+		return propagate.Mapping{}, &propagate.NotServedError{GVK: gvk}
+	}
+	return m, nil
+}
+
+func (f *fakeMember) Reset() {}
+
+func (f *fakeMember) List(_ context.Context, m propagate.Mapping, selector string) ([]unstructured.Unstructured, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down != nil {
+		return nil, f.down
+	}
+	f.lists++
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		return nil, err
+	}
+	var out []unstructured.Unstructured
+	for k, obj := range f.objects {
+		if len(k) > len(m.Resource.Resource) && k[:len(m.Resource.Resource)+1] == m.Resource.Resource+"/" && sel.Matches(labels.Set(obj.GetLabels())) {
+			out = append(out, *obj.DeepCopy())
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeMember) Get(_ context.Context, m propagate.Mapping, namespace, name string) (*unstructured.Unstructured, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down != nil {
+		return nil, f.down
+	}
+	obj, ok := f.objects[key(m, namespace, name)]
+	if !ok {
+		return nil, apierrors.NewNotFound(m.Resource.GroupResource(), name)
+	}
+	return obj.DeepCopy(), nil
+}
+
+func (f *fakeMember) Apply(_ context.Context, m propagate.Mapping, obj *unstructured.Unstructured, _ propagate.WriteOptions) (*unstructured.Unstructured, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k := key(m, obj.GetNamespace(), obj.GetName())
+	stored := obj.DeepCopy()
+	if _, hasSpec := obj.Object["spec"]; hasSpec {
+		gen := int64(1)
+		if old, ok := f.objects[k]; ok {
+			gen = old.GetGeneration()
+			oldSpec, _ := json.Marshal(old.Object["spec"])
+			newSpec, _ := json.Marshal(obj.Object["spec"])
+			if string(oldSpec) != string(newSpec) {
+				gen++
+			}
+			stored.Object["status"] = old.Object["status"]
+		}
+		stored.SetGeneration(gen)
+	}
+	f.objects[k] = stored
+	return stored.DeepCopy(), nil
+}
+
+func (f *fakeMember) MergePatch(_ context.Context, m propagate.Mapping, namespace, name string, patch []byte, _ propagate.WriteOptions) (*unstructured.Unstructured, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	obj, ok := f.objects[key(m, namespace, name)]
+	if !ok {
+		return nil, apierrors.NewNotFound(m.Resource.GroupResource(), name)
+	}
+	var p struct {
+		Metadata struct {
+			Annotations map[string]*string `json:"annotations"`
+			Labels      map[string]*string `json:"labels"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(patch, &p); err != nil {
+		return nil, err
+	}
+	ann, lab := obj.GetAnnotations(), obj.GetLabels()
+	for k, v := range p.Metadata.Annotations {
+		if v == nil {
+			delete(ann, k)
+		} else {
+			ann[k] = *v
+		}
+	}
+	for k, v := range p.Metadata.Labels {
+		if v == nil {
+			delete(lab, k)
+		} else {
+			lab[k] = *v
+		}
+	}
+	obj.SetAnnotations(ann)
+	obj.SetLabels(lab)
+	return obj.DeepCopy(), nil
+}
+
+func (f *fakeMember) Delete(_ context.Context, m propagate.Mapping, namespace, name string, _ metav1.DeleteOptions) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.objects, key(m, namespace, name))
+	return nil
+}
+
+// edit changes the stored object of resource/namespace/name in place.
+func (f *fakeMember) edit(k string, fn func(*unstructured.Unstructured)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	obj, ok := f.objects[k]
+	if !ok {
+		panic("no object " + k)
+	}
+	fn(obj)
+}
+
+func (f *fakeMember) remove(k string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.objects, k)
+}
+
+func (f *fakeMember) setDown(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.down = err
+}
+
+var errRefused = errors.New("dial tcp 127.0.0.1:1: connect: connection refused")

@@ -1,0 +1,404 @@
+package status
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/printers"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+// tableAccept asks the API server for its Table rendering: the columns
+// kubectl get prints, computed server side (built-in printers, or a CRD's
+// additionalPrinterColumns), with JSON as the fallback.
+const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+
+// listPage is the page size of the LISTs.
+const listPage = 500
+
+// ResolveType finds the type called name (a plural, singular, kind, short
+// name or <plural>.<group>, any case, as kubectl takes it) through the
+// discovery of the first of ms that answers, in order. It returns the
+// errors of the members that did not answer when none did.
+func ResolveType(ctx context.Context, a members.Access, ms []members.Member, name string) (typeconfig.Type, error) {
+	var errs []error
+	for _, m := range ms {
+		lists, err := members.APIResources(ctx, a, m)
+		var de *members.DiscoveryError
+		if err != nil && !errors.As(err, &de) {
+			errs = append(errs, err)
+			continue
+		}
+		t, err := typeconfig.Resolve(name, "", lists)
+		var nf *typeconfig.NotFoundError
+		if errors.As(err, &nf) {
+			nf.Context = m.ContextName()
+			return typeconfig.Type{}, fmt.Errorf("cluster %s: %w", m.Name, nf)
+		}
+		return t, err
+	}
+	return typeconfig.Type{}, fmt.Errorf("resolve type %q: no member cluster answered: %w", name, errors.Join(errs...))
+}
+
+// ListInput says which member objects ListObjects lists.
+type ListInput struct {
+	Access  members.Access
+	Members []members.Member
+	Type    typeconfig.Type
+	// Namespaces gives the namespace to list in each member ("" for all
+	// namespaces); ignored for cluster-scoped types.
+	Namespaces map[string]string
+	// Name, when set, lists only the object of that name.
+	Name string
+	// Objects lists the objects themselves instead of the API server's
+	// table (for -o yaml|json|name).
+	Objects bool
+	// Concurrency and Timeout as in Input.
+	Concurrency int
+	Timeout     time.Duration
+}
+
+// MemberObjects is what one member holds.
+type MemberObjects struct {
+	Cluster string
+	// Table is the API server's table, rows sorted by namespace and name;
+	// nil with ListInput.Objects.
+	Table *metav1.Table
+	// Objects are the objects, sorted by namespace and name; only with
+	// ListInput.Objects.
+	Objects []unstructured.Unstructured
+	// Err says why the member could not be listed.
+	Err error
+}
+
+// ListObjects lists, in every member in parallel, the objects of in.Type
+// that fedctl manages (its managed-by label), one label-selected LIST per
+// member (paged), in in.Members' order.
+func ListObjects(ctx context.Context, in ListInput) []MemberObjects {
+	out := make([]MemberObjects, len(in.Members))
+	names := make([]string, len(in.Members))
+	for i, m := range in.Members {
+		names[i] = m.Name
+	}
+	forEachMember(ctx, in.Concurrency, in.Timeout, names, func(mctx context.Context, i int) {
+		m := in.Members[i]
+		mo := MemberObjects{Cluster: m.Name}
+		ns := ""
+		if in.Type.Namespaced() {
+			ns = in.Namespaces[m.Name]
+		}
+		var err error
+		if in.Objects {
+			mo.Objects, err = listObjects(mctx, in, m, ns)
+		} else {
+			mo.Table, err = listTable(mctx, in, m, ns)
+		}
+		if err != nil {
+			mo.Err = fmt.Errorf("cluster %s: list %s: %w", m.Name, in.Type.Name(), explain(err))
+		}
+		out[i] = mo
+	})
+	return out
+}
+
+func (in ListInput) options() metav1.ListOptions {
+	opts := metav1.ListOptions{LabelSelector: managedSelector, Limit: listPage}
+	if in.Name != "" {
+		opts.FieldSelector = "metadata.name=" + in.Name
+	}
+	return opts
+}
+
+func listObjects(ctx context.Context, in ListInput, m members.Member, ns string) ([]unstructured.Unstructured, error) {
+	cfg, err := in.Access.RESTConfig(m)
+	if err != nil {
+		return nil, err
+	}
+	client, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	gvr := schema.GroupVersionResource{Group: in.Type.Group, Version: in.Type.Version, Resource: in.Type.Plural}
+	var ri dynamic.ResourceInterface = client.Resource(gvr)
+	if ns != "" {
+		ri = client.Resource(gvr).Namespace(ns)
+	}
+	opts := in.options()
+	var items []unstructured.Unstructured
+	for {
+		list, err := ri.List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, list.Items...)
+		if list.GetContinue() == "" {
+			break
+		}
+		opts.Continue = list.GetContinue()
+	}
+	slices.SortFunc(items, func(a, b unstructured.Unstructured) int {
+		return compareNames(a.GetNamespace(), a.GetName(), b.GetNamespace(), b.GetName())
+	})
+	return items, nil
+}
+
+func compareNames(ns1, n1, ns2, n2 string) int {
+	if c := strings.Compare(ns1, ns2); c != 0 {
+		return c
+	}
+	return strings.Compare(n1, n2)
+}
+
+func listTable(ctx context.Context, in ListInput, m members.Member, ns string) (*metav1.Table, error) {
+	cfg, err := in.Access.RESTConfig(m)
+	if err != nil {
+		return nil, err
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.GroupVersion = &schema.GroupVersion{Group: in.Type.Group, Version: in.Type.Version}
+	cfg.APIPath = "/apis"
+	if in.Type.Group == "" {
+		cfg.APIPath = "/api"
+	}
+	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	client, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts := in.options()
+	var table *metav1.Table
+	for {
+		req := client.Get().Resource(in.Type.Plural).SetHeader("Accept", tableAccept).
+			Param("labelSelector", opts.LabelSelector).Param("limit", fmt.Sprint(opts.Limit))
+		if ns != "" {
+			req = req.Namespace(ns)
+		}
+		if opts.FieldSelector != "" {
+			req = req.Param("fieldSelector", opts.FieldSelector)
+		}
+		if opts.Continue != "" {
+			req = req.Param("continue", opts.Continue)
+		}
+		raw, err := req.DoRaw(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var page metav1.Table
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, fmt.Errorf("decode the API server's table: %w", err)
+		}
+		if page.Kind != "Table" {
+			return nil, fmt.Errorf("the API server answered with a %s instead of a Table; it may be too old for fedctl get", page.Kind)
+		}
+		if table == nil {
+			table = &page
+		} else {
+			table.Rows = append(table.Rows, page.Rows...)
+		}
+		if page.Continue == "" {
+			break
+		}
+		opts.Continue = page.Continue
+	}
+	table.Continue = ""
+	metas := make([]metav1.PartialObjectMetadata, len(table.Rows))
+	for i, row := range table.Rows {
+		if len(row.Object.Raw) > 0 {
+			_ = json.Unmarshal(row.Object.Raw, &metas[i])
+		}
+	}
+	idx := make([]int, len(table.Rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return compareNames(metas[a].Namespace, metas[a].Name, metas[b].Namespace, metas[b].Name)
+	})
+	rows := make([]metav1.TableRow, len(idx))
+	for i, j := range idx {
+		rows[i] = table.Rows[j]
+	}
+	table.Rows = rows
+	return table, nil
+}
+
+// RowMeta is the namespace and name of a table row, from the object
+// metadata the API server sends with each row.
+func RowMeta(row metav1.TableRow) (namespace, name string) {
+	var meta metav1.PartialObjectMetadata
+	if len(row.Object.Raw) > 0 {
+		_ = json.Unmarshal(row.Object.Raw, &meta)
+	}
+	return meta.Namespace, meta.Name
+}
+
+// TableOptions say how WriteObjectTable prints.
+type TableOptions struct {
+	// Wide shows every column, kubectl's -o wide; otherwise only those of
+	// priority 0.
+	Wide bool
+	// Namespace adds a NAMESPACE column (all namespaces, namespaced type).
+	Namespace bool
+}
+
+// WriteObjectTable merges the members' tables into one, with a CLUSTER
+// column first, rows sorted by cluster, namespace and name. The columns are
+// those of the first member that answered; another member's cells are
+// matched by column name, so a member whose server prints other columns
+// (another version) shows <none> where it lacks one. Headers are upper
+// case with spaces replaced by "-", so that awk sees one word each.
+// Members that failed are left out (the caller reports them).
+func WriteObjectTable(w io.Writer, list []MemberObjects, opts TableOptions) error {
+	var defs []metav1.TableColumnDefinition
+	for _, mo := range list {
+		if mo.Err == nil && mo.Table != nil {
+			defs = mo.Table.ColumnDefinitions
+			break
+		}
+	}
+	headers := []string{"CLUSTER"}
+	if opts.Namespace {
+		headers = append(headers, "NAMESPACE")
+	}
+	var shown []string
+	for _, d := range defs {
+		if d.Priority == 0 || opts.Wide {
+			shown = append(shown, d.Name)
+			headers = append(headers, strings.ReplaceAll(strings.ToUpper(d.Name), " ", "-"))
+		}
+	}
+	t := printers.NewTable(headers...)
+	for _, mo := range list {
+		if mo.Err != nil || mo.Table == nil {
+			continue
+		}
+		col := map[string]int{}
+		for i, d := range mo.Table.ColumnDefinitions {
+			col[d.Name] = i
+		}
+		for _, row := range mo.Table.Rows {
+			cells := []string{mo.Cluster}
+			if opts.Namespace {
+				ns, _ := RowMeta(row)
+				cells = append(cells, ns)
+			}
+			for _, name := range shown {
+				i, ok := col[name]
+				if !ok || i >= len(row.Cells) {
+					cells = append(cells, "")
+					continue
+				}
+				cells = append(cells, formatCell(row.Cells[i]))
+			}
+			t.AddRow(cells...)
+		}
+	}
+	return t.Write(w)
+}
+
+// formatCell prints a table cell as kubectl does; JSON numbers that are
+// whole print without a fraction.
+func formatCell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+// MemberObjectList is the -o yaml|json shape of fedctl get TYPE: each
+// member object with the member it was read from.
+type MemberObjectList struct {
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Items      []MemberObject `json:"items"`
+}
+
+// MemberObject is one object of one member.
+type MemberObject struct {
+	Cluster string         `json:"cluster"`
+	Object  map[string]any `json:"object"`
+}
+
+// redacted replaces the values of a Secret's data and stringData.
+const redacted = "REDACTED"
+
+// ObjectList builds the -o yaml|json list from what ListObjects read with
+// ListInput.Objects, sorted by cluster, namespace and name. The values of
+// a Secret's data and stringData, and of the annotations derived from them
+// (kubectl's last-applied configuration, fedctl's applied hash), are
+// replaced by REDACTED: fedctl never prints Secret data (kubectl --context
+// CONTEXT get secret shows them).
+func ObjectList(list []MemberObjects) MemberObjectList {
+	out := MemberObjectList{APIVersion: APIVersion, Kind: "MemberObjectList", Items: []MemberObject{}}
+	for _, mo := range list {
+		if mo.Err != nil {
+			continue
+		}
+		for _, obj := range mo.Objects {
+			o := obj.Object
+			if obj.GetKind() == "Secret" && obj.GroupVersionKind().Group == "" {
+				o = redactSecret(obj.DeepCopy().Object)
+			}
+			out.Items = append(out.Items, MemberObject{Cluster: mo.Cluster, Object: o})
+		}
+	}
+	return out
+}
+
+func redactSecret(obj map[string]any) map[string]any {
+	for _, field := range []string{"data", "stringData"} {
+		if m, ok := obj[field].(map[string]any); ok {
+			for k := range m {
+				m[k] = redacted
+			}
+		}
+	}
+	// kubectl apply's last-applied annotation holds the data too, and
+	// fedctl's applied hash would let a short secret be guessed offline.
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		if ann, ok := meta["annotations"].(map[string]any); ok {
+			for _, k := range []string{"kubectl.kubernetes.io/last-applied-configuration", propagate.HashAnnotation} {
+				if _, ok := ann[k]; ok {
+					ann[k] = redacted
+				}
+			}
+		}
+	}
+	return obj
+}
+
+// ObjectName is kubectl's -o name of obj: "deployment.apps/web",
+// "configmap/settings".
+func ObjectName(obj unstructured.Unstructured) string {
+	gvk := obj.GroupVersionKind()
+	kind := strings.ToLower(gvk.Kind)
+	if gvk.Group != "" {
+		kind += "." + gvk.Group
+	}
+	return kind + "/" + obj.GetName()
+}

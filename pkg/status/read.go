@@ -1,0 +1,415 @@
+package status
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/url"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+// Defaults of Input.
+const (
+	DefaultConcurrency = 8
+	DefaultTimeout     = 30 * time.Second
+)
+
+// Input is what Read reads.
+type Input struct {
+	// Result is what the engine rendered from the manifests.
+	Result *render.Result
+	// Clusters are the members to read, usually every member.
+	Clusters []string
+	// Appliers returns the Applier of a member (propagate.NewApplier); it
+	// is called once per member and read, in that member's goroutine.
+	Appliers func(cluster string) (propagate.Applier, error)
+	// Concurrency bounds the members read at once, Timeout the reading of
+	// one member; zero means the defaults.
+	Concurrency int
+	Timeout     time.Duration
+}
+
+// Read reads the state of every federated object of in.Result in every
+// member of in.Clusters. Problems the render found are states, not errors:
+// a federated object whose placement failed is ComputePlacementFailed, a
+// member whose overrides failed ApplyOverridesFailed. Read never fails as a
+// whole: a member that cannot be read is ClusterNotReady for every object
+// placed there and listed in Report.Unreachable.
+func Read(ctx context.Context, in Input) *Report {
+	res := in.Result
+	objects := map[*federation.Object]*Object{}
+	var order []*federation.Object
+	entry := func(o *federation.Object) *Object {
+		if obj, ok := objects[o]; ok {
+			return obj
+		}
+		obj := &Object{APIVersion: o.APIVersion, Kind: o.Kind, Metadata: ObjectMeta{Name: o.Name, Namespace: o.Namespace},
+			Status: ObjectStatus{Conditions: []Condition{{Type: "Propagation"}}, Clusters: []ClusterStatus{}}}
+		objects[o] = obj
+		order = append(order, o)
+		return obj
+	}
+	federatedNamespaces := map[string]bool{}
+	for _, p := range res.Placed {
+		if p.Object.IsNamespace() {
+			federatedNamespaces[p.Object.Name] = true
+		}
+	}
+	placed := map[string]render.Placed{}
+	for _, p := range res.Placed {
+		obj := entry(p.Object)
+		placed[federation.SourceOf(p.Object)] = p
+		if p.Type.Namespaced() && !p.Object.IsNamespace() && !federatedNamespaces[p.Object.Namespace] {
+			cond := &obj.Status.Conditions[0]
+			cond.Reason = NamespaceNotFederated
+			cond.Message = fmt.Sprintf("no FederatedNamespace %s in the input, so the object is placed nowhere; add one to place it", p.Object.Namespace)
+		}
+	}
+	for _, err := range res.Errors {
+		var te *render.TargetError
+		if !errors.As(err, &te) || te.Cluster != "" {
+			continue
+		}
+		cond := &entry(te.Object).Status.Conditions[0]
+		cond.Reason = ComputePlacementFailed
+		cond.Message = joinMessage(cond.Message, te.Err.Error())
+	}
+
+	clusters := slices.Sorted(slices.Values(in.Clusters))
+	perCluster := make([]memberRead, len(clusters))
+	forEachMember(ctx, in.Concurrency, in.Timeout, clusters, func(mctx context.Context, i int) {
+		perCluster[i] = readMember(mctx, in, clusters[i], placed)
+	})
+
+	report := &Report{}
+	for i, name := range clusters {
+		mr := perCluster[i]
+		if mr.err != nil {
+			report.Unreachable = append(report.Unreachable, ClusterError{Name: name, Error: mr.err.Error()})
+		}
+		for _, e := range mr.entries {
+			entry(e.source).Status.Clusters = append(entry(e.source).Status.Clusters, e.status)
+		}
+	}
+	for _, o := range order {
+		report.Items = append(report.Items, *objects[o])
+	}
+	report.finish()
+	return report
+}
+
+func joinMessage(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// forEachMember runs fn for each of clusters, at most concurrency at once,
+// each with its own timeout.
+func forEachMember(ctx context.Context, concurrency int, timeout time.Duration, clusters []string, fn func(context.Context, int)) {
+	if concurrency <= 0 {
+		concurrency = DefaultConcurrency
+	}
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	sem := make(chan struct{}, concurrency)
+	var wg sync.WaitGroup
+	for i := range clusters {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			mctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			fn(mctx, i)
+		})
+	}
+	wg.Wait()
+}
+
+// memberRead is what was read in one member.
+type memberRead struct {
+	err     error // the member could not be read
+	entries []memberEntry
+}
+
+type memberEntry struct {
+	source *federation.Object
+	status ClusterStatus
+}
+
+// readMember reads the member objects of the federated objects in
+// in.Result from one member.
+func readMember(ctx context.Context, in Input, cluster string, placed map[string]render.Placed) memberRead {
+	res := in.Result
+	var mr memberRead
+	var targets []render.Target
+	for _, t := range res.Targets {
+		if t.Cluster == cluster {
+			targets = append(targets, t)
+		}
+	}
+	// Overrides that failed for this member: nothing to read.
+	for _, err := range res.Errors {
+		var te *render.TargetError
+		if errors.As(err, &te) && te.Cluster == cluster {
+			mr.entries = append(mr.entries, memberEntry{source: te.Object, status: ClusterStatus{
+				Name: cluster, Status: ApplyOverridesFailed, Message: te.Err.Error(), Readiness: NotFound, placed: true,
+			}})
+		}
+	}
+	notReady := func(err error) memberRead {
+		mr.err = err
+		for _, t := range targets {
+			mr.entries = append(mr.entries, memberEntry{source: t.Source, status: ClusterStatus{
+				Name: cluster, Status: ClusterNotReady, Message: err.Error(), Object: refOf(t.Object),
+				Readiness: Unknown, DesiredReplicas: replicas(t.Object), placed: true,
+			}})
+		}
+		return mr
+	}
+	a, err := in.Appliers(cluster)
+	if err != nil {
+		return notReady(err)
+	}
+	types := make([]typeconfig.Type, 0, len(res.Placed))
+	for _, p := range res.Placed {
+		types = append(types, p.Type)
+	}
+	live, notServed, err := listManaged(ctx, a, types)
+	if err != nil {
+		return notReady(err)
+	}
+	seen := map[liveKey]bool{}
+	for _, t := range targets {
+		st := ClusterStatus{Name: cluster, Object: refOf(t.Object), DesiredReplicas: replicas(t.Object), placed: true}
+		gvk := gvkOf(t.Type)
+		if notServed[gvk] {
+			st.Status, st.Readiness = TypeNotServed, NotFound
+			st.Message = (&propagate.NotServedError{GVK: gvk}).Error()
+			mr.entries = append(mr.entries, memberEntry{source: t.Source, status: st})
+			continue
+		}
+		key := liveKey{gvk.Group, gvk.Kind, t.Namespace(), t.Name()}
+		seen[key] = true
+		obj := live[key]
+		if obj == nil {
+			// Not among fedctl's objects: absent, or someone else's.
+			obj, err = getObject(ctx, a, gvk, t.Namespace(), t.Name())
+			switch {
+			case apierrors.IsNotFound(err):
+				st.Status, st.Readiness = NotApplied, NotFound
+				st.Message = "placed here but not in the cluster; fedctl apply creates it"
+				mr.entries = append(mr.entries, memberEntry{source: t.Source, status: st})
+				continue
+			case err != nil:
+				if unreachable(err) {
+					return notReady(explain(err))
+				}
+				st.Status, st.Readiness, st.Message = RetrievalFailed, Unknown, explain(err).Error()
+				mr.entries = append(mr.entries, memberEntry{source: t.Source, status: st})
+				continue
+			}
+		}
+		switch {
+		case obj.GetLabels()[federation.ManagedLabel] == "false":
+			st.Status = ManagedLabelFalse
+			st.Message = fmt.Sprintf("labelled %s: \"false\"; fedctl does not touch it", federation.ManagedLabel)
+		case obj.GetLabels()[federation.ManagedByLabel] != federation.ManagedByValue:
+			st.Status = AlreadyExists
+			st.Message = "exists and was not created by fedctl; fedctl apply --adopt takes it over"
+		default:
+			reason, err := propagate.Drift(t, obj)
+			if err != nil {
+				reason = err.Error()
+			}
+			if reason != "" {
+				st.Status, st.Message = Drifted, reason
+			}
+		}
+		readiness(&st, obj)
+		mr.entries = append(mr.entries, memberEntry{source: t.Source, status: st})
+	}
+	// Objects of federated objects in the input that are no longer placed
+	// here: apply removes them.
+	for _, key := range slices.SortedFunc(maps.Keys(live), compareKeys) {
+		obj := live[key]
+		if seen[key] {
+			continue
+		}
+		p, ok := placed[obj.GetAnnotations()[federation.SourceAnnotation]]
+		if !ok || slices.Contains(p.Clusters, cluster) {
+			continue
+		}
+		st := ClusterStatus{Name: cluster, Status: WaitingForRemoval, Object: refOf(obj.Object),
+			Message: "no longer placed here; fedctl apply deletes it"}
+		if p.Object.Annotations[federation.OrphanAnnotation] == "true" {
+			st.Message = "no longer placed here; fedctl apply unmarks it and leaves it running (kubefed.io/orphan)"
+		}
+		readiness(&st, obj)
+		mr.entries = append(mr.entries, memberEntry{source: p.Object, status: st})
+	}
+	return mr
+}
+
+// liveKey identifies an object in one member.
+type liveKey struct{ group, kind, namespace, name string }
+
+func compareKeys(a, b liveKey) int {
+	for _, c := range [][2]string{{a.group, b.group}, {a.kind, b.kind}, {a.namespace, b.namespace}, {a.name, b.name}} {
+		if c[0] != c[1] {
+			if c[0] < c[1] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func gvkOf(t typeconfig.Type) schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: t.Group, Version: t.Version, Kind: t.Kind}
+}
+
+// managedSelector selects the objects fedctl manages.
+const managedSelector = federation.ManagedByLabel + "=" + federation.ManagedByValue
+
+// listManaged lists fedctl's objects of each of types in one member, one
+// LIST per resource, and returns them by key along with the types the
+// member does not serve. Any other failure fails the member.
+func listManaged(ctx context.Context, a propagate.Applier, types []typeconfig.Type) (map[liveKey]*unstructured.Unstructured, map[schema.GroupVersionKind]bool, error) {
+	live := map[liveKey]*unstructured.Unstructured{}
+	notServed := map[schema.GroupVersionKind]bool{}
+	listed := map[schema.GroupResource]bool{}
+	for _, t := range types {
+		gvk := gvkOf(t)
+		if notServed[gvk] {
+			continue
+		}
+		m, err := a.Map(gvk)
+		var ns *propagate.NotServedError
+		switch {
+		case errors.As(err, &ns):
+			notServed[gvk] = true
+			continue
+		case err != nil:
+			return nil, nil, explain(err)
+		}
+		if listed[m.Resource.GroupResource()] {
+			continue
+		}
+		listed[m.Resource.GroupResource()] = true
+		items, err := a.List(ctx, m, managedSelector)
+		if err != nil {
+			return nil, nil, fmt.Errorf("list %s: %w", m.Resource.GroupResource(), explain(err))
+		}
+		for i := range items {
+			obj := &items[i]
+			ns := obj.GetNamespace()
+			if !m.Namespaced {
+				ns = ""
+			}
+			live[liveKey{gvk.Group, obj.GetKind(), ns, obj.GetName()}] = obj
+		}
+	}
+	return live, notServed, nil
+}
+
+func getObject(ctx context.Context, a propagate.Applier, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
+	m, err := a.Map(gvk)
+	if err != nil {
+		return nil, err
+	}
+	return a.Get(ctx, m, namespace, name)
+}
+
+// readiness fills in what kstatus says of obj and its replica counts.
+func readiness(st *ClusterStatus, obj *unstructured.Unstructured) {
+	res, err := kstatus.Compute(obj)
+	switch {
+	case err != nil:
+		st.Readiness, st.ReadinessMessage = Unknown, err.Error()
+	default:
+		st.Readiness, st.ReadinessMessage = string(res.Status), res.Message
+	}
+	if d := replicas(obj.Object); d != nil {
+		st.DesiredReplicas = d
+		ready, _, _ := unstructured.NestedInt64(obj.Object, "status", "readyReplicas")
+		st.ReadyReplicas = &ready
+	}
+}
+
+// replicas is spec.replicas, or nil for an object without one.
+func replicas(obj map[string]any) *int64 {
+	v, ok, err := unstructured.NestedFieldNoCopy(obj, "spec", "replicas")
+	if !ok || err != nil {
+		return nil
+	}
+	var n int64
+	switch x := v.(type) {
+	case int64:
+		n = x
+	case float64:
+		n = int64(x)
+	case int:
+		n = int64(x)
+	default:
+		return nil
+	}
+	return &n
+}
+
+func refOf(obj map[string]any) *ObjectRef {
+	u := unstructured.Unstructured{Object: obj}
+	return &ObjectRef{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
+// unreachable says whether err means the member did not answer, rather
+// than that one request was refused.
+func unreachable(err error) bool {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return apierrors.IsUnauthorized(err)
+	}
+	return true
+}
+
+// explain says in words what a failed request means; API errors already
+// say it and are kept as they are.
+func explain(err error) error {
+	var status apierrors.APIStatus
+	var opErr *net.OpError
+	var urlErr *url.Error
+	switch {
+	case errors.As(err, &status):
+		if apierrors.IsUnauthorized(err) {
+			return errors.New("the API server rejected the credentials (401 Unauthorized); refresh the user's credentials in the kubeconfig")
+		}
+		return err
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return errors.New("the API server refused the connection; is the cluster running? (fedctl get clusters checks every member)")
+	case errors.Is(err, context.Canceled):
+		return errors.New("interrupted")
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &urlErr) && urlErr.Timeout()):
+		return errors.New("the API server did not answer within --timeout")
+	case errors.As(err, &opErr):
+		return errors.New("the API server cannot be reached: " + opErr.Err.Error())
+	}
+	return err
+}

@@ -1,0 +1,444 @@
+package status
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fedctl/fedctl/pkg/engine"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/testutil"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+var (
+	nsType     = typeconfig.Type{Version: "v1", Kind: "Namespace", Plural: "namespaces", Scope: typeconfig.Cluster}
+	cmType     = typeconfig.Type{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Scope: typeconfig.Namespaced}
+	deployType = typeconfig.Type{Group: "apps", Version: "v1", Kind: "Deployment", Plural: "deployments", Scope: typeconfig.Namespaced}
+)
+
+const manifests = `apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop, namespace: shop}
+spec:
+  placement: {clusterSelector: {}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: settings, namespace: shop}
+spec:
+  template:
+    data: {k: v}
+  placement: {clusterSelector: {}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    spec:
+      replicas: 2
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers: [{name: web, image: nginx}]
+  placement:
+    clusters: [{name: eu-1}, {name: us-1}]
+`
+
+// fixture renders manifests for members eu-1 and us-1 and applies them to
+// two fake members with propagate, as fedctl apply does.
+type fixture struct {
+	res     *render.Result
+	members map[string]*fakeMember
+}
+
+func newFixture(t *testing.T, input string) *fixture {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "app.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(input), 0o600))
+	fed := members.New()
+	for _, name := range []string{"eu-1", "us-1"} {
+		require.NoError(t, fed.Put(members.Member{Name: name}, false))
+	}
+	out, err := engine.Run(engine.Input{Filenames: []string{path}, DefaultNamespace: "default", Federation: fed})
+	require.NoError(t, err)
+	f := &fixture{res: out.Result, members: map[string]*fakeMember{
+		"eu-1": newFakeMember(nsType, cmType, deployType),
+		"us-1": newFakeMember(nsType, cmType, deployType),
+	}}
+	return f
+}
+
+func (f *fixture) input() Input {
+	return Input{Result: f.res, Clusters: []string{"us-1", "eu-1"}, Appliers: func(c string) (propagate.Applier, error) { return f.members[c], nil }}
+}
+
+func (f *fixture) apply(t *testing.T) {
+	t.Helper()
+	in := f.input()
+	report := propagate.Run(context.Background(), propagate.Input{Result: f.res, Clusters: in.Clusters, Appliers: in.Appliers})
+	require.Empty(t, report.Failed(), "%+v", report.Clusters)
+}
+
+// setReady gives the Deployment in cluster the status its controller
+// writes once every replica is available.
+func (f *fixture) setReady(cluster string) {
+	f.members[cluster].edit("deployments/shop/web", func(d *unstructured.Unstructured) {
+		n, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
+		d.Object["status"] = map[string]any{
+			"observedGeneration": d.GetGeneration(), "replicas": n, "updatedReplicas": n, "readyReplicas": n, "availableReplicas": n,
+			"conditions": []any{
+				map[string]any{"type": "Available", "status": "True"},
+				map[string]any{"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"},
+			},
+		}
+	})
+}
+
+func statusOf(r *Report, ref, cluster string) ClusterStatus {
+	for _, o := range r.Items {
+		for _, c := range o.Status.Clusters {
+			if o.Ref() == ref && c.Name == cluster {
+				return c
+			}
+		}
+	}
+	return ClusterStatus{}
+}
+
+func TestReadAfterApplyIsOK(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, manifests)
+	f.apply(t)
+	f.setReady("eu-1")
+	listsBefore := f.members["eu-1"].lists
+	r := Read(context.Background(), f.input())
+	for _, o := range r.Items {
+		assert.Equal(t, "True", o.Status.Conditions[0].Status, o.Ref())
+		for _, c := range o.Status.Clusters {
+			assert.Equal(t, OK, c.Propagation(), "what apply just wrote is what it would write: %s in %s", o.Ref(), c.Name)
+		}
+	}
+	assert.Equal(t, Current, statusOf(r, "FederatedDeployment shop/web", "eu-1").Readiness)
+	us := statusOf(r, "FederatedDeployment shop/web", "us-1")
+	assert.Equal(t, InProgress, us.Readiness, "no status yet")
+	assert.Equal(t, int64(2), *us.DesiredReplicas)
+	assert.Equal(t, int64(0), *us.ReadyReplicas)
+	assert.Equal(t, "3 federated objects, 6 member objects: 5 Current, 1 InProgress; propagation: 6 OK", r.Summary.String())
+	assert.Equal(t, 3, f.members["eu-1"].lists-listsBefore, "one LIST per type: namespaces, configmaps, deployments")
+
+	var table bytes.Buffer
+	require.NoError(t, WriteTable(&table, r, false, nil))
+	testutil.AssertGolden(t, table.Bytes(), "testdata/ok.golden")
+}
+
+func TestReadStates(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		change  func(f *fixture)
+		ref     string
+		cluster string
+		want    string
+		message string
+	}{
+		{
+			name: "a spec changed by someone else is Drifted",
+			change: func(f *fixture) {
+				f.members["us-1"].edit("deployments/shop/web", func(d *unstructured.Unstructured) { d.SetGeneration(2) })
+			},
+			ref: "FederatedDeployment shop/web", cluster: "us-1", want: Drifted,
+			message: "its spec was changed since fedctl applied it (generation 2, fedctl applied generation 1)",
+		},
+		{
+			name: "edited data of a type without generation is Drifted",
+			change: func(f *fixture) {
+				f.members["eu-1"].edit("configmaps/shop/settings", func(c *unstructured.Unstructured) { c.Object["data"] = map[string]any{"k": "edited"} })
+			},
+			ref: "FederatedConfigMap shop/settings", cluster: "eu-1", want: Drifted,
+			message: "its labels, annotations or fields were changed since fedctl applied it",
+		},
+		{
+			name:   "an object deleted from the member is NotApplied",
+			change: func(f *fixture) { f.members["eu-1"].remove("configmaps/shop/settings") },
+			ref:    "FederatedConfigMap shop/settings", cluster: "eu-1", want: NotApplied,
+			message: "placed here but not in the cluster; fedctl apply creates it",
+		},
+		{
+			name: "an object without fedctl's label is AlreadyExists",
+			change: func(f *fixture) {
+				f.members["eu-1"].edit("configmaps/shop/settings", func(c *unstructured.Unstructured) { c.SetLabels(nil) })
+			},
+			ref: "FederatedConfigMap shop/settings", cluster: "eu-1", want: AlreadyExists,
+			message: "exists and was not created by fedctl; fedctl apply --adopt takes it over",
+		},
+		{
+			name: "kubefed.io/managed: false is ManagedLabelFalse",
+			change: func(f *fixture) {
+				f.members["us-1"].edit("configmaps/shop/settings", func(c *unstructured.Unstructured) {
+					l := c.GetLabels()
+					l["kubefed.io/managed"] = "false"
+					c.SetLabels(l)
+				})
+			},
+			ref: "FederatedConfigMap shop/settings", cluster: "us-1", want: ManagedLabelFalse,
+			message: `labelled kubefed.io/managed: "false"; fedctl does not touch it`,
+		},
+		{
+			name:   "a member that does not answer is ClusterNotReady",
+			change: func(f *fixture) { f.members["us-1"].setDown(errRefused) },
+			ref:    "FederatedDeployment shop/web", cluster: "us-1", want: ClusterNotReady,
+			message: "dial tcp 127.0.0.1:1: connect: connection refused",
+		},
+		{
+			name: "a type the member does not serve is TypeNotServed",
+			change: func(f *fixture) {
+				delete(f.members["us-1"].served, gvkOf(deployType))
+			},
+			ref: "FederatedDeployment shop/web", cluster: "us-1", want: TypeNotServed,
+			message: "type apps/v1 Deployment is not served by this cluster; install its CRD there first",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, manifests)
+			f.apply(t)
+			tt.change(f)
+			r := Read(context.Background(), f.input())
+			got := statusOf(r, tt.ref, tt.cluster)
+			assert.Equal(t, tt.want, got.Propagation())
+			assert.Equal(t, tt.message, got.Message)
+			for _, o := range r.Items {
+				if o.Ref() == tt.ref {
+					assert.Equal(t, Condition{Type: "Propagation", Status: "False", Reason: CheckClusters}, o.Status.Conditions[0])
+				}
+			}
+			if tt.want == ClusterNotReady {
+				assert.Equal(t, []string{"us-1"}, r.Failed())
+				assert.Equal(t, Unknown, got.Readiness)
+				assert.Equal(t, OK, statusOf(r, tt.ref, "eu-1").Propagation(), "the other member is read all the same")
+			} else {
+				assert.Empty(t, r.Failed())
+			}
+		})
+	}
+}
+
+func TestReadUnplacedAndUnplaceable(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, manifests)
+	f.apply(t)
+	// The Deployment leaves us-1; a ConfigMap in a namespace nobody
+	// federates; one with an invalid selector; one whose override fails.
+	f2 := newFixture(t, strings.Replace(manifests, "clusters: [{name: eu-1}, {name: us-1}]", "clusters: [{name: eu-1}]", 1)+`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: homeless, namespace: nowhere}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: badselector, namespace: shop}
+spec:
+  template: {data: {k: v}}
+  placement:
+    clusterSelector:
+      matchExpressions: [{key: region, operator: Near, values: [eu]}]
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: patched, namespace: shop}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+  overrides:
+  - clusterName: us-1
+    clusterOverrides: [{op: remove, path: /data/missing}]
+`)
+	f2.members = f.members
+	r := Read(context.Background(), f2.input())
+	removal := statusOf(r, "FederatedDeployment shop/web", "us-1")
+	assert.Equal(t, WaitingForRemoval, removal.Status)
+	assert.Equal(t, "no longer placed here; fedctl apply deletes it", removal.Message)
+	assert.Equal(t, OK, statusOf(r, "FederatedDeployment shop/web", "eu-1").Propagation())
+	assert.Equal(t, ApplyOverridesFailed, statusOf(r, "FederatedConfigMap shop/patched", "us-1").Status)
+	assert.Equal(t, NotApplied, statusOf(r, "FederatedConfigMap shop/patched", "eu-1").Status)
+	for _, o := range r.Items {
+		switch o.Ref() {
+		case "FederatedConfigMap nowhere/homeless":
+			assert.Equal(t, NamespaceNotFederated, o.Status.Conditions[0].Reason)
+			assert.Empty(t, o.Status.Clusters)
+		case "FederatedConfigMap shop/badselector":
+			assert.Equal(t, ComputePlacementFailed, o.Status.Conditions[0].Reason)
+			assert.Contains(t, o.Status.Conditions[0].Message, `"Near" is not a valid label selector operator`)
+			assert.Contains(t, o.Status.Conditions[0].Message, "app.yaml:", "the message points at the file")
+		}
+	}
+	var table bytes.Buffer
+	require.NoError(t, WriteTable(&table, r, true, nil))
+	testutil.AssertGolden(t, []byte(strings.ReplaceAll(table.String(), filepath.Dir(f2.res.Placed[0].Object.Pos.File())+"/", "")), "testdata/states-wide.golden")
+}
+
+func TestWait(t *testing.T) {
+	t.Parallel()
+	t.Run("returns once every placed member object is Current", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, manifests)
+		f.apply(t)
+		f.setReady("eu-1")
+		go func() {
+			time.Sleep(50 * time.Millisecond)
+			f.setReady("us-1")
+		}()
+		var progress bytes.Buffer
+		in := f.input()
+		r, err := Wait(context.Background(), WaitInput{Input: &in, Interval: 10 * time.Millisecond, Progress: &progress})
+		require.NoError(t, err)
+		assert.Equal(t, 6, r.Summary.Readiness[Current])
+		assert.Contains(t, progress.String(), "cluster us-1: Deployment shop/web: InProgress: Replicas: 0/2\n")
+		assert.Contains(t, progress.String(), "cluster us-1: Deployment shop/web: Current: Deployment is available. Replicas: 2\n")
+		assert.NotContains(t, progress.String(), "cluster eu-1", "objects Current from the start get no line")
+		assert.True(t, strings.HasSuffix(progress.String(), "every member object is Current: 3 federated objects, 6 member objects: 6 Current; propagation: 6 OK\n"), progress.String())
+	})
+	t.Run("times out listing what is not Current by cluster", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, manifests)
+		f.apply(t)
+		in := f.input()
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		_, err := Wait(ctx, WaitInput{Input: &in, Interval: 10 * time.Millisecond})
+		var nr *NotReadyError
+		require.ErrorAs(t, err, &nr)
+		assert.True(t, nr.TimedOut)
+		assert.Equal(t, "timed out waiting: 2 member objects not Current\n  cluster eu-1:\n    Deployment shop/web: InProgress: Replicas: 0/2\n  cluster us-1:\n    Deployment shop/web: InProgress: Replicas: 0/2", err.Error())
+	})
+	t.Run("a Failed object ends the wait at once", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, manifests)
+		f.apply(t)
+		f.setReady("eu-1")
+		f.members["us-1"].edit("deployments/shop/web", func(d *unstructured.Unstructured) {
+			d.Object["status"] = map[string]any{"observedGeneration": d.GetGeneration(), "conditions": []any{
+				map[string]any{"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded"},
+			}}
+		})
+		in := f.input()
+		start := time.Now()
+		_, err := Wait(context.Background(), WaitInput{Input: &in, Interval: time.Hour})
+		var nr *NotReadyError
+		require.ErrorAs(t, err, &nr)
+		assert.False(t, nr.TimedOut)
+		assert.Less(t, time.Since(start), time.Minute)
+		assert.Equal(t, "1 member object cannot become Current\n  cluster us-1:\n    Deployment shop/web: Failed: Progress deadline exceeded", err.Error())
+	})
+	t.Run("a live view is redrawn in place on a terminal", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, manifests)
+		f.apply(t)
+		go func() {
+			time.Sleep(50 * time.Millisecond)
+			f.setReady("eu-1")
+			f.setReady("us-1")
+		}()
+		var progress bytes.Buffer
+		in := f.input()
+		_, err := Wait(context.Background(), WaitInput{Input: &in, Interval: 10 * time.Millisecond, Progress: &progress, Live: true})
+		require.NoError(t, err)
+		out := progress.String()
+		assert.True(t, strings.HasPrefix(out, "… cluster eu-1: 2/3 Current, waiting for Deployment shop/web: InProgress: Replicas: 0/2\n… cluster us-1: 2/3 Current, waiting for Deployment shop/web: InProgress: Replicas: 0/2\n"), out)
+		assert.Contains(t, out, "\x1b[2A\x1b[J", "the two cluster lines are replaced")
+		assert.Contains(t, out, "✓ cluster eu-1: 3/3 Current\n✓ cluster us-1: 3/3 Current\n")
+	})
+	t.Run("needs exactly one of Input and Lookup", func(t *testing.T) {
+		t.Parallel()
+		_, err := Wait(context.Background(), WaitInput{})
+		require.EqualError(t, err, "status.Wait needs exactly one of Input and Lookup")
+	})
+}
+
+func TestLookup(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, manifests)
+	f.apply(t)
+	f.setReady("eu-1")
+	f.members["us-1"].edit("deployments/shop/web", func(d *unstructured.Unstructured) { d.SetGeneration(5) })
+	in := LookupInput{Type: deployType, Namespace: "shop", Name: "web", Clusters: []string{"eu-1", "us-1"},
+		Appliers: func(c string) (propagate.Applier, error) { return f.members[c], nil }}
+	assert.Equal(t, "FederatedDeployment/shop/web", in.Source())
+	r := Lookup(context.Background(), in)
+	require.Len(t, r.Items, 1)
+	assert.Equal(t, "FederatedDeployment shop/web", r.Items[0].Ref())
+	assert.Equal(t, OK, statusOf(r, "FederatedDeployment shop/web", "eu-1").Propagation())
+	assert.Equal(t, Drifted, statusOf(r, "FederatedDeployment shop/web", "us-1").Status)
+
+	ns := LookupInput{Type: nsType, Namespace: "ignored", Name: "shop"}
+	assert.Equal(t, "FederatedNamespace/shop/shop", ns.Source(), "a FederatedNamespace lives in itself")
+	cm := LookupInput{Type: typeconfig.Type{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Plural: "clusterroles", Scope: typeconfig.Cluster}, Namespace: "ignored", Name: "reader"}
+	assert.Equal(t, "FederatedClusterRole/reader", cm.Source())
+
+	f.members["us-1"].setDown(errRefused)
+	in.Name = "nothing"
+	r = Lookup(context.Background(), in)
+	require.Len(t, r.Items[0].Status.Clusters, 1, "only the member that could not be read")
+	assert.Equal(t, ClusterNotReady, r.Items[0].Status.Clusters[0].Status)
+}
+
+func TestSummaryString(t *testing.T) {
+	t.Parallel()
+	s := Summary{FederatedObjects: 1, MemberObjects: 3, Readiness: map[string]int{Failed: 1, Current: 1, InProgress: 1},
+		Propagation: map[string]int{Drifted: 1, OK: 2}, Reasons: map[string]int{NamespaceNotFederated: 1}}
+	assert.Equal(t, "1 federated object, 3 member objects: 1 Current, 1 InProgress, 1 Failed; propagation: 2 OK, 1 Drifted; not placed: 1 NamespaceNotFederated", s.String())
+}
+
+// TestReadManifestChanges: a manifest changed since the last apply is
+// Drifted, except for the replica count of a federated object with
+// spec.retainReplicas, which apply leaves to whoever scales the object.
+func TestReadManifestChanges(t *testing.T) {
+	t.Parallel()
+	retain := strings.Replace(manifests, "  template:\n    spec:\n      replicas: 2", "  retainReplicas: true\n  template:\n    spec:\n      replicas: 2", 1)
+	require.NotEqual(t, manifests, retain)
+	tests := []struct {
+		name          string
+		applied, read string
+		want          string
+		message       string
+	}{
+		{name: "new replicas are Drifted", applied: manifests, read: strings.Replace(manifests, "replicas: 2", "replicas: 3", 1),
+			want: Drifted, message: "the manifests changed since fedctl last applied it"},
+		{name: "new replicas with retainReplicas are not", applied: retain, read: strings.Replace(retain, "replicas: 2", "replicas: 3", 1), want: OK},
+		{name: "a new image with retainReplicas is", applied: retain, read: strings.Replace(retain, "image: nginx", "image: nginx:2", 1),
+			want: Drifted, message: "the manifests changed since fedctl last applied it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.NotEqual(t, tt.applied, tt.read)
+			f := newFixture(t, tt.applied)
+			f.apply(t)
+			changed := newFixture(t, tt.read)
+			changed.members = f.members
+			r := Read(context.Background(), changed.input())
+			for _, c := range []string{"eu-1", "us-1"} {
+				got := statusOf(r, "FederatedDeployment shop/web", c)
+				assert.Equal(t, tt.want, got.Propagation(), c)
+				assert.Equal(t, tt.message, got.Message, c)
+			}
+		})
+	}
+}

@@ -1,0 +1,302 @@
+package status
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fedctl/fedctl/pkg/iostreams"
+)
+
+// DefaultInterval is how often Wait reads the members.
+const DefaultInterval = time.Second
+
+// WaitInput says what Wait waits for and where its progress goes.
+type WaitInput struct {
+	// Input waits for the federated objects of a render result (fedctl
+	// status -f, fedctl apply --wait); Lookup for one federated object
+	// found by name (fedctl status TYPE NAME). Exactly one is set.
+	Input  *Input
+	Lookup *LookupInput
+	// Interval between reads; zero means DefaultInterval.
+	Interval time.Duration
+	// Progress receives progress for people (stderr); nil discards it.
+	Progress io.Writer
+	// Live redraws a per-cluster view in place, for a terminal; otherwise
+	// one line is written per change.
+	Live bool
+	// ColorScheme colours Progress; nil means none.
+	ColorScheme *iostreams.ColorScheme
+}
+
+// NotReady is a member object Wait gave up on.
+type NotReady struct {
+	Cluster         string `json:"cluster"`
+	FederatedObject string `json:"federatedObject"`
+	Object          string `json:"object,omitempty"`
+	Readiness       string `json:"readiness"`
+	Status          string `json:"status,omitempty"`
+	Message         string `json:"message,omitempty"`
+}
+
+func (n NotReady) String() string {
+	what := n.Object
+	if what == "" {
+		what = n.FederatedObject
+	}
+	s := fmt.Sprintf("%s: %s", what, n.Readiness)
+	if n.Status != "" && n.Status != OK {
+		s += " (" + n.Status + ")"
+	}
+	if n.Message != "" {
+		s += ": " + n.Message
+	}
+	return s
+}
+
+// NotReadyError says Wait ended with member objects that are not Current:
+// because one failed (Failed readiness, or a propagation status waiting
+// cannot change) or because ctx ended (TimedOut).
+type NotReadyError struct {
+	TimedOut bool
+	// Failed counts the objects that cannot become Current.
+	Failed int
+	// Objects are the member objects that are not Current, sorted by
+	// cluster.
+	Objects []NotReady
+}
+
+func (e *NotReadyError) Error() string {
+	var b strings.Builder
+	if e.TimedOut {
+		fmt.Fprintf(&b, "timed out waiting: %s not Current", plural(len(e.Objects), "member object"))
+	} else {
+		fmt.Fprintf(&b, "%s cannot become Current", plural(e.Failed, "member object"))
+		if more := len(e.Objects) - e.Failed; more > 0 {
+			fmt.Fprintf(&b, " (%d more not Current yet)", more)
+		}
+	}
+	cluster := ""
+	for _, o := range e.Objects {
+		if o.Cluster != cluster {
+			cluster = o.Cluster
+			fmt.Fprintf(&b, "\n  cluster %s:", cluster)
+		}
+		fmt.Fprintf(&b, "\n    %s", o)
+	}
+	return b.String()
+}
+
+// hopeless are the propagation statuses waiting cannot change: fedctl
+// will not create or fix these objects by itself.
+var hopeless = []string{ApplyOverridesFailed, TypeNotServed, AlreadyExists}
+
+// Wait reads the members every Interval until every placed member object
+// is Current, and returns the last report. It stops early with a
+// *NotReadyError when a member object is Failed or can never be Current
+// (ApplyOverridesFailed, TypeNotServed, AlreadyExists), and when ctx's
+// deadline passes (TimedOut), listing the objects that are not Current by
+// cluster. A member that cannot be read is waited for: it may come back.
+// When ctx is cancelled otherwise, ctx's error is returned.
+func Wait(ctx context.Context, in WaitInput) (*Report, error) {
+	if (in.Input == nil) == (in.Lookup == nil) {
+		return nil, errors.New("status.Wait needs exactly one of Input and Lookup")
+	}
+	interval := in.Interval
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	p := &progress{out: in.Progress, live: in.Live, cs: in.ColorScheme, seen: map[string]string{}}
+	if p.out == nil {
+		p.out = io.Discard
+	}
+	if p.cs == nil {
+		p.cs = (&iostreams.IOStreams{}).ErrColorScheme() // no terminal: no colour
+	}
+	var last *Report
+	for {
+		var r *Report
+		if in.Input != nil {
+			r = Read(ctx, *in.Input)
+		} else {
+			r = Lookup(ctx, *in.Lookup)
+		}
+		if ctx.Err() != nil {
+			// A read cut short by the deadline says nothing of the members;
+			// the one before it does.
+			if last == nil {
+				last = r
+			}
+			break
+		}
+		last = r
+		pending, failed := notReady(r)
+		p.update(r, pending)
+		if len(failed) > 0 {
+			p.finish()
+			return r, &NotReadyError{Failed: len(failed), Objects: sortNotReady(append(failed, pending...))}
+		}
+		if len(pending) == 0 {
+			p.done(r)
+			return r, nil
+		}
+		t := time.NewTimer(interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	p.finish()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		pending, failed := notReady(last)
+		return last, &NotReadyError{TimedOut: true, Failed: len(failed), Objects: sortNotReady(append(failed, pending...))}
+	}
+	return last, ctx.Err()
+}
+
+// notReady lists the placed member objects of r that are not Current yet
+// (pending) and those that cannot become Current (failed).
+func notReady(r *Report) (pending, failed []NotReady) {
+	for _, o := range r.Items {
+		for _, c := range o.Status.Clusters {
+			if !c.placed {
+				continue
+			}
+			hopelessStatus := slices.Contains(hopeless, c.Status)
+			if c.Readiness == Current && !hopelessStatus {
+				continue
+			}
+			n := NotReady{Cluster: c.Name, FederatedObject: o.Ref(), Readiness: c.Readiness, Status: c.Status, Message: c.ReadinessMessage}
+			if c.Object != nil {
+				n.Object = c.Object.Ref()
+			}
+			if c.Status != "" && (hopelessStatus || c.Readiness != Current && c.ReadinessMessage == "") {
+				n.Message = c.Message
+			}
+			if c.Readiness == Failed || hopelessStatus {
+				failed = append(failed, n)
+			} else {
+				pending = append(pending, n)
+			}
+		}
+	}
+	return pending, failed
+}
+
+func sortNotReady(list []NotReady) []NotReady {
+	slices.SortStableFunc(list, func(a, b NotReady) int { return strings.Compare(a.Cluster, b.Cluster) })
+	return list
+}
+
+// progress writes Wait's progress.
+type progress struct {
+	out  io.Writer
+	live bool
+	cs   *iostreams.ColorScheme
+	// seen is the last state written per member object, off a terminal.
+	seen map[string]string
+	// drawn is the number of lines of the live view on screen.
+	drawn int
+}
+
+func (p *progress) update(r *Report, pending []NotReady) {
+	if p.live {
+		p.redraw(r, pending)
+		return
+	}
+	for _, o := range r.Items {
+		for _, c := range o.Status.Clusters {
+			if !c.placed {
+				continue
+			}
+			what := o.Ref()
+			if c.Object != nil {
+				what = c.Object.Ref()
+			}
+			key := c.Name + "\x00" + what
+			state := c.Readiness
+			if c.ReadinessMessage != "" {
+				state += ": " + c.ReadinessMessage
+			}
+			if c.Status != "" {
+				state += " (" + c.Status + ")"
+			}
+			prev, ok := p.seen[key]
+			p.seen[key] = state
+			// The first time, only what is not Current yet is worth a line.
+			if prev == state || !ok && c.Readiness == Current && c.Status == "" {
+				continue
+			}
+			fmt.Fprintf(p.out, "cluster %s: %s: %s\n", c.Name, what, state)
+		}
+	}
+}
+
+// redraw replaces the live view: one line per member with its count of
+// Current objects and the first one it waits for.
+func (p *progress) redraw(r *Report, pending []NotReady) {
+	type count struct{ current, total int }
+	counts := map[string]*count{}
+	var names []string
+	for _, o := range r.Items {
+		for _, c := range o.Status.Clusters {
+			if !c.placed {
+				continue
+			}
+			if counts[c.Name] == nil {
+				counts[c.Name] = &count{}
+				names = append(names, c.Name)
+			}
+			counts[c.Name].total++
+			if c.Readiness == Current {
+				counts[c.Name].current++
+			}
+		}
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	if p.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA\x1b[J", p.drawn)
+	}
+	lines := 0
+	for _, name := range names {
+		c := counts[name]
+		icon := p.cs.SuccessIcon()
+		if c.current < c.total {
+			icon = p.cs.Yellow("…")
+		}
+		fmt.Fprintf(&b, "%s cluster %s: %d/%d Current", icon, name, c.current, c.total)
+		var waiting []NotReady
+		for _, n := range pending {
+			if n.Cluster == name {
+				waiting = append(waiting, n)
+			}
+		}
+		if len(waiting) > 0 {
+			fmt.Fprintf(&b, ", waiting for %s", waiting[0])
+			if len(waiting) > 1 {
+				fmt.Fprintf(&b, " and %d more", len(waiting)-1)
+			}
+		}
+		b.WriteByte('\n')
+		lines++
+	}
+	p.drawn = lines
+	_, _ = io.WriteString(p.out, b.String())
+}
+
+// finish leaves the live view on screen as it is.
+func (p *progress) finish() { p.drawn = 0 }
+
+func (p *progress) done(r *Report) {
+	p.finish()
+	fmt.Fprintf(p.out, "%s every member object is Current: %s\n", p.cs.SuccessIcon(), r.Summary)
+}
