@@ -14,7 +14,6 @@ import (
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
-	"github.com/fedctl/fedctl/pkg/render"
 )
 
 // ApplyOptions are the inputs of "fedctl apply".
@@ -54,7 +53,7 @@ const DefaultMaxDeletions = 100
 
 // NewCmdApply returns the apply command. runF, when set, replaces Run.
 func NewCmdApply(f *cmdutil.Factory, runF func(*ApplyOptions) error) *cobra.Command {
-	opts := &ApplyOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: realApplier, Version: f.Build.Version}
+	opts := &ApplyOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: propagate.NewMemberApplier, Version: f.Build.Version}
 	cmd := &cobra.Command{
 		Use:   "apply -f FILENAME [--cluster NAME]... [--dry-run=none|client|server]",
 		Short: "Apply federated objects to member clusters",
@@ -167,23 +166,7 @@ func (o *ApplyOptions) Validate() error {
 
 // applySet is the ApplySet of --prune --applyset; nil without --prune.
 func (o *ApplyOptions) applySet() (*propagate.ApplySet, error) {
-	switch {
-	case o.Prune && o.ApplySet == "":
-		return nil, errors.New("--prune needs --applyset NAME: fedctl prunes only the objects of an ApplySet")
-	case !o.Prune && o.ApplySet != "":
-		return nil, errors.New("--applyset needs --prune")
-	case !o.Prune:
-		return nil, nil
-	}
-	version := o.Version
-	if version == "" {
-		version = "dev"
-	}
-	set, err := propagate.ParseApplySet(o.ApplySet, o.Namespace, "fedctl/"+version)
-	if err != nil {
-		return nil, err
-	}
-	return &set, nil
+	return propagate.ApplySetFromFlags(o.Prune, o.ApplySet, o.Namespace, o.Version)
 }
 
 // Run renders, then propagates. Problems in the input stop it before any
@@ -207,7 +190,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	}
 	res := out.Result
 	cmdutil.PrintWarnings(o.IO, res.Warnings)
-	if err := errors.Join(err, inputErrors(res)); err != nil {
+	if err := errors.Join(err, res.InputErr()); err != nil {
 		return err // nothing is sent for an input with errors
 	}
 	clusters := o.Clusters
@@ -235,10 +218,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		report = run(ctx, propagate.Input{
 			Result:   res,
 			Clusters: clusters,
-			Appliers: func(name string) (propagate.Applier, error) {
-				m, _ := fed.Member(name)
-				return o.Applier(access, m)
-			},
+			Appliers: propagate.MemberAppliers(fed, access, o.Applier),
 			Options: propagate.Options{
 				FieldManager: o.FieldManager,
 				Force:        o.ForceConflicts,
@@ -260,35 +240,5 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	failed := report.Failed()
-	switch {
-	case len(failed) == 0:
-		return nil
-	case len(failed) == len(report.Clusters):
-		return fmt.Errorf("every member cluster failed: %v", failed)
-	}
-	return &cmdutil.PartialError{Failed: failed}
-}
-
-// inputErrors are the render errors that concern a federated object as a
-// whole (Cluster empty): problems of the input, like a decode error. Errors
-// for one member fail that member's object only (see propagate).
-func inputErrors(res *render.Result) error {
-	var errs []error
-	for _, err := range res.Errors {
-		var te *render.TargetError
-		if errors.As(err, &te) && te.Cluster != "" {
-			continue
-		}
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}
-
-func realApplier(a members.Access, m members.Member) (propagate.Applier, error) {
-	cfg, err := a.RESTConfig(m)
-	if err != nil {
-		return nil, err
-	}
-	return propagate.NewApplier(cfg)
+	return cmdutil.MembersError(report.Failed(), len(report.Clusters))
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
-	"github.com/fedctl/fedctl/pkg/render"
 )
 
 // DeleteOptions are the inputs of "fedctl delete".
@@ -39,7 +38,7 @@ type DeleteOptions struct {
 
 // NewCmdDelete returns the delete command. runF, when set, replaces Run.
 func NewCmdDelete(f *cmdutil.Factory, runF func(*DeleteOptions) error) *cobra.Command {
-	opts := &DeleteOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: realApplier}
+	opts := &DeleteOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: propagate.NewMemberApplier}
 	cmd := &cobra.Command{
 		Use:   "delete -f FILENAME [--cluster NAME]... [--cascade=background|foreground|orphan]",
 		Short: "Delete the member objects of federated objects",
@@ -137,7 +136,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		return err
 	}
 	cmdutil.PrintWarnings(o.IO, out.Result.Warnings)
-	if err := errors.Join(err, inputErrors(out.Result)); err != nil {
+	if err := errors.Join(err, out.Result.InputErr()); err != nil {
 		return err
 	}
 	clusters := o.Clusters
@@ -152,10 +151,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	report := propagate.Delete(ctx, propagate.Input{
 		Result:   out.Result,
 		Clusters: clusters,
-		Appliers: func(name string) (propagate.Applier, error) {
-			m, _ := fed.Member(name)
-			return o.Applier(access, m)
-		},
+		Appliers: propagate.MemberAppliers(fed, access, o.Applier),
 		Options: propagate.Options{
 			DryRun:      o.DryRun == "server",
 			Concurrency: o.Concurrency,
@@ -172,34 +168,5 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	failed := report.Failed()
-	switch {
-	case len(failed) == 0:
-		return nil
-	case len(failed) == len(report.Clusters):
-		return fmt.Errorf("every member cluster failed: %v", failed)
-	}
-	return &cmdutil.PartialError{Failed: failed}
-}
-
-// inputErrors are the render errors of a federated object as a whole: the
-// input is broken, and nothing is deleted.
-func inputErrors(res *render.Result) error {
-	var errs []error
-	for _, err := range res.Errors {
-		var te *render.TargetError
-		if errors.As(err, &te) && te.Cluster != "" {
-			continue
-		}
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}
-
-func realApplier(a members.Access, m members.Member) (propagate.Applier, error) {
-	cfg, err := a.RESTConfig(m)
-	if err != nil {
-		return nil, err
-	}
-	return propagate.NewApplier(cfg)
+	return cmdutil.MembersError(report.Failed(), len(report.Clusters))
 }

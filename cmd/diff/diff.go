@@ -17,7 +17,6 @@ import (
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
-	"github.com/fedctl/fedctl/pkg/render"
 )
 
 // Exit codes of diff, as kubectl diff's: 1 means differences were found,
@@ -54,7 +53,7 @@ type DiffOptions struct {
 
 // NewCmdDiff returns the diff command. runF, when set, replaces Run.
 func NewCmdDiff(f *cmdutil.Factory, runF func(*DiffOptions) error) *cobra.Command {
-	opts := &DiffOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: realApplier, Getenv: os.Getenv, Version: f.Build.Version}
+	opts := &DiffOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: propagate.NewMemberApplier, Getenv: os.Getenv, Version: f.Build.Version}
 	cmd := &cobra.Command{
 		Use:   "diff -f FILENAME [--cluster NAME]... [--prune --applyset NAME]",
 		Short: "Show what apply would change in member clusters",
@@ -135,23 +134,7 @@ func (o *DiffOptions) Validate() error {
 
 // applySet is the ApplySet of --prune --applyset; nil without --prune.
 func (o *DiffOptions) applySet() (*propagate.ApplySet, error) {
-	switch {
-	case o.Prune && o.ApplySet == "":
-		return nil, errors.New("--prune needs --applyset NAME: fedctl prunes only the objects of an ApplySet")
-	case !o.Prune && o.ApplySet != "":
-		return nil, errors.New("--applyset needs --prune")
-	case !o.Prune:
-		return nil, nil
-	}
-	version := o.Version
-	if version == "" {
-		version = "dev"
-	}
-	set, err := propagate.ParseApplySet(o.ApplySet, o.Namespace, "fedctl/"+version)
-	if err != nil {
-		return nil, err
-	}
-	return &set, nil
+	return propagate.ApplySetFromFlags(o.Prune, o.ApplySet, o.Namespace, o.Version)
 }
 
 // Run renders, compares in every member, then shows the differences. Any
@@ -175,7 +158,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	}
 	res := out.Result
 	cmdutil.PrintWarnings(o.IO, res.Warnings)
-	if err := errors.Join(err, inputErrors(res)); err != nil {
+	if err := errors.Join(err, res.InputErr()); err != nil {
 		return err
 	}
 	clusters := o.Clusters
@@ -191,10 +174,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	report := propagate.Compare(ctx, propagate.Input{
 		Result:   res,
 		Clusters: clusters,
-		Appliers: func(name string) (propagate.Applier, error) {
-			m, _ := fed.Member(name)
-			return o.Applier(access, m)
-		},
+		Appliers: propagate.MemberAppliers(fed, access, o.Applier),
 		Options: propagate.Options{
 			FieldManager: o.FieldManager,
 			Force:        o.ForceConflicts,
@@ -289,26 +269,4 @@ func (o *DiffOptions) diffProgram() (string, []string) {
 		}
 	}
 	return "diff", []string{"-u", "-N"}
-}
-
-// inputErrors are the render errors that concern a federated object as a
-// whole: problems of the input, before any member is reached.
-func inputErrors(res *render.Result) error {
-	var errs []error
-	for _, err := range res.Errors {
-		var te *render.TargetError
-		if errors.As(err, &te) && te.Cluster != "" {
-			continue
-		}
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}
-
-func realApplier(a members.Access, m members.Member) (propagate.Applier, error) {
-	cfg, err := a.RESTConfig(m)
-	if err != nil {
-		return nil, err
-	}
-	return propagate.NewApplier(cfg)
 }

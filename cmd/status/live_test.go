@@ -250,7 +250,7 @@ func waitFor(t *testing.T, check func(*status.Report) bool, paths ...string) *st
 	access := members.Access{Kubeconfig: testenv.Require(t, env).Kubeconfig}
 	in := status.Input{Result: out.Result, Clusters: fed.Names(), Appliers: func(name string) (propagate.Applier, error) {
 		m, _ := fed.Member(name)
-		return realApplier(access, m)
+		return propagate.NewMemberApplier(access, m)
 	}}
 	deadline := time.Now().Add(time.Minute)
 	for {

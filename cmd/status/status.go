@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,7 +50,7 @@ type StatusOptions struct {
 
 // NewCmdStatus returns the status command. runF, when set, replaces Run.
 func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Command {
-	opts := &StatusOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: realApplier}
+	opts := &StatusOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: propagate.NewMemberApplier}
 	cmd := &cobra.Command{
 		Use:   "status (-f FILENAME | TYPE NAME) [--cluster NAME]... [--wait]",
 		Short: "Show where federated objects are propagated and whether they are ready",
@@ -207,21 +206,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	access.Timeout = readTimeout
 	// One Applier per member for the whole run, so that --wait discovers
 	// each member's types once rather than at every read.
-	var mu sync.Mutex
-	cached := map[string]propagate.Applier{}
-	appliers := func(name string) (propagate.Applier, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if a, ok := cached[name]; ok {
-			return a, nil
-		}
-		m, _ := fed.Member(name)
-		a, err := o.Applier(access, m)
-		if err == nil {
-			cached[name] = a
-		}
-		return a, err
-	}
+	appliers := propagate.MemberAppliers(fed, access, o.Applier)
 	if in != nil {
 		in.Appliers, in.Timeout = appliers, readTimeout
 	} else {
@@ -313,12 +298,4 @@ func (o *StatusOptions) print(r *status.Report) error {
 	}
 	status.WriteSummary(o.IO.ErrOut, r, o.IO.ErrColorScheme())
 	return nil
-}
-
-func realApplier(a members.Access, m members.Member) (propagate.Applier, error) {
-	cfg, err := a.RESTConfig(m)
-	if err != nil {
-		return nil, err
-	}
-	return propagate.NewApplier(cfg)
 }

@@ -39,6 +39,19 @@ func (e *PartialError) Error() string {
 	return fmt.Sprintf("%d member cluster(s) failed: %v", len(e.Failed), e.Failed)
 }
 
+// MembersError is the error of a command that worked on total members
+// of which failed (sorted) failed: nil when none did, PartialError (exit 3)
+// when some did, a plain error (exit 1) when all did.
+func MembersError(failed []string, total int) error {
+	switch {
+	case len(failed) == 0:
+		return nil
+	case len(failed) == total:
+		return fmt.Errorf("every member cluster failed: %v", failed)
+	}
+	return &PartialError{Failed: failed}
+}
+
 // ExitError carries an explicit exit code, for commands such as diff whose
 // codes differ from the usual ones. Err, when set, is printed.
 type ExitError struct {

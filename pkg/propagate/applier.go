@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/fedctl/fedctl/pkg/members"
 )
 
 // FieldManager is the default field manager of fedctl's server-side applies.
@@ -86,6 +88,40 @@ func NewApplier(cfg *rest.Config) (Applier, error) {
 		return nil, err
 	}
 	return &dynamicApplier{client: client, disco: disco}, nil
+}
+
+// NewMemberApplier returns the Applier of member m reached through a.
+func NewMemberApplier(a members.Access, m members.Member) (Applier, error) {
+	cfg, err := a.RESTConfig(m)
+	if err != nil {
+		return nil, err
+	}
+	return NewApplier(cfg)
+}
+
+// MemberAppliers returns Input.Appliers for the members of fed: newApplier
+// (NewMemberApplier outside tests) is called once per member and its
+// Applier kept for the run, so that a command that reads a member several
+// times (apply --wait, status --wait) discovers its types once.
+func MemberAppliers(fed *members.Federation, a members.Access, newApplier func(members.Access, members.Member) (Applier, error)) func(cluster string) (Applier, error) {
+	var mu sync.Mutex
+	cached := map[string]Applier{}
+	return func(name string) (Applier, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ap, ok := cached[name]; ok {
+			return ap, nil
+		}
+		m, ok := fed.Member(name)
+		if !ok {
+			return nil, &members.NotMemberError{Name: name, Members: fed.Names()}
+		}
+		ap, err := newApplier(a, m)
+		if err == nil {
+			cached[name] = ap
+		}
+		return ap, err
+	}
 }
 
 // restMapper discovers the member's types once (aggregated discovery: two

@@ -45,6 +45,28 @@ type ApplySet struct {
 	Tooling string
 }
 
+// ApplySetFromFlags is the ApplySet that --prune and --applyset ask for
+// (nil without --prune), with the tooling annotation of fedctl at version.
+// The flags go together: either alone is an error.
+func ApplySetFromFlags(prune bool, applyset, namespace, version string) (*ApplySet, error) {
+	switch {
+	case prune && applyset == "":
+		return nil, errors.New("--prune needs --applyset NAME: fedctl prunes only the objects of an ApplySet")
+	case !prune && applyset != "":
+		return nil, errors.New("--applyset needs --prune")
+	case !prune:
+		return nil, nil
+	}
+	if version == "" {
+		version = "dev"
+	}
+	set, err := ParseApplySet(applyset, namespace, "fedctl/"+version)
+	if err != nil {
+		return nil, err
+	}
+	return &set, nil
+}
+
 // ParseApplySet reads --applyset as kubectl does: NAME or secrets/NAME for
 // a Secret, configmaps/NAME for a ConfigMap. The parent lives in namespace.
 func ParseApplySet(value, namespace, tooling string) (ApplySet, error) {

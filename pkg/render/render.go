@@ -75,6 +75,22 @@ type Result struct {
 // Err joins the errors.
 func (r *Result) Err() error { return errors.Join(r.Errors...) }
 
+// InputErr joins the errors that fail a federated object for every member
+// (Cluster empty): the input itself is wrong, so commands that write to
+// members send nothing. Errors for one member fail that member's object
+// only and are left to the commands' per-member reports.
+func (r *Result) InputErr() error {
+	var errs []error
+	for _, err := range r.Errors {
+		var te *TargetError
+		if errors.As(err, &te) && te.Cluster != "" {
+			continue
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
 // TargetError is a failure to render one federated object, for one member
 // (Cluster set) or for all of them (Cluster empty).
 type TargetError struct {
