@@ -95,7 +95,7 @@ golden: ## Rewrite golden files from the current output
 	FEDCTL_UPDATE_GOLDEN=1 $(GO) test -short ./...
 
 demo: build testbin ## Start three local API servers and show fedctl at work
-	$(TESTENV) -clusters 3 -- bash testdata/demo.sh $(CURDIR)/bin/fedctl
+	$(TESTENV) -clusters 3 -controllers -- bash testdata/demo.sh $(CURDIR)/bin/fedctl
 
 clean:
 	rm -rf bin dist

@@ -15,6 +15,18 @@ step() {
   "$fedctl" "$@"
 }
 
+# scale_by_hand CLUSTER NAMESPACE NAME REPLICAS changes a Deployment the way
+# a person with kubectl would, without fedctl (and without kubectl, which
+# this machine need not have): a merge patch with the context's token.
+scale_by_hand() {
+  local server token
+  server=$(awk -v c="$1" '$1 == "server:" {s = $2} $1 == "name:" && $2 == c && s != "" {print s; exit}' "$KUBECONFIG")
+  token=$(awk -v c="$1" '$1 == "-" && $2 == "name:" {n = $3} $1 == "token:" && n == c {print $2; exit}' "$KUBECONFIG")
+  curl -fsSk -X PATCH -H "Authorization: Bearer $token" -H 'Content-Type: application/merge-patch+json' \
+    --data "{\"spec\":{\"replicas\":$4}}" \
+    "$server/apis/apps/v1/namespaces/$2/deployments/$3?fieldManager=kubectl-scale" >/dev/null
+}
+
 step join cluster1 --label region=eu-west-1 --label tier=prod
 step join cluster2 --label region=eu-west-2 --label tier=prod
 step join cluster3 --cluster-context cluster3 --label region=us-east-1 --label tier=staging
@@ -29,7 +41,27 @@ cat "$FEDCTL_CONFIG"
 examples="$(dirname "$0")/examples"
 step render -f "$examples" --cluster cluster2
 
+# Why: placement, the replica plan step by step, each override.
+step explain -f "$examples" deployment/web
+
 # Push them: every member in parallel, server-side apply, a summary per
-# cluster. The second run finds nothing to change and writes nothing.
+# cluster; --wait until every object is Current (kstatus). The second run
+# finds nothing to change and writes nothing.
+step apply -f "$examples" --wait
 step apply -f "$examples"
-step apply -f "$examples"
+
+# What runs where, read from the members.
+step status -f "$examples"
+step get deployments -n shop
+
+# Someone scales a member's Deployment by hand: status and diff see it,
+# apply puts it back.
+printf '\n$ kubectl --context cluster2 -n shop scale deployment web --replicas=5   # done with curl here\n'
+scale_by_hand cluster2 shop web 5
+# The person now owns spec.replicas there, so a plain apply or diff stops
+# at the conflict (naming field and manager); --force-conflicts takes the
+# field back.
+step status -f "$examples" --cluster cluster2
+step diff -f "$examples" || true
+step diff -f "$examples" --force-conflicts || true
+step apply -f "$examples" --force-conflicts --wait

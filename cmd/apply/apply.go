@@ -14,6 +14,8 @@ import (
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/status"
 )
 
 // ApplyOptions are the inputs of "fedctl apply".
@@ -43,7 +45,15 @@ type ApplyOptions struct {
 	MaxDeletions int
 	// Version is fedctl's, for the ApplySet's tooling annotation.
 	Version string
+	// Wait waits until every applied object is Current; WaitTimeout bounds
+	// the wait: --timeout when given, else DefaultWaitTimeout.
+	Wait        bool
+	WaitTimeout time.Duration
 }
+
+// DefaultWaitTimeout bounds --wait when --timeout is not given: rollouts
+// take minutes, where one member's apply takes seconds.
+const DefaultWaitTimeout = 5 * time.Minute
 
 // DefaultMaxDeletions is --max-deletions' default. kubectl has no such
 // bound, and a wrong -f path with --prune then deletes a whole set; 100
@@ -106,6 +116,10 @@ failed (the others are done), 1 when nothing could be done.`,
   fedctl apply -f manifests/ --prune --applyset shop -n shop`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.WaitTimeout = DefaultWaitTimeout
+			if cmd.Flags().Changed("timeout") {
+				opts.WaitTimeout = opts.Timeout
+			}
 			if err := opts.Validate(); err != nil {
 				return cmdutil.FlagErrorWrap(err)
 			}
@@ -124,7 +138,8 @@ failed (the others are done), 1 when nothing could be done.`,
 	fl.BoolVar(&opts.ForceConflicts, "force-conflicts", false, "Take over fields that other field managers own")
 	fl.BoolVar(&opts.Adopt, "adopt", false, "Take over existing objects that fedctl did not create")
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters synced at once")
-	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each member cluster")
+	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each member cluster's apply; with --wait, also for the wait (default 5m then)")
+	fl.BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is Current in every member (kstatus), as fedctl status --wait")
 	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json")
 	fl.BoolVar(&opts.Prune, "prune", false, "Delete the objects of the --applyset set whose federated objects left the input")
 	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace")
@@ -157,6 +172,9 @@ func (o *ApplyOptions) Validate() error {
 	}
 	if o.MaxDeletions < -1 {
 		errs = append(errs, fmt.Errorf("--max-deletions must be -1 (no limit) or more, got %d", o.MaxDeletions))
+	}
+	if o.Wait && o.DryRun != "none" {
+		errs = append(errs, errors.New("--wait cannot be used with --dry-run: nothing would become ready"))
 	}
 	if _, err := o.applySet(); err != nil {
 		errs = append(errs, err)
@@ -203,6 +221,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		maxDeletions = &o.MaxDeletions
 	}
 	var report *propagate.Report
+	var appliers func(string) (propagate.Applier, error)
 	if o.DryRun == "client" && set == nil {
 		report = propagate.Plan(res, clusters)
 	} else {
@@ -211,6 +230,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 			return err
 		}
 		access.Timeout = o.Timeout
+		appliers = propagate.MemberAppliers(fed, access, o.Applier)
 		run := propagate.Run
 		if o.DryRun == "client" {
 			run = propagate.PlanLive // reads, to find what --prune would delete
@@ -218,7 +238,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		report = run(ctx, propagate.Input{
 			Result:   res,
 			Clusters: clusters,
-			Appliers: propagate.MemberAppliers(fed, access, o.Applier),
+			Appliers: appliers,
 			Options: propagate.Options{
 				FieldManager: o.FieldManager,
 				Force:        o.ForceConflicts,
@@ -240,5 +260,34 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return cmdutil.MembersError(report.Failed(), len(report.Clusters))
+	applyErr := cmdutil.MembersError(report.Failed(), len(report.Clusters))
+	if !o.Wait {
+		return applyErr
+	}
+	return errors.Join(applyErr, o.wait(ctx, res, report, appliers))
+}
+
+// wait waits, with status.Wait, until the objects of the members that
+// applied without failing are Current. A member that failed is already
+// reported; waiting for it could only time out.
+func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *propagate.Report, appliers func(string) (propagate.Applier, error)) error {
+	var ok []string
+	for _, c := range report.Clusters {
+		if !c.Failed() {
+			ok = append(ok, c.Cluster)
+		}
+	}
+	if len(ok) == 0 {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, o.WaitTimeout)
+	defer cancel()
+	_, err := status.Wait(wctx, status.WaitInput{
+		Input:    &status.Input{Result: res, Clusters: ok, Appliers: appliers, Concurrency: o.Concurrency, Timeout: o.Timeout},
+		Progress: o.IO.ErrOut, Live: o.IO.IsStderrTTY(), ColorScheme: o.IO.ErrColorScheme(),
+	})
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	return err
 }
