@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
@@ -49,6 +50,9 @@ type Applier interface {
 	List(ctx context.Context, m Mapping, selector string) ([]unstructured.Unstructured, error)
 	// Get reads one object.
 	Get(ctx context.Context, m Mapping, namespace, name string) (*unstructured.Unstructured, error)
+	// ListMetadata lists the metadata of every object of m in namespace
+	// ("" for a cluster-scoped type), fedctl's or not.
+	ListMetadata(ctx context.Context, m Mapping, namespace string) ([]metav1.PartialObjectMetadata, error)
 	// Apply sends obj as a server-side apply.
 	Apply(ctx context.Context, m Mapping, obj *unstructured.Unstructured, opts WriteOptions) (*unstructured.Unstructured, error)
 	// MergePatch sends a JSON merge patch.
@@ -68,6 +72,7 @@ func (e *NotServedError) Error() string {
 // dynamicApplier is the Applier of a real member.
 type dynamicApplier struct {
 	client dynamic.Interface
+	meta   metadata.Interface // LISTs of metadata only
 	disco  discovery.DiscoveryInterface
 
 	mu     sync.Mutex
@@ -87,7 +92,11 @@ func NewApplier(cfg *rest.Config) (Applier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dynamicApplier{client: client, disco: disco}, nil
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &dynamicApplier{client: client, meta: md, disco: disco}, nil
 }
 
 // NewMemberApplier returns the Applier of member m reached through a.
@@ -172,6 +181,26 @@ func (a *dynamicApplier) List(ctx context.Context, m Mapping, selector string) (
 	opts := metav1.ListOptions{LabelSelector: selector, Limit: 500}
 	for {
 		list, err := a.resource(m, "").List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, list.Items...)
+		if list.GetContinue() == "" {
+			return items, nil
+		}
+		opts.Continue = list.GetContinue()
+	}
+}
+
+func (a *dynamicApplier) ListMetadata(ctx context.Context, m Mapping, namespace string) ([]metav1.PartialObjectMetadata, error) {
+	var ri metadata.ResourceInterface = a.meta.Resource(m.Resource)
+	if m.Namespaced && namespace != "" {
+		ri = a.meta.Resource(m.Resource).Namespace(namespace)
+	}
+	var items []metav1.PartialObjectMetadata
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		list, err := ri.List(ctx, opts)
 		if err != nil {
 			return nil, err
 		}

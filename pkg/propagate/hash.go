@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fedctl/fedctl/pkg/federation"
@@ -85,13 +86,13 @@ func containsStrings(want any, have map[string]string) bool {
 }
 
 // ours says whether obj carries fedctl's identity marker.
-func ours(obj *unstructured.Unstructured) bool {
+func ours(obj metav1.Object) bool {
 	return obj.GetLabels()[federation.ManagedByLabel] == federation.ManagedByValue
 }
 
 // managedFalse says whether obj is marked kubefed.io/managed: "false",
 // which means hands off.
-func managedFalse(obj *unstructured.Unstructured) bool {
+func managedFalse(obj metav1.Object) bool {
 	return obj.GetLabels()[federation.ManagedLabel] == "false"
 }
 

@@ -244,6 +244,14 @@ type memberSync struct {
 	// bumps records the types whose generation moves when only their
 	// annotations change (see recordGeneration).
 	bumps map[schema.GroupResource]bool
+	// generations records the types seen with a metadata.generation, so
+	// that an apply can carry the generation it will leave (see
+	// expectedGeneration). Guarded by mu.
+	generations map[schema.GroupResource]bool
+	// existing holds the metadata of every object of a scanned type and
+	// namespace (see scan); scanned says which were. Guarded by mu.
+	existing map[liveKey]*metav1.PartialObjectMetadata
+	scanned  map[liveKey]bool // name empty
 
 	// applySet is the ApplySet's parent in the member, with Options.ApplySet.
 	applySet *applySetState
@@ -275,7 +283,8 @@ func newMemberSync(in Input, cluster string) *memberSync {
 	for _, p := range in.Result.Placed {
 		placed[federation.SourceOf(p.Object)] = p
 	}
-	return &memberSync{in: in, cluster: cluster, live: map[liveKey]*unstructured.Unstructured{}, placed: placed, bumps: map[schema.GroupResource]bool{}, dryNamespaces: map[string]bool{}}
+	return &memberSync{in: in, cluster: cluster, live: map[liveKey]*unstructured.Unstructured{}, placed: placed, bumps: map[schema.GroupResource]bool{}, dryNamespaces: map[string]bool{},
+		generations: map[schema.GroupResource]bool{}, existing: map[liveKey]*metav1.PartialObjectMetadata{}, scanned: map[liveKey]bool{}}
 }
 
 func (s *memberSync) writeOptions() WriteOptions {
@@ -534,6 +543,9 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 		for j := range lists[i] {
 			obj := &lists[i][j]
 			s.live[keyOf(m, obj.GetNamespace(), obj.GetName())] = obj
+			if obj.GetGeneration() > 0 {
+				s.generations[m.Resource.GroupResource()] = true
+			}
 		}
 	}
 	return nil
@@ -563,6 +575,7 @@ func (s *memberSync) parallel(ctx context.Context, n int, fn func(i int)) {
 }
 
 func (s *memberSync) applyAll(ctx context.Context, items []*item) {
+	s.scan(ctx, items)
 	s.parallel(ctx, len(items), func(i int) {
 		it := items[i]
 		if !it.mapped || it.result.Action == Failed {
@@ -572,12 +585,110 @@ func (s *memberSync) applyAll(ctx context.Context, items []*item) {
 	})
 }
 
+// scanThreshold is how many objects of one type and namespace that
+// fedctl does not manage yet make scan list that namespace rather than GET
+// each object.
+const scanThreshold = 2
+
+// scan reads, with one metadata-only LIST per type and namespace, what
+// exists where items that are not among fedctl's objects are about to be
+// applied, when there are scanThreshold or more of them: a first apply of
+// 300 Deployments then costs one LIST instead of 300 GETs to tell new
+// objects from someone else's. A LIST that fails only means GETs after all.
+func (s *memberSync) scan(ctx context.Context, items []*item) {
+	count := map[liveKey]int{}
+	mappings := map[liveKey]Mapping{}
+	var keys []liveKey
+	for _, it := range items {
+		if !it.mapped || it.result.Action == Failed || s.live[keyOf(it.mapping, it.result.Namespace, it.result.Name)] != nil {
+			continue
+		}
+		k := keyOf(it.mapping, it.result.Namespace, "")
+		if s.isScanned(k) {
+			continue
+		}
+		if count[k] == 0 {
+			keys = append(keys, k)
+			mappings[k] = it.mapping
+		}
+		count[k]++
+	}
+	keys = slices.DeleteFunc(keys, func(k liveKey) bool { return count[k] < scanThreshold })
+	s.parallel(ctx, len(keys), func(i int) {
+		k := keys[i]
+		var metas []metav1.PartialObjectMetadata
+		err := withRetry(ctx, func() error {
+			var err error
+			metas, err = s.applier.ListMetadata(ctx, mappings[k], k.namespace)
+			return err
+		})
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for j := range metas {
+			s.existing[keyOf(mappings[k], metas[j].Namespace, metas[j].Name)] = &metas[j]
+		}
+		s.scanned[k] = true
+	})
+}
+
+func (s *memberSync) isScanned(k liveKey) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.scanned[k]
+}
+
+// scannedObject says, when scan listed the object's type and namespace,
+// whether the object exists (meta non-nil) there.
+func (s *memberSync) scannedObject(m Mapping, namespace, name string) (meta *metav1.PartialObjectMetadata, scanned bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.scanned[keyOf(m, namespace, "")] {
+		return nil, false
+	}
+	return s.existing[keyOf(m, namespace, name)], true
+}
+
+// expectedGeneration is the metadata.generation a create of it will
+// leave, for types seen with one: 1. Recorded in the apply itself, it saves
+// recordGeneration's second write for every new object; the response says
+// whether it was right, and recordGeneration corrects it when it was not.
+//
+// Only creates carry it: on an existing object the annotation is owned by
+// the merge patch of recordGeneration (an Update, which server-side apply
+// counts as another manager even under fedctl's name), so an apply that set
+// it to a new value would conflict with fedctl itself.
+func (s *memberSync) expectedGeneration(it *item, live *unstructured.Unstructured) (int64, bool) {
+	if live != nil {
+		return 0, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return 1, s.generations[it.mapping.Resource.GroupResource()]
+}
+
 // apply brings one object up to date, sending nothing when it is.
 func (s *memberSync) apply(ctx context.Context, it *item) {
 	res := it.result
 	live := s.live[keyOf(it.mapping, res.Namespace, res.Name)]
 	adopting := false
-	if live == nil {
+	needGet := live == nil
+	if meta, scanned := s.scannedObject(it.mapping, res.Namespace, res.Name); live == nil && scanned {
+		switch {
+		case meta == nil:
+			needGet = false // a new object
+		case managedFalse(meta):
+			res.Action, res.Reason = Skipped, ReasonManagedLabelFalse
+			res.Error = fmt.Sprintf("labelled %s: \"false\"; not touched", federation.ManagedLabel)
+			return
+		case !ours(meta) && !s.in.Adopt:
+			it.fail(ReasonAlreadyExists, errors.New("already exists and was not created by fedctl; use --adopt to take it over"))
+			return
+		}
+	}
+	if needGet {
 		// Not among fedctl's objects; one GET tells a new object from one
 		// created by someone else.
 		var got *unstructured.Unstructured
@@ -626,6 +737,9 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		ann = map[string]string{}
 	}
 	ann[HashAnnotation] = hash
+	if gen, ok := s.expectedGeneration(it, live); ok && !adopting {
+		ann[GenerationAnnotation] = strconv.FormatInt(gen, 10)
+	}
 	obj.SetAnnotations(ann)
 	var applied *unstructured.Unstructured
 	wo := s.writeOptions()
@@ -658,6 +772,11 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 	if live == nil {
 		res.Action = Created
 	}
+	if applied.GetGeneration() > 0 {
+		s.mu.Lock()
+		s.generations[it.mapping.Resource.GroupResource()] = true
+		s.mu.Unlock()
+	}
 	if s.in.DryRun {
 		if res.Kind == "Namespace" && live == nil {
 			s.mu.Lock()
@@ -689,7 +808,17 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 // further objects of the type need one patch. At most two patches are sent.
 func (s *memberSync) recordGeneration(ctx context.Context, it *item, applied *unstructured.Unstructured) error {
 	gen := applied.GetGeneration()
-	if gen == 0 || applied.GetAnnotations()[GenerationAnnotation] == strconv.FormatInt(gen, 10) {
+	recorded, has := applied.GetAnnotations()[GenerationAnnotation]
+	if gen == 0 && has {
+		// Expected where there is none (see expectedGeneration): a value
+		// left there would make every later run apply again.
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{GenerationAnnotation: nil}}})
+		return withRetry(ctx, func() error {
+			_, err := s.applier.MergePatch(ctx, it.mapping, it.result.Namespace, it.result.Name, patch, s.writeOptions())
+			return err
+		})
+	}
+	if gen == 0 || recorded == strconv.FormatInt(gen, 10) {
 		return nil
 	}
 	gr := it.mapping.Resource.GroupResource()

@@ -117,6 +117,21 @@ func (f *fakeApplier) List(_ context.Context, m Mapping, selector string) ([]uns
 	return out, nil
 }
 
+func (f *fakeApplier) ListMetadata(_ context.Context, m Mapping, namespace string) ([]metav1.PartialObjectMetadata, error) {
+	f.record("LIST " + m.Resource.Resource + " metadata " + namespace)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []metav1.PartialObjectMetadata
+	for k, o := range f.objects {
+		if k.resource == m.Resource.Resource && k.group == m.Resource.Group && (namespace == "" || k.namespace == namespace) {
+			out = append(out, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+				Namespace: o.GetNamespace(), Name: o.GetName(), Labels: o.GetLabels(), Annotations: o.GetAnnotations(), Generation: o.GetGeneration(),
+			}})
+		}
+	}
+	return out, nil
+}
+
 func (f *fakeApplier) Get(_ context.Context, m Mapping, namespace, name string) (*unstructured.Unstructured, error) {
 	f.record("GET " + m.Resource.Resource + " " + name)
 	f.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -71,6 +72,25 @@ func (f *fakeMember) List(_ context.Context, m propagate.Mapping, selector strin
 	for k, obj := range f.objects {
 		if len(k) > len(m.Resource.Resource) && k[:len(m.Resource.Resource)+1] == m.Resource.Resource+"/" && sel.Matches(labels.Set(obj.GetLabels())) {
 			out = append(out, *obj.DeepCopy())
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeMember) ListMetadata(_ context.Context, m propagate.Mapping, namespace string) ([]metav1.PartialObjectMetadata, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down != nil {
+		return nil, f.down
+	}
+	prefix := m.Resource.Resource + "/"
+	if namespace != "" {
+		prefix += namespace + "/"
+	}
+	var out []metav1.PartialObjectMetadata
+	for k, u := range f.objects {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: u.GetNamespace(), Name: u.GetName(), Labels: u.GetLabels(), Annotations: u.GetAnnotations(), Generation: u.GetGeneration()}})
 		}
 	}
 	return out, nil

@@ -1,0 +1,73 @@
+package propagate
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+)
+
+// A first apply of several objects of one type in one namespace reads what
+// is there with one metadata LIST instead of a GET per object, and still
+// tells someone else's object and a managed=false one from new ones.
+func TestRunScansInsteadOfGettingEachObject(t *testing.T) {
+	t.Parallel()
+	f := newFake(cmType)
+	put := func(name string, labels map[string]any) {
+		f.objects[keyOf(mappingOf(cmType), "shop", name)] = &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": "shop", "labels": labels}}}
+	}
+	put("theirs", nil)
+	put("hands-off", map[string]any{federation.ManagedLabel: "false"})
+	var specs []spec
+	for _, name := range []string{"a", "b", "c", "theirs", "hands-off"} {
+		specs = append(specs, spec{t: cmType, name: name, body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
+	}
+	rep := run(t, resultFor(specs...), map[string]*fakeApplier{"m": f}, Options{})
+
+	assert.Equal(t, []string{
+		"created ConfigMap a", "created ConfigMap b", "created ConfigMap c",
+		"failed ConfigMap theirs", "skipped ConfigMap hands-off",
+	}, sortedActions(rep.Clusters[0]))
+	var gets, metadataLists int
+	for _, c := range f.calls {
+		switch {
+		case c[:4] == "GET ":
+			gets++
+		case c == "LIST configmaps metadata shop":
+			metadataLists++
+		}
+	}
+	assert.Zero(t, gets, "no GET per object: %v", f.calls)
+	assert.Equal(t, 1, metadataLists, "one metadata LIST for the type and namespace: %v", f.calls)
+	assert.Equal(t, ReasonAlreadyExists, objectResult(rep.Clusters[0], "theirs").Reason)
+}
+
+// One object alone is looked up with a GET: a LIST of the namespace would
+// cost more.
+func TestRunGetsASingleUnknownObject(t *testing.T) {
+	t.Parallel()
+	f := newFake(cmType)
+	rep := run(t, resultFor(spec{t: cmType, name: "a", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}}),
+		map[string]*fakeApplier{"m": f}, Options{})
+	require.Equal(t, []string{"created ConfigMap a"}, actions(rep.Clusters[0]))
+	assert.Contains(t, f.calls, "GET configmaps a")
+	assert.NotContains(t, f.calls, "LIST configmaps metadata shop")
+}
+
+func sortedActions(c ClusterResult) []string {
+	return slices.Sorted(slices.Values(actions(c)))
+}
+
+func objectResult(c ClusterResult, name string) ObjectResult {
+	for _, o := range c.Objects {
+		if o.Name == name {
+			return o
+		}
+	}
+	return ObjectResult{}
+}
