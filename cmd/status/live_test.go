@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -227,17 +228,29 @@ var (
 	portRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 	// tempRE matches the test's temporary directory in file:line prefixes.
 	tempRE = regexp.MustCompile(`/[^\s:'"]+/([\w.-]+\.yaml)`)
+	// generationRE matches a drift message's generations, which depend on
+	// how many writes apply needed (fewer once it has seen the type's
+	// generations, that is when other tests left objects of the type).
+	generationRE = regexp.MustCompile(`\(generation (\d+), fedctl applied generation (\d+)\)`)
 )
 
-// normalize makes output comparable across runs: API server ports and
-// temporary directories vary.
-func normalize(s string) string {
+// normalize makes output comparable across runs: API server ports,
+// temporary directories and generations vary. A drift message must still
+// name a live generation above the applied one.
+func normalize(t *testing.T, s string) string {
+	t.Helper()
+	for _, m := range generationRE.FindAllStringSubmatch(s, -1) {
+		live, _ := strconv.Atoi(m[1])
+		applied, _ := strconv.Atoi(m[2])
+		assert.Greater(t, live, applied, "drift means a newer live generation: %s", m[0])
+	}
+	s = generationRE.ReplaceAllString(s, "(generation N, fedctl applied generation M)")
 	return tempRE.ReplaceAllString(portRE.ReplaceAllString(s, "127.0.0.1:PORT"), "$1")
 }
 
 func golden(t *testing.T, got, name string) {
 	t.Helper()
-	testutil.AssertGolden(t, []byte(normalize(got)), filepath.Join("testdata", name+".golden"))
+	testutil.AssertGolden(t, []byte(normalize(t, got)), filepath.Join("testdata", name+".golden"))
 }
 
 // waitFor reads the status of paths until check accepts it, or fails the
