@@ -69,3 +69,4 @@ step status -f "$examples" --cluster cluster2
 step diff -f "$examples" || true
 step diff -f "$examples" --force-conflicts || true
 step apply -f "$examples" --force-conflicts --wait
+step status -f "$examples"

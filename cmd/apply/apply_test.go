@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,5 +165,39 @@ func TestApplyRunExitCodes(t *testing.T) {
 			assert.Empty(t, out.String())
 			assert.Contains(t, errOut.String(), "✗ cluster cluster2: no route to host\n")
 		})
+	}
+}
+
+// TestApplySummaryColour: the summary on stderr is coloured only on a
+// terminal, never with NO_COLOR, and stdout never.
+func TestApplySummaryColour(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, namespaceDoc("colour"))
+	for _, tt := range []struct {
+		tty     bool
+		noColor string
+		want    bool
+	}{
+		{tty: false, want: false},
+		{tty: true, want: true},
+		{tty: true, noColor: "1", want: false},
+	} {
+		t.Setenv("NO_COLOR", tt.noColor)
+		ios, _, out, errOut := iostreams.Test()
+		ios.SetTTY(tt.tty)
+		fed := federationOf()
+		o := &ApplyOptions{
+			IO: ios,
+			Federation: func() (*members.File, error) {
+				return &members.File{Path: filepath.Join(dir, "f.yaml"), Federation: fed}, nil
+			},
+			Access:  func() (members.Access, error) { return members.Access{}, nil },
+			Applier: func(members.Access, members.Member) (propagate.Applier, error) { return okApplier{}, nil },
+			Output:  "json", Filenames: []string{dir}, Namespace: "default", DryRun: "none", FieldManager: "fedctl", Concurrency: 3, Timeout: time.Second,
+		}
+		require.NoError(t, o.Run(context.Background()))
+		assert.Contains(t, errOut.String(), "cluster cluster1: 1 created")
+		assert.Equal(t, tt.want, strings.Contains(errOut.String(), "\x1b["), "tty %v NO_COLOR=%q:\n%q", tt.tty, tt.noColor, errOut.String())
+		assert.NotContains(t, out.String(), "\x1b[", "no colour in data on stdout")
 	}
 }
