@@ -14,6 +14,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/overrides"
 	"github.com/fedctl/fedctl/pkg/placement"
 	"github.com/fedctl/fedctl/pkg/planner"
+	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
@@ -277,55 +278,23 @@ func steps(in []planner.Step) []Step {
 }
 
 // withPlan is render's rewrite of a target by its plan (KubeFed's
-// updateOverridesMap): placement becomes the planned members; an existing
-// /spec/replicas override of a planned member keeps its place and gets the
-// planned value, one is appended otherwise; members not planned lose
-// theirs. It also says where each resulting override comes from.
+// updateOverridesMap), with where each resulting override comes from.
 func withPlan(o *federation.Object, plan map[string]int64) (*federation.Object, [][]origin) {
-	eff := *o
-	clusters := make([]federation.ClusterRef, 0, len(plan))
-	for _, name := range slices.Sorted(maps.Keys(plan)) {
-		clusters = append(clusters, federation.ClusterRef{Name: name})
-	}
-	eff.Spec.Placement = federation.Placement{Clusters: clusters, ClusterSelector: o.Spec.Placement.ClusterSelector}
-
-	var ovs []federation.ClusterOverrides
-	var origins [][]origin
-	done := map[string]bool{}
-	for i, co := range o.Spec.Overrides {
-		n, planned := plan[co.ClusterName]
-		var items []federation.Override
-		var from []origin
-		found := false
-		for k, item := range co.ClusterOverrides {
-			org := origin{from: FromOverrides, field: itemField(i, k)}
-			if item.Path == replicasPath {
-				if !planned {
-					continue
+	eff, from := render.WithPlan(o, plan)
+	origins := make([][]origin, len(from))
+	for i, items := range from {
+		for _, f := range items {
+			org := origin{from: FromPreference}
+			if !f.Added() {
+				org = origin{from: FromOverrides, field: itemField(f.Index, f.Item)}
+				if f.Replaced != nil {
+					org.from, org.userValue = FromOverridesSetByPreference, f.Replaced
 				}
-				org.from, org.userValue = FromOverridesSetByPreference, item.Value
-				item.Value = json.RawMessage(strconv.FormatInt(n, 10))
-				found = true
 			}
-			items = append(items, item)
-			from = append(from, org)
-		}
-		if planned && !found {
-			items = append(items, federation.Override{Path: replicasPath, Value: json.RawMessage(strconv.FormatInt(n, 10))})
-			from = append(from, origin{from: FromPreference})
-		}
-		done[co.ClusterName] = true
-		ovs = append(ovs, federation.ClusterOverrides{ClusterName: co.ClusterName, ClusterOverrides: items})
-		origins = append(origins, from)
-	}
-	for _, name := range slices.Sorted(maps.Keys(plan)) {
-		if !done[name] {
-			ovs = append(ovs, federation.ClusterOverrides{ClusterName: name, ClusterOverrides: []federation.Override{{Path: replicasPath, Value: json.RawMessage(strconv.FormatInt(plan[name], 10))}}})
-			origins = append(origins, []origin{{from: FromPreference}})
+			origins[i] = append(origins[i], org)
 		}
 	}
-	eff.Spec.Overrides = ovs
-	return &eff, origins
+	return eff, origins
 }
 
 func itemField(i, k int) string { return fmt.Sprintf("spec.overrides[%d].clusterOverrides[%d]", i, k) }
@@ -442,7 +411,7 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namesp
 		clusters = nil // no Namespace object anywhere
 	}
 
-	base := baseObject(o, t)
+	base := render.BaseObject(o, t)
 	secret := t.Group == "" && t.Kind == "Secret"
 	for _, c := range clusters {
 		if len(only) > 0 && !slices.Contains(only, c) {
@@ -495,35 +464,6 @@ func overrideError(o *federation.Object, s *scheduled, err error, entry, index i
 		oe.Source = s.info.Source
 	}
 	return oe
-}
-
-// baseObject is render's member object before overrides: the template with
-// name, namespace, kind and apiVersion set, annotations and finalizers
-// removed. The template is not modified.
-func baseObject(o *federation.Object, t typeconfig.Type) map[string]any {
-	obj := maps.Clone(map[string]any(o.Spec.Template))
-	if obj == nil {
-		obj = map[string]any{}
-	}
-	meta, _ := obj["metadata"].(map[string]any)
-	meta = maps.Clone(meta)
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	obj["metadata"] = meta
-	delete(meta, "annotations")
-	delete(meta, "finalizers")
-	meta["name"] = o.Name
-	if t.Namespaced() {
-		meta["namespace"] = o.Namespace
-	} else {
-		delete(meta, "namespace")
-	}
-	obj["kind"] = t.Kind
-	if v, _ := obj["apiVersion"].(string); v == "" {
-		obj["apiVersion"] = t.APIVersion()
-	}
-	return obj
 }
 
 // positioned is each problem of err at its field of o, as render reports

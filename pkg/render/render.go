@@ -195,7 +195,7 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 		}
 		return
 	}
-	base := baseObject(o, t)
+	base := BaseObject(o, t)
 	if dropped := droppedMetadata(o); dropped != "" {
 		res.Warnings = append(res.Warnings, o.Errorf("spec.template.metadata", "%s of the template are not propagated (as in KubeFed); use overrides to set them per cluster", dropped))
 	}
@@ -242,11 +242,12 @@ func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconf
 	return placement.Intersect(clusters, nsSel.Clusters), nil
 }
 
-// baseObject is the template with what every member shares: name,
-// namespace, kind and apiVersion set, annotations and finalizers removed.
-// Only the top level and metadata are copied: the rest is the template's,
-// shared and never modified, which saves a deep copy per object.
-func baseObject(o *federation.Object, t typeconfig.Type) map[string]any {
+// BaseObject is the template with what every member shares: name,
+// namespace, kind and apiVersion set, annotations and finalizers removed;
+// the member object before overrides and fedctl's markers. Only the top
+// level and metadata are copied: the rest is the template's, shared, and
+// must not be modified, which saves a deep copy per object.
+func BaseObject(o *federation.Object, t typeconfig.Type) map[string]any {
 	obj := maps.Clone(map[string]any(o.Spec.Template))
 	if obj == nil {
 		obj = map[string]any{}

@@ -53,16 +53,29 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			res.Errors = append(res.Errors, &TargetError{Object: target, Err: rsp.Errorf("spec", "%v", err)})
 			continue
 		}
-		out[target] = withPlan(target, plan)
+		out[target], _ = WithPlan(target, plan)
 	}
 	return out
 }
 
-// withPlan returns a copy of o placed in the planned members with their
+// OverrideOrigin says where one override of WithPlan's result comes from:
+// Index and Item locate it in the federated object's own spec.overrides,
+// or are -1 for one the plan added; Replaced is the user's value of a
+// /spec/replicas override that the plan rewrote. fedctl explain shows it.
+type OverrideOrigin struct {
+	Index, Item int
+	Replaced    json.RawMessage
+}
+
+// Added says whether the plan added the override.
+func (o OverrideOrigin) Added() bool { return o.Index < 0 }
+
+// WithPlan returns a copy of o placed in the planned members with their
 // replica counts as overrides, as KubeFed's updateOverridesMap writes them:
 // an existing /spec/replicas item keeps its place and gets the new value,
 // otherwise one is appended; members that are not planned lose theirs.
-func withPlan(o *federation.Object, plan map[string]int64) *federation.Object {
+// The origins parallel the copy's overrides item by item.
+func WithPlan(o *federation.Object, plan map[string]int64) (*federation.Object, [][]OverrideOrigin) {
 	eff := *o
 	clusters := make([]federation.ClusterRef, 0, len(plan))
 	for _, name := range sortedKeys(plan) {
@@ -71,34 +84,43 @@ func withPlan(o *federation.Object, plan map[string]int64) *federation.Object {
 	eff.Spec.Placement = federation.Placement{Clusters: clusters, ClusterSelector: o.Spec.Placement.ClusterSelector}
 
 	ovs := make([]federation.ClusterOverrides, 0, len(o.Spec.Overrides)+len(plan))
+	origins := make([][]OverrideOrigin, 0, cap(ovs))
+	added := OverrideOrigin{Index: -1, Item: -1}
 	done := map[string]bool{}
-	for _, co := range o.Spec.Overrides {
+	for i, co := range o.Spec.Overrides {
 		n, planned := plan[co.ClusterName]
 		items := make([]federation.Override, 0, len(co.ClusterOverrides)+1)
+		from := make([]OverrideOrigin, 0, cap(items))
 		found := false
-		for _, item := range co.ClusterOverrides {
+		for k, item := range co.ClusterOverrides {
+			org := OverrideOrigin{Index: i, Item: k}
 			if item.Path == replicasPath {
 				if !planned {
 					continue
 				}
+				org.Replaced = item.Value
 				item.Value = replicasValue(n)
 				found = true
 			}
 			items = append(items, item)
+			from = append(from, org)
 		}
 		if planned && !found {
 			items = append(items, federation.Override{Path: replicasPath, Value: replicasValue(n)})
+			from = append(from, added)
 		}
 		done[co.ClusterName] = true
 		ovs = append(ovs, federation.ClusterOverrides{ClusterName: co.ClusterName, ClusterOverrides: items})
+		origins = append(origins, from)
 	}
 	for _, name := range sortedKeys(plan) {
 		if !done[name] {
 			ovs = append(ovs, federation.ClusterOverrides{ClusterName: name, ClusterOverrides: []federation.Override{{Path: replicasPath, Value: replicasValue(plan[name])}}})
+			origins = append(origins, []OverrideOrigin{added})
 		}
 	}
 	eff.Spec.Overrides = ovs
-	return &eff
+	return &eff, origins
 }
 
 func replicasValue(n int64) json.RawMessage {
