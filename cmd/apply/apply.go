@@ -195,7 +195,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		return err
 	}
 	fed := file.Federation
-	out, err := engine.Run(engine.Input{
+	res, err := cmdutil.RenderForMembers(o.IO, engine.Input{
 		Filenames:        o.Filenames,
 		Recursive:        o.Recursive,
 		Stdin:            o.IO.In,
@@ -203,12 +203,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		Federation:       fed,
 		Only:             o.Clusters,
 	})
-	if out == nil {
-		return err
-	}
-	res := out.Result
-	cmdutil.PrintWarnings(o.IO, res.Warnings)
-	if err := errors.Join(err, res.InputErr()); err != nil {
+	if err != nil {
 		return err // nothing is sent for an input with errors
 	}
 	clusters := o.Clusters

@@ -124,7 +124,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		return err
 	}
 	fed := file.Federation
-	out, err := engine.Run(engine.Input{
+	res, err := cmdutil.RenderForMembers(o.IO, engine.Input{
 		Filenames:        o.Filenames,
 		Recursive:        o.Recursive,
 		Stdin:            o.IO.In,
@@ -132,12 +132,8 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		Federation:       fed,
 		Only:             o.Clusters,
 	})
-	if out == nil {
-		return err
-	}
-	cmdutil.PrintWarnings(o.IO, out.Result.Warnings)
-	if err := errors.Join(err, out.Result.InputErr()); err != nil {
-		return err
+	if err != nil {
+		return err // nothing is sent for an input with errors
 	}
 	clusters := o.Clusters
 	if len(clusters) == 0 {
@@ -149,7 +145,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	}
 	access.Timeout = o.Timeout
 	report := propagate.Delete(ctx, propagate.Input{
-		Result:   out.Result,
+		Result:   res,
 		Clusters: clusters,
 		Appliers: propagate.MemberAppliers(fed, access, o.Applier),
 		Options: propagate.Options{
