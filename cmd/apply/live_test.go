@@ -653,17 +653,31 @@ func TestApplyRetainReplicas(t *testing.T) {
 	containers, _, _ := unstructured.NestedSlice(mustGet(t, "cluster1", deployGVR, ns, "web").Object, "spec", "template", "spec", "containers")
 	assert.Equal(t, "nginx:1.28", containers[0].(map[string]any)["image"])
 
-	// scaling again is no reason for fedctl to write after the run that
-	// records the new generation
-	update(t, "cluster1", deployGVR, ns, "web", "hpa", func(u *unstructured.Unstructured) {
-		require.NoError(t, unstructured.SetNestedField(u.Object, int64(5), "spec", "replicas"))
+	// scaling again is no reason for fedctl to write at all: only the
+	// field it leaves to the autoscaler changed
+	for _, n := range []int64{5, 9} {
+		update(t, "cluster1", deployGVR, ns, "web", "hpa", func(u *unstructured.Unstructured) {
+			require.NoError(t, unstructured.SetNestedField(u.Object, n, "spec", "replicas"))
+		})
+		r = runApply(t, fed, "-f", dir)
+		require.NoError(t, r.err)
+		assert.Zero(t, r.requests.writes("cluster1"), "scaled to %d: %v", n, r.requests.counts["cluster1"])
+		assertAll(t, r, "Deployment", ns, "web", propagate.Unchanged)
+		assert.Equal(t, n, replicas("cluster1"))
+	}
+
+	// but an edit of a field fedctl sets is put back, replicas still kept
+	update(t, "cluster1", deployGVR, ns, "web", "someone", func(u *unstructured.Unstructured) {
+		containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+		containers[0].(map[string]any)["image"] = "nginx:edited"
+		require.NoError(t, unstructured.SetNestedSlice(u.Object, containers, "spec", "template", "spec", "containers"))
 	})
-	require.NoError(t, runApply(t, fed, "-f", dir).err)
-	assert.Equal(t, int64(5), replicas("cluster1"))
-	r = runApply(t, fed, "-f", dir)
+	r = runApply(t, fed, "-f", dir, "--force-conflicts")
 	require.NoError(t, r.err)
-	assert.Zero(t, r.requests.writes("cluster1"))
-	assert.Equal(t, int64(5), replicas("cluster1"))
+	assert.Equal(t, propagate.Configured, r.action("cluster1", "Deployment", ns, "web"))
+	containers, _, _ = unstructured.NestedSlice(mustGet(t, "cluster1", deployGVR, ns, "web").Object, "spec", "template", "spec", "containers")
+	assert.Equal(t, "nginx:1.28", containers[0].(map[string]any)["image"])
+	assert.Equal(t, int64(9), replicas("cluster1"))
 }
 
 // TestApplyNoOpAtScale: a no-op re-apply of 300 federated Deployments to

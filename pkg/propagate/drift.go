@@ -22,7 +22,8 @@ import (
 // argument is modified.
 func Drift(t render.Target, live *unstructured.Unstructured) (string, error) {
 	hashed := t.Object
-	if rr := t.Source.Spec.RetainReplicas; rr != nil && *rr {
+	retain := t.Source.Spec.RetainReplicas != nil && *t.Source.Spec.RetainReplicas
+	if retain {
 		hashed = runtime.DeepCopyJSON(t.Object)
 		unstructured.RemoveNestedField(hashed, "spec", "replicas")
 	}
@@ -30,7 +31,7 @@ func Drift(t render.Target, live *unstructured.Unstructured) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("hash %s %s: %w", t.Type.Kind, t.Name(), err)
 	}
-	if upToDate(live, hashed, hash) {
+	if upToDate(live, hashed, hash, retain) {
 		return "", nil
 	}
 	ann := live.GetAnnotations()
@@ -40,7 +41,7 @@ func Drift(t render.Target, live *unstructured.Unstructured) (string, error) {
 	case ann[HashAnnotation] != hash:
 		return "the manifests changed since fedctl last applied it", nil
 	}
-	if reason := GenerationDrift(live); reason != "" {
+	if reason := GenerationDrift(live); reason != "" && !retain {
 		return reason, nil
 	}
 	return "its labels, annotations or fields were changed since fedctl applied it", nil

@@ -46,21 +46,26 @@ func hashOf(obj map[string]any) (string, error) {
 // have their content compared too, since nothing else would show drift:
 // every field fedctl sets must hold the same value live, where the API
 // server may have added others (defaults, a Service's cluster IP).
-func upToDate(live *unstructured.Unstructured, desired map[string]any, hash string) bool {
+//
+// retainReplicas (desired then holds no spec.replicas) compares content
+// when the generation moved: an autoscaler changing spec.replicas moves
+// it, and that alone must not cost a write at every run.
+func upToDate(live *unstructured.Unstructured, desired map[string]any, hash string, retainReplicas bool) bool {
 	ann := live.GetAnnotations()
 	if ann[HashAnnotation] != hash {
 		return false
 	}
 	gen := live.GetGeneration()
 	recorded := ann[GenerationAnnotation]
-	if gen == 0 && recorded != "" || gen != 0 && recorded != strconv.FormatInt(gen, 10) {
+	generationHolds := gen == 0 && recorded == "" || gen != 0 && recorded == strconv.FormatInt(gen, 10)
+	if !generationHolds && !(retainReplicas && gen != 0) {
 		return false
 	}
 	meta, _ := desired["metadata"].(map[string]any)
 	if !containsStrings(meta["labels"], live.GetLabels()) || !containsStrings(meta["annotations"], ann) {
 		return false
 	}
-	if gen != 0 {
+	if gen != 0 && generationHolds {
 		return true
 	}
 	for k, v := range desired {

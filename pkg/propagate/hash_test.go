@@ -70,9 +70,20 @@ func TestUpToDate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, upToDate(tt.live, desired, hash))
+			assert.Equal(t, tt.want, upToDate(tt.live, desired, hash, false))
 		})
 	}
+
+	// With retainReplicas a moved generation is checked against content:
+	// a field fedctl does not set (replicas, scaled by an autoscaler) may
+	// have changed, one it sets may not.
+	scaled := live(5, "4", func(o map[string]any) { o["spec"].(map[string]any)["replicas"] = int64(7) })
+	assert.False(t, upToDate(scaled, desired, hash, false))
+	assert.True(t, upToDate(scaled, desired, hash, true), "only what fedctl leaves alone changed")
+	edited := live(5, "4", func(o map[string]any) {
+		o["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["port"] = int64(81)
+	})
+	assert.False(t, upToDate(edited, desired, hash, true), "a field fedctl sets changed")
 }
 
 func TestTransient(t *testing.T) {

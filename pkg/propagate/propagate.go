@@ -727,7 +727,7 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 	}
 	// Compare sends every object: only the API server can say what other
 	// writers changed since.
-	if live != nil && !adopting && upToDate(live, hashed, hash) && !s.in.compare {
+	if live != nil && !adopting && upToDate(live, hashed, hash, retains(it.target)) && !s.in.compare {
 		res.Action = Unchanged
 		return
 	}
@@ -896,6 +896,13 @@ func (s *memberSync) desired(it *item, live *unstructured.Unstructured) (apply, 
 		}
 	}
 	return apply, hashed
+}
+
+// retains says whether t's federated object leaves spec.replicas to the
+// member (spec.retainReplicas: true).
+func retains(t render.Target) bool {
+	rr := t.Source.Spec.RetainReplicas
+	return rr != nil && *rr
 }
 
 // waitForCRDs waits until every CRD among items is Established, and says
