@@ -128,7 +128,7 @@ func TestApplyPruneApplySet(t *testing.T) {
 	assert.Equal(t, propagate.Deleted, r.action("cluster1", "ConfigMap", ns, "cfg"))
 }
 
-// cachedKubectl is the kubectl that make bench builds into the test binary
+// cachedKubectl is the kubectl that make testbin builds into the test binary
 // cache; tests do not build it themselves (see testenv.EnsureKubectl).
 func cachedKubectl(t *testing.T) string {
 	t.Helper()
@@ -138,7 +138,7 @@ func cachedKubectl(t *testing.T) string {
 	}
 	p := filepath.Join(dir, "k8s-"+testenv.KubernetesVersion, "kubectl")
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("no kubectl at %s (make bench builds it): %v", p, err)
+		t.Skipf("no kubectl at %s (make testbin builds it): %v", p, err)
 	}
 	return p
 }

@@ -12,8 +12,9 @@
 //
 //	fedctl-testenv -provision-only
 //
-// only builds or finds the binaries and prints their paths, so that make
-// can pay for a cold build before go test's timeouts start.
+// only builds or finds the binaries (kubectl included) and prints their
+// paths, so that make can pay for a cold build before go test's timeouts
+// start.
 package main
 
 import (
@@ -112,7 +113,15 @@ func provision(ctx context.Context) int {
 		fmt.Fprintf(os.Stderr, "fedctl-testenv: %v\n", err)
 		return 1
 	}
-	for _, path := range []string{bins.Etcd, bins.KubeAPIServer, bins.KubeControllerManager, bins.KubeScheduler, bins.Kwok} {
+	// kubectl too: make test checks that kubectl reads fedctl's ApplySets,
+	// and make bench-apply compares fedctl with it. Linked from the same
+	// build cache as kube-apiserver, it costs seconds more.
+	kubectl, err := testenv.EnsureKubectl(ctx, os.Stderr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fedctl-testenv: %v\n", err)
+		return 1
+	}
+	for _, path := range []string{bins.Etcd, bins.KubeAPIServer, bins.KubeControllerManager, bins.KubeScheduler, bins.Kwok, kubectl} {
 		fmt.Println(path)
 	}
 	return 0
