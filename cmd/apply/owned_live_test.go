@@ -58,3 +58,44 @@ spec:
 		assert.Equal(t, []any{map[string]any{"name": "robot-token-" + c}}, secrets, "the token controller's field is kept in %s", c)
 	}
 }
+
+// TestApplySecretStringData: a Secret written with stringData (read back
+// as base64 data only) is unchanged on a re-apply, and an edit of its data
+// in a member is seen and put back.
+func TestApplySecretStringData(t *testing.T) {
+	fed := federationOf()
+	dir := t.TempDir()
+	const ns = "strdata"
+	write(t, dir, namespaceDoc(ns)+fmt.Sprintf(`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedSecret
+metadata:
+  name: creds
+  namespace: %s
+spec:
+  template:
+    stringData: {user: admin}
+  placement:
+    clusterSelector: {}
+`, ns))
+	r := runApply(t, fed, "-f", dir)
+	require.NoError(t, r.err)
+	assertAll(t, r, "Secret", ns, "creds", propagate.Created)
+
+	r = runApply(t, fed, "-f", dir)
+	require.NoError(t, r.err)
+	assertAll(t, r, "Secret", ns, "creds", propagate.Unchanged)
+	for _, c := range clusterNames {
+		assert.Zero(t, r.requests.writes(c), c)
+	}
+
+	update(t, "cluster2", secretGVR, ns, "creds", "someone", func(u *unstructured.Unstructured) {
+		require.NoError(t, unstructured.SetNestedField(u.Object, "cm9vdA==", "data", "user"))
+	})
+	r = runApply(t, fed, "-f", dir, "--force-conflicts")
+	require.NoError(t, r.err)
+	assert.Equal(t, propagate.Configured, r.action("cluster2", "Secret", ns, "creds"))
+	assert.Equal(t, propagate.Unchanged, r.action("cluster1", "Secret", ns, "creds"))
+	user, _, _ := unstructured.NestedString(mustGet(t, "cluster2", secretGVR, ns, "creds").Object, "data", "user")
+	assert.Equal(t, "YWRtaW4=", user, "admin again")
+}

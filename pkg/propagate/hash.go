@@ -2,6 +2,7 @@ package propagate
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"reflect"
@@ -70,10 +71,30 @@ func upToDate(live *unstructured.Unstructured, desired map[string]any, hash stri
 	}
 	for k, v := range desired {
 		switch k {
-		case "metadata", "status", "stringData", "apiVersion", "kind":
+		case "metadata", "status", "apiVersion", "kind":
+			continue
+		case "stringData":
+			if !holdsStringData(v, live.Object["data"]) {
+				return false
+			}
 			continue
 		}
 		if !contains(v, live.Object[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsStringData says whether a Secret's live data holds the values of
+// the stringData fedctl applied: the API server writes stringData into
+// data, base64-encoded, and never returns stringData itself.
+func holdsStringData(stringData, data any) bool {
+	want, _ := stringData.(map[string]any)
+	have, _ := data.(map[string]any)
+	for k, v := range want {
+		s, _ := v.(string)
+		if have[k] != base64.StdEncoding.EncodeToString([]byte(s)) {
 			return false
 		}
 	}

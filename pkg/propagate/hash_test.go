@@ -86,6 +86,25 @@ func TestUpToDate(t *testing.T) {
 	assert.False(t, upToDate(edited, desired, hash, true), "a field fedctl sets changed")
 }
 
+// A Secret written with stringData is read back with data only: its
+// values are compared base64-encoded, so an edit of data shows.
+func TestUpToDateSecretStringData(t *testing.T) {
+	t.Parallel()
+	desired := map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata":   map[string]any{"name": "creds"},
+		"stringData": map[string]any{"user": "admin"}}
+	hash, err := hashOf(desired)
+	require.NoError(t, err)
+	live := func(data map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+			"metadata": map[string]any{"name": "creds", "annotations": map[string]any{HashAnnotation: hash}},
+			"data":     data}}
+	}
+	assert.True(t, upToDate(live(map[string]any{"user": "YWRtaW4=", "other": "eA=="}), desired, hash, false), "admin, base64-encoded")
+	assert.False(t, upToDate(live(map[string]any{"user": "cm9vdA=="}), desired, hash, false), "edited to root")
+	assert.False(t, upToDate(live(nil), desired, hash, false), "removed")
+}
+
 func TestTransient(t *testing.T) {
 	t.Parallel()
 	gr := schema.GroupResource{Resource: "configmaps"}
