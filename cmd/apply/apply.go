@@ -255,7 +255,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	applyErr := cmdutil.MembersError(report.Failed(), len(report.Clusters))
+	applyErr := cmdutil.MembersError(report.Failed(), report.NothingDone())
 	if !o.Wait {
 		return applyErr
 	}
@@ -263,12 +263,13 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 }
 
 // wait waits, with status.Wait, until the objects of the members that
-// applied without failing are Current. A member that failed is already
-// reported; waiting for it could only time out.
+// could be reached are Current. A member that failed as a whole is already
+// reported, and waiting for it could only time out; an object that failed
+// to apply is one the wait reports as not ready, or as hopeless.
 func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *propagate.Report, appliers func(string) (propagate.Applier, error)) error {
 	var ok []string
 	for _, c := range report.Clusters {
-		if !c.Failed() {
+		if c.Error == "" {
 			ok = append(ok, c.Cluster)
 		}
 	}

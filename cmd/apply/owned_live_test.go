@@ -99,3 +99,23 @@ spec:
 	user, _, _ := unstructured.NestedString(mustGet(t, "cluster2", secretGVR, ns, "creds").Object, "data", "user")
 	assert.Equal(t, "YWRtaW4=", user, "admin again")
 }
+
+// TestApplyPartOfTheInput: applying one file of a directory, without the
+// FederatedNamespace of its objects, deletes nothing (NamespaceNotFederated
+// leaves the member objects alone, as KubeFed does).
+func TestApplyPartOfTheInput(t *testing.T) {
+	fed := federationOf()
+	all, one := t.TempDir(), t.TempDir()
+	const ns = "partial"
+	write(t, all, namespaceDoc(ns)+configMapDoc(ns, "cfg", "v1", allClusters, ""))
+	require.NoError(t, runApply(t, fed, "-f", all).err)
+
+	write(t, one, configMapDoc(ns, "cfg", "v2", allClusters, ""))
+	r := runApply(t, fed, "-f", one)
+	require.NoError(t, r.err)
+	assert.Contains(t, r.errOut, "NamespaceNotFederated")
+	for _, c := range clusterNames {
+		assert.Zero(t, r.requests.writes(c), "nothing written or deleted in %s: %v", c, r.requests.counts[c])
+		assert.Equal(t, "v1", mustGet(t, c, cmGVR, ns, "cfg").Object["data"].(map[string]any)["k"])
+	}
+}

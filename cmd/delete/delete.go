@@ -164,5 +164,5 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return cmdutil.MembersError(report.Failed(), len(report.Clusters))
+	return cmdutil.MembersError(report.Failed(), report.NothingDone())
 }

@@ -182,10 +182,17 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 
 	differ, diffErr := o.showDiff(report)
 	failures := failuresOf(report)
-	if len(failures) > 0 {
-		cs := o.IO.ErrColorScheme()
-		for _, f := range failures {
-			fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.FailureIcon(), f)
+	cs := o.IO.ErrColorScheme()
+	for _, f := range failures {
+		fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.FailureIcon(), f)
+	}
+	// Objects the dry run could not check (those of a CRD the same input
+	// creates) are not in the diff: say so rather than understate it.
+	for _, c := range report.Clusters {
+		for _, obj := range c.Objects {
+			if obj.Action == propagate.Skipped && obj.Reason != propagate.ReasonManagedLabelFalse {
+				fmt.Fprintf(o.IO.ErrOut, "%s cluster %s: %s: not compared: %s\n", cs.WarningIcon(), c.Cluster, obj.Ref(), obj.Error)
+			}
 		}
 	}
 	switch {

@@ -39,14 +39,15 @@ func (e *PartialError) Error() string {
 	return fmt.Sprintf("%d member cluster(s) failed: %v", len(e.Failed), e.Failed)
 }
 
-// MembersError is the error of a command that worked on total members
-// of which failed (sorted) failed: nil when none did, PartialError (exit 3)
-// when some did, a plain error (exit 1) when all did.
-func MembersError(failed []string, total int) error {
+// MembersError is the error of a command on member clusters: nil when
+// none of them (sorted) failed, a plain error (exit 1) when nothing could
+// be done anywhere, else a PartialError (exit 3): some members, or some
+// objects in them, failed while the rest was done.
+func MembersError(failed []string, nothingDone bool) error {
 	switch {
 	case len(failed) == 0:
 		return nil
-	case len(failed) == total:
+	case nothingDone:
 		return fmt.Errorf("every member cluster failed: %v", failed)
 	}
 	return &PartialError{Failed: failed}

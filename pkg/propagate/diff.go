@@ -154,7 +154,21 @@ func maskSecrets(live, merged *unstructured.Unstructured) {
 			_ = unstructured.SetNestedMap(merged.Object, maskedAfter, field)
 		}
 	}
+	// kubectl apply keeps the whole Secret, values included, in this
+	// annotation; it would print them in the diff's context lines.
+	for _, u := range []*unstructured.Unstructured{live, merged} {
+		if u == nil {
+			continue
+		}
+		if ann := u.GetAnnotations(); ann[lastAppliedAnnotation] != "" {
+			ann[lastAppliedAnnotation] = secretMask
+			u.SetAnnotations(ann)
+		}
+	}
 }
+
+// lastAppliedAnnotation is where kubectl apply records what it applied.
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // WriteDiffTrees writes, for every comparison in report, the live object
 // under liveDir and the merged one under mergedDir, as YAML files named by

@@ -62,6 +62,17 @@ func TestMaskSecrets(t *testing.T) {
 	}
 }
 
+func TestMaskSecretsHidesKubectlsLastApplied(t *testing.T) {
+	t.Parallel()
+	live := secret(map[string]any{"k": "c2VjcmV0"})
+	live.SetAnnotations(map[string]string{lastAppliedAnnotation: `{"data":{"k":"c2VjcmV0"}}`, "other": "kept"})
+	merged := live.DeepCopy()
+	maskSecrets(live, merged)
+	for _, u := range []*unstructured.Unstructured{live, merged} {
+		assert.Equal(t, map[string]string{lastAppliedAnnotation: "***", "other": "kept"}, u.GetAnnotations())
+	}
+}
+
 func TestMaskSecretsLeavesOtherKindsAlone(t *testing.T) {
 	t.Parallel()
 	cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"k": "v"}}}

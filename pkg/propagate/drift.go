@@ -22,10 +22,24 @@ import (
 // argument is modified.
 func Drift(t render.Target, live *unstructured.Unstructured) (string, error) {
 	hashed := t.Object
-	retain := t.Source.Spec.RetainReplicas != nil && *t.Source.Spec.RetainReplicas
-	if retain {
+	retain := retains(t)
+	setID := live.GetLabels()[ApplySetPartOfLabel]
+	if retain || setID != "" {
 		hashed = runtime.DeepCopyJSON(t.Object)
+	}
+	if retain {
 		unstructured.RemoveNestedField(hashed, "spec", "replicas")
+	}
+	if setID != "" {
+		// apply --prune --applyset adds the set's label to what it applies
+		// (and hashes); the live label says which set.
+		u := &unstructured.Unstructured{Object: hashed}
+		labels := u.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[ApplySetPartOfLabel] = setID
+		u.SetLabels(labels)
 	}
 	hash, err := hashOf(hashed)
 	if err != nil {

@@ -137,7 +137,7 @@ func runMembers(ctx context.Context, in Input, sync1 func(context.Context, *memb
 		opts.Timeout = DefaultTimeout
 	}
 	in.Options = opts
-	clusters := slices.Sorted(slices.Values(in.Clusters))
+	clusters := slices.Compact(slices.Sorted(slices.Values(in.Clusters))) // --cluster may repeat
 	dry := "none"
 	if opts.DryRun {
 		dry = "server"
@@ -976,8 +976,14 @@ func (r *removal) deletes() bool {
 // says kubefed.io/orphan: "true". Objects of federated objects that are not
 // in the input are left alone, unless they are part of the ApplySet being
 // pruned: those are deleted. MaxDeletions bounds the deletions.
+//
+// An object placed nowhere for want of its FederatedNamespace in the input
+// is left alone, as KubeFed leaves it (NamespaceNotFederated): applying a
+// few files of a directory must not delete what they hold.
 func (s *memberSync) removeUnplaced(ctx context.Context) []ObjectResult {
-	return s.removeAll(ctx, func(p render.Placed) bool { return !slices.Contains(p.Clusters, s.cluster) })
+	return s.removeAll(ctx, func(p render.Placed) bool {
+		return !slices.Contains(p.Clusters, s.cluster) && !p.NamespaceNotFederated
+	})
 }
 
 // removeAll removes, in reverse install order, fedctl's objects of the

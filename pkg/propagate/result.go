@@ -131,6 +131,24 @@ type Report struct {
 	Clusters []ClusterResult `json:"clusters"`
 }
 
+// NothingDone says whether every member failed as a whole or in every one
+// of its objects: nothing at all was done, which is exit 1 where some
+// failures among successes are exit 3.
+func (r *Report) NothingDone() bool {
+	if len(r.Clusters) == 0 {
+		return false
+	}
+	for _, c := range r.Clusters {
+		if c.Error != "" {
+			continue
+		}
+		if len(c.Objects) == 0 || c.Count(Failed) < len(c.Objects) {
+			return false
+		}
+	}
+	return true
+}
+
 // Failed lists the members that failed, sorted.
 func (r *Report) Failed() []string {
 	var failed []string

@@ -1,6 +1,7 @@
 package propagate
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -70,4 +71,57 @@ func objectResult(c ClusterResult, name string) ObjectResult {
 		}
 	}
 	return ObjectResult{}
+}
+
+// An object placed nowhere for want of its FederatedNamespace in the input
+// (a file left out of -f) is left alone, as KubeFed leaves it; one whose
+// placement dropped the member is removed.
+func TestRunLeavesObjectsOfAnUnfederatedNamespace(t *testing.T) {
+	t.Parallel()
+	f := newFake(cmType)
+	fakes := map[string]*fakeApplier{"m": f}
+	both := resultFor(
+		spec{t: cmType, name: "kept", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}},
+		spec{t: cmType, name: "moved", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
+	run(t, both, fakes, Options{})
+	require.Len(t, f.objects, 2)
+
+	later := resultFor(
+		spec{t: cmType, name: "kept", body: map[string]any{"data": map[string]any{"k": "v"}}},
+		spec{t: cmType, name: "moved", body: map[string]any{"data": map[string]any{"k": "v"}}})
+	later.Placed[0].NamespaceNotFederated = true
+	rep := run(t, later, fakes, Options{})
+	assert.Equal(t, []string{"deleted ConfigMap moved"}, actions(rep.Clusters[0]))
+	assert.Contains(t, f.objects, keyOf(mappingOf(cmType), "shop", "kept"))
+	assert.NotContains(t, f.objects, keyOf(mappingOf(cmType), "shop", "moved"))
+}
+
+func TestReportNothingDone(t *testing.T) {
+	t.Parallel()
+	ok := ObjectResult{Action: Created}
+	bad := ObjectResult{Action: Failed}
+	for _, tt := range []struct {
+		name     string
+		clusters []ClusterResult
+		want     bool
+	}{
+		{"every member unreachable", []ClusterResult{{Error: "down"}, {Error: "down"}}, true},
+		{"every object failed everywhere", []ClusterResult{{Objects: []ObjectResult{bad}}, {Error: "down"}}, true},
+		{"one object done", []ClusterResult{{Objects: []ObjectResult{bad, ok}}, {Error: "down"}}, false},
+		{"a member with nothing to do", []ClusterResult{{Objects: []ObjectResult{}}, {Error: "down"}}, false},
+		{"no member", nil, false},
+	} {
+		assert.Equal(t, tt.want, (&Report{Clusters: tt.clusters}).NothingDone(), tt.name)
+	}
+}
+
+// A member named twice (--cluster eu-1 --cluster eu-1) is synced once.
+func TestRunSyncsARepeatedMemberOnce(t *testing.T) {
+	t.Parallel()
+	f := newFake(cmType)
+	res := resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
+	rep := Run(context.Background(), Input{Result: res, Clusters: []string{"m", "m"},
+		Appliers: func(string) (Applier, error) { return f, nil }})
+	require.Len(t, rep.Clusters, 1)
+	assert.Equal(t, []string{"created ConfigMap cfg"}, actions(rep.Clusters[0]))
 }

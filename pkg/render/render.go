@@ -57,6 +57,11 @@ type Placed struct {
 	// Clusters are the members the object is placed in, sorted; rendering
 	// may still have failed for some (see Result.Errors).
 	Clusters []string
+	// NamespaceNotFederated says the object is placed nowhere because the
+	// input has no FederatedNamespace for its namespace. KubeFed then
+	// leaves the member objects alone, and so does apply: what is missing
+	// may just be a file left out of -f.
+	NamespaceNotFederated bool
 }
 
 // Result is the output of ForClusters.
@@ -183,12 +188,12 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 		res.fail("", o, err)
 		return
 	}
-	clusters, err := selectClusters(in, res, o, eff, t, namespaces)
+	clusters, nsMissing, err := selectClusters(in, res, o, eff, t, namespaces)
 	if err != nil {
 		res.fail("", o, err)
 		return
 	}
-	res.Placed = append(res.Placed, Placed{Object: o, Type: t, Clusters: clusters})
+	res.Placed = append(res.Placed, Placed{Object: o, Type: t, Clusters: clusters, NamespaceNotFederated: nsMissing})
 	if o.IsNamespace() && slices.Contains(systemNamespaces, o.Name) {
 		if len(clusters) > 0 {
 			res.Warnings = append(res.Warnings, o.Errorf("", "namespace %s is a system namespace and is never propagated; its placement still applies to the objects in it", o.Name))
@@ -215,31 +220,32 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 }
 
 // selectClusters applies placement, then for namespaced objects the
-// placement of the FederatedNamespace of their namespace.
-func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconfig.Type, namespaces map[string]*federation.Object) ([]string, error) {
+// placement of the FederatedNamespace of their namespace; nsMissing says
+// there is none.
+func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconfig.Type, namespaces map[string]*federation.Object) (clusters []string, nsMissing bool, err error) {
 	sel, err := placement.Select(eff.Spec.Placement, in.Members)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(sel.Unknown) > 0 {
 		res.Warnings = append(res.Warnings, o.Errorf("spec.placement.clusters", "not members, ignored: %s", strings.Join(sel.Unknown, ", ")))
 	}
-	clusters := sel.Clusters
+	clusters = sel.Clusters
 	if !t.Namespaced() || o.IsNamespace() {
-		return clusters, nil
+		return clusters, false, nil
 	}
 	ns, ok := namespaces[o.Namespace]
 	if !ok {
 		if len(clusters) > 0 {
 			res.Warnings = append(res.Warnings, o.Errorf("metadata.namespace", "NamespaceNotFederated: no FederatedNamespace %s in the input, so the object is placed nowhere", o.Namespace))
 		}
-		return nil, nil
+		return nil, true, nil
 	}
 	nsSel, err := placement.Select(ns.Spec.Placement, in.Members)
 	if err != nil {
-		return nil, o.Errorf("metadata.namespace", "placement of FederatedNamespace %s: %v", o.Namespace, err)
+		return nil, false, o.Errorf("metadata.namespace", "placement of FederatedNamespace %s: %v", o.Namespace, err)
 	}
-	return placement.Intersect(clusters, nsSel.Clusters), nil
+	return placement.Intersect(clusters, nsSel.Clusters), false, nil
 }
 
 // BaseObject is the template with what every member shares: name,

@@ -225,6 +225,9 @@ spec:
 		`in.yaml:22: FederatedNamespace default/default: namespace default is a system namespace and is never propagated; its placement still applies to the objects in it`,
 		`in.yaml:31: FederatedClusterRole reader: spec.template.metadata: annotations and finalizers of the template are not propagated (as in KubeFed); use overrides to set them per cluster`,
 	}, warnings(res))
+	for _, p := range res.Placed {
+		assert.Equal(t, p.Object.Name == "orphan", p.NamespaceNotFederated, "%s: placed nowhere for want of its FederatedNamespace", p.Object.Name)
+	}
 	role := res.Targets[3].Object
 	assert.Equal(t, "rbac.authorization.k8s.io/v1", role["apiVersion"])
 	assert.Nil(t, dig(role, "metadata", "namespace"), "a cluster-scoped object has no namespace")

@@ -63,7 +63,7 @@ func Lookup(ctx context.Context, in LookupInput) *Report {
 	item := Object{APIVersion: federation.TypesGroup + "/" + federation.TypesVersion, Kind: in.Type.FederatedKind(),
 		Metadata: ObjectMeta{Name: in.Name}, Status: ObjectStatus{Conditions: []Condition{{Type: "Propagation"}}, Clusters: []ClusterStatus{}}}
 	item.Metadata.Namespace = in.federatedNamespace()
-	clusters := slices.Sorted(slices.Values(in.Clusters))
+	clusters := slices.Compact(slices.Sorted(slices.Values(in.Clusters))) // --cluster may repeat
 	found := make([][]ClusterStatus, len(clusters))
 	errs := make([]error, len(clusters))
 	forEachMember(ctx, in.Concurrency, in.Timeout, clusters, func(mctx context.Context, i int) {

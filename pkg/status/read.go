@@ -90,7 +90,7 @@ func Read(ctx context.Context, in Input) *Report {
 		cond.Message = joinMessage(cond.Message, te.Err.Error())
 	}
 
-	clusters := slices.Sorted(slices.Values(in.Clusters))
+	clusters := slices.Compact(slices.Sorted(slices.Values(in.Clusters))) // --cluster may repeat
 	perCluster := make([]memberRead, len(clusters))
 	forEachMember(ctx, in.Concurrency, in.Timeout, clusters, func(mctx context.Context, i int) {
 		perCluster[i] = readMember(mctx, in, clusters[i], placed)
@@ -259,7 +259,11 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 		}
 		st := ClusterStatus{Name: cluster, Status: WaitingForRemoval, Object: refOf(obj.Object),
 			Message: "no longer placed here; fedctl apply deletes it"}
-		if p.Object.Annotations[federation.OrphanAnnotation] == "true" {
+		switch {
+		case p.NamespaceNotFederated:
+			st.Status = NamespaceNotFederated
+			st.Message = fmt.Sprintf("no FederatedNamespace %s in the input; fedctl apply leaves it alone", p.Object.Namespace)
+		case p.Object.Annotations[federation.OrphanAnnotation] == "true":
 			st.Message = "no longer placed here; fedctl apply unmarks it and leaves it running (kubefed.io/orphan)"
 		}
 		readiness(&st, obj)
