@@ -28,9 +28,7 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 		return err
 	}
 	access.Timeout = o.Timeout
-	rctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	t, err := status.ResolveType(rctx, access, selected, o.TypeName)
-	cancel()
+	t, err := status.ResolveType(ctx, access, selected, o.TypeName, o.Timeout)
 	if err != nil {
 		return err
 	}

@@ -35,12 +35,18 @@ const listPage = 500
 
 // ResolveType finds the type called name (a plural, singular, kind, short
 // name or <plural>.<group>, any case, as kubectl takes it) through the
-// discovery of the first of ms that answers, in order. It returns the
-// errors of the members that did not answer when none did.
-func ResolveType(ctx context.Context, a members.Access, ms []members.Member, name string) (typeconfig.Type, error) {
+// discovery of ms, in order, each given timeout: the first member that
+// serves it decides, so that a member that does not answer, or lacks a CRD
+// others have, does not stop the others. It returns the first member's
+// NotFoundError when no member serves it, and the errors of the members
+// when none answered.
+func ResolveType(ctx context.Context, a members.Access, ms []members.Member, name string, timeout time.Duration) (typeconfig.Type, error) {
 	var errs []error
+	var notFound error
 	for _, m := range ms {
-		lists, err := members.APIResources(ctx, a, m)
+		mctx, cancel := context.WithTimeout(ctx, timeout)
+		lists, err := members.APIResources(mctx, a, m)
+		cancel()
 		var de *members.DiscoveryError
 		if err != nil && !errors.As(err, &de) {
 			errs = append(errs, err)
@@ -49,10 +55,16 @@ func ResolveType(ctx context.Context, a members.Access, ms []members.Member, nam
 		t, err := typeconfig.Resolve(name, "", lists)
 		var nf *typeconfig.NotFoundError
 		if errors.As(err, &nf) {
-			nf.Context = m.ContextName()
-			return typeconfig.Type{}, fmt.Errorf("cluster %s: %w", m.Name, nf)
+			if notFound == nil {
+				nf.Context = m.ContextName()
+				notFound = fmt.Errorf("cluster %s: %w", m.Name, nf)
+			}
+			continue
 		}
 		return t, err
+	}
+	if notFound != nil {
+		return typeconfig.Type{}, notFound
 	}
 	return typeconfig.Type{}, fmt.Errorf("resolve type %q: no member cluster answered: %w", name, errors.Join(errs...))
 }
