@@ -922,6 +922,13 @@ func (s *memberSync) waitForCRDs(ctx context.Context, items []*item) bool {
 			if err == nil && established(crd) {
 				break
 			}
+			if err == nil {
+				if msg := namesRejected(crd); msg != "" {
+					// Waiting cannot help: the API server will not serve it.
+					it.fail("", fmt.Errorf("the API server does not accept the CRD's names: %s", msg))
+					break
+				}
+			}
 			if err != nil && !transient(err) {
 				it.fail("", fmt.Errorf("wait for the CRD to be established: %w", explain(err)))
 				break
@@ -937,6 +944,22 @@ func (s *memberSync) waitForCRDs(ctx context.Context, items []*item) bool {
 		}
 	}
 	return any
+}
+
+// namesRejected is the message of a CRD's NamesAccepted condition when it
+// is False (a plural or kind another CRD of the group already uses), which
+// no wait ends.
+func namesRejected(crd *unstructured.Unstructured) string {
+	conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "NamesAccepted" && m["status"] == "False" {
+			msg, _ := m["message"].(string)
+			reason, _ := m["reason"].(string)
+			return strings.TrimSpace(reason + ": " + msg)
+		}
+	}
+	return ""
 }
 
 func established(crd *unstructured.Unstructured) bool {

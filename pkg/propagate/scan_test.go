@@ -125,3 +125,15 @@ func TestRunSyncsARepeatedMemberOnce(t *testing.T) {
 	require.Len(t, rep.Clusters, 1)
 	assert.Equal(t, []string{"created ConfigMap cfg"}, actions(rep.Clusters[0]))
 }
+
+func TestNamesRejected(t *testing.T) {
+	t.Parallel()
+	crd := func(conds ...any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"conditions": conds}}}
+	}
+	assert.Empty(t, namesRejected(crd()))
+	assert.Empty(t, namesRejected(crd(map[string]any{"type": "NamesAccepted", "status": "True"})))
+	assert.Equal(t, `MultipleNamesNotAllowed: "widgets" is already in use`, namesRejected(crd(
+		map[string]any{"type": "NamesAccepted", "status": "False", "reason": "MultipleNamesNotAllowed", "message": `"widgets" is already in use`},
+		map[string]any{"type": "Established", "status": "False"})))
+}
