@@ -273,14 +273,14 @@ func (s *memberSync) openApplySet(ctx context.Context, items []*item) error {
 
 // closeApplySet leaves the parent listing exactly the group-kinds and
 // namespaces of the objects the set still holds: what the member got in
-// this run and whatever could not be removed. In compare mode the parent's
+// this run and whatever in kept (removals, render failures) is not gone. In compare mode the parent's
 // change is kept like any object's.
-func (s *memberSync) closeApplySet(ctx context.Context, items []*item, removed []ObjectResult) error {
+func (s *memberSync) closeApplySet(ctx context.Context, items []*item, kept []ObjectResult) error {
 	if ctx.Err() != nil {
 		return nil // the parent still lists every kind the set may hold
 	}
 	gks, namespaces := inputGroupKinds(items)
-	for _, r := range removed {
+	for _, r := range kept {
 		if r.Action == Deleted || r.Action == Orphaned {
 			continue
 		}

@@ -2,6 +2,7 @@ package propagate
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/render"
 )
 
 func TestApplySetID(t *testing.T) {
@@ -214,4 +216,34 @@ func TestPlanLiveSendsNoWrite(t *testing.T) {
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "created ConfigMap added", "deleted ConfigMap gone"}, actions(rep.Clusters[0]))
 	assert.Empty(t, fake.writes(), "reads only: %v", fake.calls)
 	assert.Contains(t, fake.objects, keyOf(mappingOf(cmType), "shop", "gone"))
+}
+
+// An object that fails to render for a member keeps its kind in the
+// parent: it may be in the set from an earlier run, and a later prune must
+// still find it.
+func TestRunKeepsTheKindOfAnObjectThatFailedToRender(t *testing.T) {
+	t.Parallel()
+	fake := newFake(cmType, deployType)
+	set := setOf(t, "shop")
+	rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: deployType, name: "web", clusters: []string{"a"}}),
+		map[string]*fakeApplier{"a": fake}, Options{ApplySet: set})
+	require.Empty(t, rep.Failed(), "%+v", rep)
+
+	// now web's overrides fail for a
+	res := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: deployType, name: "web", clusters: []string{"a"}})
+	var web *federation.Object
+	var kept []render.Target
+	for _, tg := range res.Targets {
+		if tg.Type.Kind == "Deployment" {
+			web = tg.Source
+			continue
+		}
+		kept = append(kept, tg)
+	}
+	res.Targets = kept
+	res.Errors = append(res.Errors, &render.TargetError{Cluster: "a", Object: web, Err: errors.New("override 0: path not found")})
+	rep = run(t, res, map[string]*fakeApplier{"a": fake}, Options{ApplySet: set})
+	assert.Equal(t, "ConfigMap,Deployment.apps", parentIn(fake, set).GetAnnotations()[ApplySetGroupKindsAnnotation])
+	assert.Contains(t, fake.objects, keyOf(mappingOf(deployType), "shop", "web"), "not deleted either")
+	assert.Equal(t, []string{"unchanged ConfigMap cfg", "failed Deployment web"}, actions(rep.Clusters[0]))
 }

@@ -401,7 +401,10 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 	removed := s.removeUnplaced(ctx)
 	cr.Objects = append(cr.Objects, removed...)
 	if s.in.ApplySet != nil {
-		if err := s.closeApplySet(ctx, items, removed); err != nil {
+		// Objects that failed to render for this member may be in the set
+		// from an earlier run: their kinds stay listed, or no later prune
+		// would find them.
+		if err := s.closeApplySet(ctx, items, append(slices.Clone(removed), failures...)); err != nil {
 			cr.Error = err.Error()
 		}
 	}
