@@ -432,7 +432,10 @@ func TestStatusDrift(t *testing.T) {
 
 	// Someone edits the Deployment's spec in cluster2 and the ConfigMap's
 	// data in cluster3.
-	patch(t, "cluster2", deployGVR, ns, "web", `{"spec":{"minReadySeconds":1}}`)
+	// (revisionHistoryLimit moves the generation without touching
+	// availability: minReadySeconds made the Deployment go back to
+	// InProgress for a moment after it was Current, and the test flaky.)
+	patch(t, "cluster2", deployGVR, ns, "web", `{"spec":{"revisionHistoryLimit":5}}`)
 	patch(t, "cluster3", cmGVR, ns, "settings", `{"data":{"k":"edited"}}`)
 	waitFor(t, func(r *status.Report) bool {
 		return cluster(r, "FederatedDeployment drift/web", "cluster2").Readiness == status.Current
