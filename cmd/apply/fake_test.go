@@ -27,6 +27,9 @@ func (okApplier) List(context.Context, propagate.Mapping, string) ([]unstructure
 func (okApplier) ListMetadata(context.Context, propagate.Mapping, string) ([]metav1.PartialObjectMetadata, error) {
 	return nil, nil
 }
+func (okApplier) NamespaceContents(context.Context, string) ([]unstructured.Unstructured, error) {
+	return nil, nil
+}
 func (okApplier) Get(_ context.Context, m propagate.Mapping, _, name string) (*unstructured.Unstructured, error) {
 	return nil, apierrors.NewNotFound(m.Resource.GroupResource(), name)
 }

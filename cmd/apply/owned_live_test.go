@@ -119,3 +119,37 @@ func TestApplyPartOfTheInput(t *testing.T) {
 		assert.Equal(t, "v1", mustGet(t, c, cmGVR, ns, "cfg").Object["data"].(map[string]any)["k"])
 	}
 }
+
+// TestApplyKeepsANamespaceHoldingOthersObjects: de-placing a
+// FederatedNamespace deletes the Namespace only where it holds nothing
+// fedctl did not create; where someone else's object lives, the Namespace
+// stays and the member reports why (exit 3).
+func TestApplyKeepsANamespaceHoldingOthersObjects(t *testing.T) {
+	fed := federationOf()
+	dir := t.TempDir()
+	const ns = "leaving"
+	write(t, dir, namespaceDoc(ns)+configMapDoc(ns, "cfg", "v1", allClusters, ""))
+	require.NoError(t, runApply(t, fed, "-f", dir).err)
+	createObject(t, "cluster2", cmGVR, map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "theirs", "namespace": ns}}, "kubectl")
+
+	only1 := "    clusters: [{name: cluster1}]"
+	write(t, dir, fmt.Sprintf(`apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: %s, namespace: %s}
+spec:
+  placement:
+%s
+`, ns, ns, only1)+configMapDoc(ns, "cfg", "v1", allClusters, ""))
+	r := runApply(t, fed, "-f", dir)
+	assertPartial(t, r.err, "cluster2")
+	assert.Equal(t, propagate.Deleted, r.action("cluster3", "Namespace", "", ns))
+	o := r.object("cluster2", "Namespace", "", ns)
+	assert.Equal(t, propagate.Failed, o.Action)
+	assert.Equal(t, propagate.ReasonNamespaceNotEmpty, o.Reason)
+	assert.Contains(t, o.Error, "ConfigMap theirs")
+	assert.Equal(t, propagate.Deleted, r.action("cluster2", "ConfigMap", ns, "cfg"), "fedctl's own object goes")
+	_, err := get(t, "cluster2", nsGVR, "", ns)
+	require.NoError(t, err, "the namespace stays in cluster2")
+	mustGet(t, "cluster2", cmGVR, ns, "theirs")
+}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 )
 
@@ -53,6 +54,11 @@ type Applier interface {
 	// ListMetadata lists the metadata of every object of m in namespace
 	// ("" for a cluster-scoped type), fedctl's or not.
 	ListMetadata(ctx context.Context, m Mapping, namespace string) ([]metav1.PartialObjectMetadata, error)
+	// NamespaceContents lists the metadata (with apiVersion and kind) of
+	// every object in namespace, of every listable namespaced type the
+	// member serves but those federate --contents leaves out (events,
+	// endpoints, ...).
+	NamespaceContents(ctx context.Context, namespace string) ([]unstructured.Unstructured, error)
 	// Apply sends obj as a server-side apply.
 	Apply(ctx context.Context, m Mapping, obj *unstructured.Unstructured, opts WriteOptions) (*unstructured.Unstructured, error)
 	// MergePatch sends a JSON merge patch.
@@ -210,6 +216,34 @@ func (a *dynamicApplier) ListMetadata(ctx context.Context, m Mapping, namespace 
 		}
 		opts.Continue = list.GetContinue()
 	}
+}
+
+func (a *dynamicApplier) NamespaceContents(ctx context.Context, namespace string) ([]unstructured.Unstructured, error) {
+	lists, err := a.disco.ServerPreferredNamespacedResources()
+	if err != nil {
+		// A group that failed discovery may hold objects: not knowing
+		// what is there is no ground to delete it.
+		return nil, fmt.Errorf("discover the types the namespace may hold: %w", err)
+	}
+	var out []unstructured.Unstructured
+	for _, t := range federation.ContentsTypes(lists, nil) {
+		gvr := schema.GroupVersionResource{Group: t.Group, Version: t.Version, Resource: t.Plural}
+		metas, err := a.ListMetadata(ctx, Mapping{Resource: gvr, Namespaced: true}, namespace)
+		if err != nil {
+			return nil, fmt.Errorf("list %s in %s: %w", t.Name(), namespace, err)
+		}
+		for _, m := range metas {
+			u := unstructured.Unstructured{}
+			u.SetAPIVersion(t.APIVersion())
+			u.SetKind(t.Kind)
+			u.SetNamespace(m.Namespace)
+			u.SetName(m.Name)
+			u.SetLabels(m.Labels)
+			u.SetOwnerReferences(m.OwnerReferences)
+			out = append(out, u)
+		}
+	}
+	return out, nil
 }
 
 func (a *dynamicApplier) Get(ctx context.Context, m Mapping, namespace, name string) (*unstructured.Unstructured, error) {

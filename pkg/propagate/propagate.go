@@ -949,6 +949,43 @@ func (s *memberSync) waitForCRDs(ctx context.Context, items []*item) bool {
 	return any
 }
 
+// foreignContents says why namespace must not be deleted on de-placement
+// or pruning, or "" when it may: deleting a Namespace deletes everything in
+// it, and fedctl deletes nothing it did not create. Objects a member makes
+// by itself (those with a controller owner, the default ServiceAccount,
+// kube-root-ca.crt, events, endpoints) do not count; fedctl's own objects
+// (by then removed, when the input de-placed them too) do not either.
+// fedctl delete, an explicit request, is not held back.
+func (s *memberSync) foreignContents(ctx context.Context, namespace string) string {
+	var objs []unstructured.Unstructured
+	err := withRetry(ctx, func() error {
+		var err error
+		objs, err = s.applier.NamespaceContents(ctx, namespace)
+		return err
+	})
+	if err != nil {
+		return fmt.Sprintf("not deleted: cannot tell what the namespace holds: %v", explain(err))
+	}
+	var foreign []string
+	for i := range objs {
+		o := &objs[i]
+		if (ours(o) && !managedFalse(o)) || federation.SkipContent(o) != "" {
+			continue
+		}
+		foreign = append(foreign, o.GetKind()+" "+o.GetName())
+	}
+	if len(foreign) == 0 {
+		return ""
+	}
+	slices.Sort(foreign)
+	shown := foreign[:min(len(foreign), 3)]
+	more := ""
+	if len(foreign) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(foreign)-len(shown))
+	}
+	return fmt.Sprintf("not deleted: the namespace holds %d object(s) fedctl did not create (%s%s), which deleting it would delete too; remove them first, or give the FederatedNamespace kubefed.io/orphan: \"true\" to leave the namespace there", len(foreign), strings.Join(shown, ", "), more)
+}
+
 // namesRejected is the message of a CRD's NamesAccepted condition when it
 // is False (a plural or kind another CRD of the group already uses), which
 // no wait ends.
@@ -1119,6 +1156,12 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 			s.compared(*res, r.obj, patched)
 		}
 		return
+	}
+	if r.obj.GetKind() == "Namespace" && r.obj.GetAPIVersion() == "v1" && !s.deleting {
+		if msg := s.foreignContents(ctx, res.Name); msg != "" {
+			res.Action, res.Reason, res.Error = Failed, ReasonNamespaceNotEmpty, msg
+			return
+		}
 	}
 	uid := r.obj.GetUID()
 	opts := metav1.DeleteOptions{}

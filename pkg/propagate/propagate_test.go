@@ -132,6 +132,19 @@ func (f *fakeApplier) ListMetadata(_ context.Context, m Mapping, namespace strin
 	return out, nil
 }
 
+func (f *fakeApplier) NamespaceContents(_ context.Context, namespace string) ([]unstructured.Unstructured, error) {
+	f.record("LIST * " + namespace)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []unstructured.Unstructured
+	for k, o := range f.objects {
+		if k.namespace == namespace && o.GetKind() != "Namespace" {
+			out = append(out, *o.DeepCopy())
+		}
+	}
+	return out, nil
+}
+
 func (f *fakeApplier) Get(_ context.Context, m Mapping, namespace, name string) (*unstructured.Unstructured, error) {
 	f.record("GET " + m.Resource.Resource + " " + name)
 	f.mu.Lock()

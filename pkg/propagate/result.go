@@ -62,6 +62,9 @@ const (
 	// ReasonTooManyDeletions: not deleted because the member had more
 	// deletions than --max-deletions allows.
 	ReasonTooManyDeletions = "TooManyDeletions"
+	// ReasonNamespaceNotEmpty: a Namespace no longer placed (or pruned)
+	// still holds objects fedctl did not create.
+	ReasonNamespaceNotEmpty = "NamespaceNotEmpty"
 )
 
 // ObjectResult is what happened to one member object.

@@ -137,3 +137,35 @@ func TestNamesRejected(t *testing.T) {
 		map[string]any{"type": "NamesAccepted", "status": "False", "reason": "MultipleNamesNotAllowed", "message": `"widgets" is already in use`},
 		map[string]any{"type": "Established", "status": "False"})))
 }
+
+// A Namespace no longer placed is not deleted while it holds objects
+// fedctl did not create (deleting it would delete them); once they are
+// gone, it is. What a member creates by itself does not count.
+func TestRunKeepsANamespaceHoldingOthersObjects(t *testing.T) {
+	t.Parallel()
+	f := newFake(nsType, cmType)
+	fakes := map[string]*fakeApplier{"m": f}
+	placed := resultFor(spec{t: nsType, name: "shop", clusters: []string{"m"}},
+		spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
+	run(t, placed, fakes, Options{})
+	put := func(name string, meta map[string]any) {
+		meta["name"], meta["namespace"] = name, "shop"
+		f.objects[keyOf(mappingOf(cmType), "shop", name)] = &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}}
+	}
+	put("kube-root-ca.crt", map[string]any{})
+	put("theirs", map[string]any{})
+
+	gone := resultFor(spec{t: nsType, name: "shop"},
+		spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}})
+	rep := run(t, gone, fakes, Options{})
+	assert.Equal(t, []string{"deleted ConfigMap cfg", "failed Namespace shop"}, actions(rep.Clusters[0]))
+	ns := objectResult(rep.Clusters[0], "shop")
+	assert.Equal(t, ReasonNamespaceNotEmpty, ns.Reason)
+	assert.Contains(t, ns.Error, "1 object(s) fedctl did not create (ConfigMap theirs)")
+	assert.Contains(t, f.objects, keyOf(mappingOf(nsType), "", "shop"))
+
+	delete(f.objects, keyOf(mappingOf(cmType), "shop", "theirs"))
+	rep = run(t, gone, fakes, Options{})
+	assert.Equal(t, []string{"deleted Namespace shop"}, actions(rep.Clusters[0]))
+}

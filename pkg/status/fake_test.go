@@ -96,6 +96,10 @@ func (f *fakeMember) ListMetadata(_ context.Context, m propagate.Mapping, namesp
 	return out, nil
 }
 
+func (f *fakeMember) NamespaceContents(context.Context, string) ([]unstructured.Unstructured, error) {
+	return nil, errors.New("not used by status")
+}
+
 func (f *fakeMember) Get(_ context.Context, m propagate.Mapping, namespace, name string) (*unstructured.Unstructured, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
