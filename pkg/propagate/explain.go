@@ -1,35 +1,6 @@
 package propagate
 
-import (
-	"context"
-	"errors"
-	"net"
-	"net/url"
-	"syscall"
+import "github.com/fedctl/fedctl/pkg/members"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-)
-
-// explain says in words what a failed request means for the member; API
-// errors (conflicts, validation) already say it and are kept as they are.
-func explain(err error) error {
-	var status apierrors.APIStatus
-	var opErr *net.OpError
-	var urlErr *url.Error
-	switch {
-	case errors.As(err, &status):
-		if apierrors.IsUnauthorized(err) {
-			return errors.New("the API server rejected the credentials (401 Unauthorized); refresh the user's credentials in the kubeconfig")
-		}
-		return err
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return errors.New("the API server refused the connection; is the cluster running?")
-	case errors.Is(err, context.Canceled):
-		return errors.New("interrupted")
-	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &urlErr) && urlErr.Timeout()):
-		return errors.New("the API server did not answer within --timeout")
-	case errors.As(err, &opErr):
-		return errors.New("the API server cannot be reached: " + opErr.Err.Error())
-	}
-	return err
-}
+// explain says in words what a failed request means for the member.
+func explain(err error) error { return members.RequestError(err) }

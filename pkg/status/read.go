@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
-	"net/url"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,6 +15,7 @@ import (
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
@@ -394,26 +392,5 @@ func unreachable(err error) bool {
 	return true
 }
 
-// explain says in words what a failed request means; API errors already
-// say it and are kept as they are.
-func explain(err error) error {
-	var status apierrors.APIStatus
-	var opErr *net.OpError
-	var urlErr *url.Error
-	switch {
-	case errors.As(err, &status):
-		if apierrors.IsUnauthorized(err) {
-			return errors.New("the API server rejected the credentials (401 Unauthorized); refresh the user's credentials in the kubeconfig")
-		}
-		return err
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return errors.New("the API server refused the connection; is the cluster running? (fedctl get clusters checks every member)")
-	case errors.Is(err, context.Canceled):
-		return errors.New("interrupted")
-	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &urlErr) && urlErr.Timeout()):
-		return errors.New("the API server did not answer within --timeout")
-	case errors.As(err, &opErr):
-		return errors.New("the API server cannot be reached: " + opErr.Err.Error())
-	}
-	return err
-}
+// explain says in words what a failed request means.
+func explain(err error) error { return members.RequestError(err) }
