@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
-	"github.com/fedctl/fedctl/pkg/engine"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
@@ -190,26 +189,13 @@ func (o *ApplyOptions) applySet() (*propagate.ApplySet, error) {
 // Run renders, then propagates. Problems in the input stop it before any
 // request is sent; a member that fails is reported and the others go on.
 func (o *ApplyOptions) Run(ctx context.Context) error {
-	file, err := o.Federation()
-	if err != nil {
-		return err
-	}
-	fed := file.Federation
-	res, err := cmdutil.RenderForMembers(o.IO, engine.Input{
-		Filenames:        o.Filenames,
-		Recursive:        o.Recursive,
-		Stdin:            o.IO.In,
-		DefaultNamespace: o.Namespace,
-		Federation:       fed,
-		Only:             o.Clusters,
+	in, err := cmdutil.RenderForMembers(o.IO, cmdutil.MemberInput{
+		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
 	})
 	if err != nil {
 		return err // nothing is sent for an input with errors
 	}
-	clusters := o.Clusters
-	if len(clusters) == 0 {
-		clusters = fed.Names()
-	}
+	fed, res, clusters := in.Federation, in.Result, in.Clusters
 	set, _ := o.applySet() // checked by Validate
 	var maxDeletions *int
 	if o.MaxDeletions >= 0 {

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
-	"github.com/fedctl/fedctl/pkg/engine"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
@@ -119,26 +118,13 @@ func (o *DeleteOptions) Validate() error {
 
 // Run reads the federated objects, then removes their member objects.
 func (o *DeleteOptions) Run(ctx context.Context) error {
-	file, err := o.Federation()
-	if err != nil {
-		return err
-	}
-	fed := file.Federation
-	res, err := cmdutil.RenderForMembers(o.IO, engine.Input{
-		Filenames:        o.Filenames,
-		Recursive:        o.Recursive,
-		Stdin:            o.IO.In,
-		DefaultNamespace: o.Namespace,
-		Federation:       fed,
-		Only:             o.Clusters,
+	in, err := cmdutil.RenderForMembers(o.IO, cmdutil.MemberInput{
+		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
 	})
 	if err != nil {
 		return err // nothing is sent for an input with errors
 	}
-	clusters := o.Clusters
-	if len(clusters) == 0 {
-		clusters = fed.Names()
-	}
+	fed, res, clusters := in.Federation, in.Result, in.Clusters
 	access, err := o.Access()
 	if err != nil {
 		return err
