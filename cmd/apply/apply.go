@@ -81,7 +81,11 @@ recorded on each object. An object of a federated object in the input that is
 no longer placed in a member is deleted there, or only unmarked when the
 federated object says kubefed.io/orphan: "true". Objects fedctl did not create
 are never changed unless --adopt is given; objects labelled
-kubefed.io/managed: "false" are never touched.
+kubefed.io/managed: "false" are never touched. A Namespace that is no longer
+placed is kept while it holds objects fedctl did not create (deleting it
+would delete them), and the member reports them. Objects placed nowhere only
+because the input lacks their FederatedNamespace (one file of a directory
+applied alone) are left as they are.
 
 With --prune --applyset NAME, the objects fedctl applies are labelled as
 members of a kubectl ApplySet (KEP-3659) whose parent, the Secret NAME (or
@@ -100,6 +104,10 @@ it reads the members, sending no write, to list what would be deleted too.
 --dry-run=server sends every write as a server-side dry run, so the API
 servers validate it and nothing changes.
 
+--wait then waits until every applied object is Current (kstatus), as
+"fedctl status --wait" does; --timeout, when given, also bounds the wait
+(default 5m).
+
 Exit status: 0 when every member is done, 3 when some members or objects
 failed (the others are done), 1 when nothing could be done.`,
 		Example: `  # Apply to every member cluster
@@ -108,8 +116,8 @@ failed (the others are done), 1 when nothing could be done.`,
   # Only to eu-1, checked by its API server without changing it
   fedctl apply -R -f manifests/ --cluster eu-1 --dry-run=server
 
-  # Per-cluster, per-object results for a pipeline
-  fedctl apply -f manifests/ -o json
+  # Per-cluster, per-object results for a pipeline, once everything is ready
+  fedctl apply -f manifests/ -o json --wait --timeout 10m
 
   # Also delete what left manifests/ since the last apply of the set "shop"
   fedctl apply -f manifests/ --prune --applyset shop -n shop`,
