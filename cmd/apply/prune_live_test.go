@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/testenv"
@@ -205,5 +207,46 @@ func TestApplyServerDryRunNewNamespace(t *testing.T) {
 	for _, c := range clusterNames {
 		_, err := get(t, c, nsGVR, "", ns)
 		assert.True(t, apierrors.IsNotFound(err), "nothing created in %s: %v", c, err)
+	}
+}
+
+// TestApplyPruneEmptyInput: an input without federated objects (a wrong -f
+// path in a CI job) with --prune is refused before any request, since it
+// would delete the whole set; --allow-empty lets it through, and the
+// deletion guard still holds.
+func TestApplyPruneEmptyInput(t *testing.T) {
+	fed := federationOf()
+	dir := t.TempDir()
+	const ns = "pruneempty"
+	prune := []string{"-f", dir, "--prune", "--applyset", "app", "-n", ns}
+	write(t, dir, namespaceDoc(ns)+configMapDoc(ns, "cfg", "v1", allClusters, "")+configMapDoc(ns, "extra", "v1", allClusters, ""))
+	require.NoError(t, runApply(t, fed, prune...).err)
+
+	empty := t.TempDir()
+	emptyPrune := []string{"-f", empty, "--prune", "--applyset", "app", "-n", ns}
+	r := runApply(t, fed, emptyPrune...)
+	require.EqualError(t, r.err, "-f "+empty+" holds no federated objects: with --prune this would delete every object of the ApplySet Secret pruneempty/app in every member cluster; check the -f path, or pass --allow-empty if that is what you mean (--max-deletions still applies)")
+	var partial *cmdutil.PartialError
+	assert.False(t, errors.As(r.err, &partial), "exit 1, not 3")
+	for _, c := range clusterNames {
+		assert.Zero(t, r.requests.total(c), "no request to %s", c)
+		mustGet(t, c, cmGVR, ns, "cfg")
+	}
+
+	// --allow-empty: the user means it, but the guard still counts: the
+	// Namespace and two ConfigMaps are three deletions per member
+	r = runApply(t, fed, append(emptyPrune, "--allow-empty", "--max-deletions", "2")...)
+	assertPartial(t, r.err, "cluster1", "cluster2", "cluster3")
+	for _, c := range clusterNames {
+		assert.Zero(t, r.requests.counts[c]["DELETE"], c)
+		mustGet(t, c, cmGVR, ns, "cfg")
+		mustGet(t, c, nsGVR, "", ns)
+	}
+
+	r = runApply(t, fed, append(emptyPrune, "--allow-empty")...)
+	require.NoError(t, r.err)
+	for _, c := range clusterNames {
+		assert.Equal(t, propagate.Deleted, r.action(c, "ConfigMap", ns, "cfg"), c)
+		assert.Equal(t, propagate.Deleted, r.action(c, "Namespace", "", ns), c)
 	}
 }
