@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/parallel"
 )
 
 // Exit codes. diff uses its own (0 same, 1 different, >1 error), through
@@ -28,19 +31,60 @@ const (
 // exit code. It is the only place where errors become exit codes.
 func Main() (code int) {
 	ios := iostreams.System()
+	var root *cobra.Command
 	defer func() {
 		// A panic is a bug in fedctl; say so in one line instead of a stack
-		// trace the user cannot act on.
+		// trace the user cannot act on. The stack, for the report, comes at
+		// -v 6 and up. Worker goroutines hand theirs here (parallel.For,
+		// parallel.Recover), so that a bug anywhere exits 1, never with Go's
+		// status 2 that fedctl uses for usage errors.
 		if r := recover(); r != nil {
-			fmt.Fprintf(ios.ErrOut, "error: internal error: %v\nThis is a bug in fedctl; please report it with the command you ran.\n", r)
+			reportPanic(ios, r, panicVerbosity(root))
 			code = ExitError
 		}
 	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := NewRootCmd(ios, os.Args[0])
+	root = NewRootCmd(ios, os.Args[0])
 	cmd, err := root.ExecuteContextC(ctx)
+	var p *parallel.Panic
+	if errors.As(err, &p) {
+		// a member's goroutine recovered it and the command returned it
+		reportPanic(ios, p, panicVerbosity(root))
+		return ExitError
+	}
 	return exitCode(ios, cmd, err)
+}
+
+// stackVerbosity is the -v level from which a panic's stack is printed.
+const stackVerbosity = 6
+
+// reportPanic prints the one-line report of a bug, and its stack at -v 6
+// and up.
+func reportPanic(ios *iostreams.IOStreams, r any, verbosity int) {
+	p, ok := r.(*parallel.Panic)
+	if !ok {
+		p = &parallel.Panic{Value: r, Stack: debug.Stack()}
+	}
+	fmt.Fprintf(ios.ErrOut, "error: internal error: %v\nThis is a bug in fedctl; please report it with the command you ran", p.Value)
+	if verbosity < stackVerbosity {
+		fmt.Fprintf(ios.ErrOut, " (run it again with -v %d to include the stack).\n", stackVerbosity)
+		return
+	}
+	fmt.Fprintf(ios.ErrOut, " and this stack:\n%s", p.Stack)
+}
+
+// panicVerbosity is -v as far as it is known when a panic stops the run:
+// the flag, else FEDCTL_V.
+func panicVerbosity(root *cobra.Command) int {
+	if root != nil {
+		if f := root.PersistentFlags().Lookup(keyVerbosity); f != nil && f.Changed {
+			v, _ := strconv.Atoi(f.Value.String())
+			return v
+		}
+	}
+	v, _ := strconv.Atoi(os.Getenv("FEDCTL_V"))
+	return v
 }
 
 // usagePrefixes are the messages cobra uses for usage errors it raises

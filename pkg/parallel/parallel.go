@@ -1,7 +1,9 @@
 package parallel
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -10,6 +12,11 @@ import (
 // giving each goroutine at least minPerWorker calls: small inputs, such as
 // tests and single files, stay on the calling goroutine. It returns when
 // every call has returned. fn must be safe to call concurrently.
+//
+// A panic in fn is raised again in the caller's goroutine, as a *Panic,
+// once the other workers have stopped: a panic on a worker goroutine would
+// otherwise end the process with Go's stack trace and exit status 2, which
+// fedctl's exit codes reserve for usage errors, past cmd.Main's recover.
 func For(n, minPerWorker int, fn func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n/max(minPerWorker, 1))
 	if workers <= 1 {
@@ -20,8 +27,13 @@ func For(n, minPerWorker int, fn func(i int)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var first atomic.Pointer[Panic]
 	for range workers {
 		wg.Go(func() {
+			defer Recover(func(p *Panic) {
+				first.CompareAndSwap(nil, p)
+				next.Store(int64(n)) // the others stop after their current call
+			})
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n {
@@ -32,4 +44,32 @@ func For(n, minPerWorker int, fn func(i int)) {
 		})
 	}
 	wg.Wait()
+	if p := first.Load(); p != nil {
+		panic(p)
+	}
+}
+
+// Panic is a panic recovered on a worker goroutine, with the stack where
+// it happened: what a bug report needs, printed by cmd.Main only at high
+// verbosity.
+type Panic struct {
+	Value any
+	Stack []byte
+}
+
+func (p *Panic) Error() string { return fmt.Sprintf("internal error: %v", p.Value) }
+
+// Recover, deferred at the top of a goroutine, hands a panic of that
+// goroutine to report as a *Panic instead of ending the process; a *Panic
+// raised again from a nested For keeps its original stack.
+func Recover(report func(*Panic)) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if p, ok := r.(*Panic); ok {
+		report(p)
+		return
+	}
+	report(&Panic{Value: r, Stack: debug.Stack()})
 }

@@ -1,9 +1,13 @@
 package parallel
 
 import (
+	"errors"
+	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestForCallsEachIndexOnce(t *testing.T) {
@@ -15,4 +19,48 @@ func TestForCallsEachIndexOnce(t *testing.T) {
 			assert.Equal(t, 1, c, "n=%d i=%d", n, i)
 		}
 	}
+}
+
+// TestForRaisesAWorkersPanicInTheCaller: a panic on a worker goroutine
+// reaches the caller, where cmd.Main's recover sees it, with the stack of
+// the worker; the other workers stop early.
+func TestForRaisesAWorkersPanicInTheCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // workers even on one CPU
+	var calls atomic.Int64
+	var got any
+	func() {
+		defer func() { got = recover() }()
+		For(10_000, 1, func(i int) {
+			calls.Add(1)
+			if i == 3 {
+				panic("boom")
+			}
+		})
+	}()
+	p, ok := got.(*Panic)
+	require.True(t, ok, "recovered %T %v", got, got)
+	assert.Equal(t, "boom", p.Value)
+	assert.Equal(t, "internal error: boom", p.Error())
+	assert.Contains(t, string(p.Stack), "parallel_test.go", "the worker's stack, where it panicked")
+	assert.Less(t, calls.Load(), int64(10_000), "the workers stopped early")
+}
+
+// TestRecoverKeepsTheFirstStack: a *Panic raised again (a For nested in a
+// worker) keeps the stack where the panic happened.
+func TestRecoverKeepsTheFirstStack(t *testing.T) {
+	t.Parallel()
+	orig := &Panic{Value: "inner", Stack: []byte("the first stack")}
+	var got *Panic
+	func() {
+		defer Recover(func(p *Panic) { got = p })
+		panic(orig)
+	}()
+	assert.Same(t, orig, got)
+
+	func() {
+		defer Recover(func(p *Panic) { got = p })
+		panic(errors.New("plain"))
+	}()
+	assert.Equal(t, "internal error: plain", got.Error())
+	assert.NotEmpty(t, got.Stack)
 }
