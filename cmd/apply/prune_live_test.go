@@ -234,19 +234,24 @@ func TestApplyPruneEmptyInput(t *testing.T) {
 	}
 
 	// --allow-empty: the user means it, but the guard still counts: the
-	// Namespace and two ConfigMaps are three deletions per member
+	// Namespace and two ConfigMaps are three deletions per member, none
+	// is done anywhere: exit 1
 	r = runApply(t, fed, append(emptyPrune, "--allow-empty", "--max-deletions", "2")...)
-	assertPartial(t, r.err, "cluster1", "cluster2", "cluster3")
+	require.EqualError(t, r.err, "every member cluster failed: [cluster1 cluster2 cluster3]")
+	assert.Contains(t, r.errOut, "failed Namespace pruneempty: not deleted: 3 objects would be deleted in this cluster, more than --max-deletions=2")
 	for _, c := range clusterNames {
 		assert.Zero(t, r.requests.counts[c]["DELETE"], c)
 		mustGet(t, c, cmGVR, ns, "cfg")
 		mustGet(t, c, nsGVR, "", ns)
 	}
 
+	// The ConfigMaps go; the Namespace holds the set's parent, which the
+	// namespace guard keeps it for.
 	r = runApply(t, fed, append(emptyPrune, "--allow-empty")...)
-	require.NoError(t, r.err)
+	assertPartial(t, r.err, "cluster1", "cluster2", "cluster3")
 	for _, c := range clusterNames {
 		assert.Equal(t, propagate.Deleted, r.action(c, "ConfigMap", ns, "cfg"), c)
-		assert.Equal(t, propagate.Deleted, r.action(c, "Namespace", "", ns), c)
+		assert.Equal(t, propagate.Deleted, r.action(c, "ConfigMap", ns, "extra"), c)
+		assert.Equal(t, propagate.ReasonNamespaceNotEmpty, r.object(c, "Namespace", "", ns).Reason, c)
 	}
 }
