@@ -68,14 +68,14 @@ bench-apply: build testbin ## Benchmark apply against kubectl on three local API
 	FEDCTL_BENCH_REPORT=1 FEDCTL_BENCH_ROUNDS=$(APPLY_BENCH_ROUNDS) FEDCTL_BENCH_BIN=$(CURDIR)/bin/fedctl \
 		$(GO) test -count=1 -run '^TestApplyBenchReport$$' -timeout 1h -v ./cmd/apply | grep -vE '^(=== RUN|--- PASS|PASS$$)'
 
-# The engine issue's performance requirement: floors and render at three
+# The render performance requirement: floors and render at three
 # corpus sizes, interleaved over BENCH_ROUNDS rounds in one process, with the
-# ratios and the peak RSS of bin/fedctl (pkg/engine/benchreport_test.go).
+# ratios and the peak RSS of bin/fedctl (pkg/pipeline/benchreport_test.go).
 bench-render: build ## Benchmark render against the requirement's floors; print ratios and peak RSS
 	@mkdir -p .cache
 	FEDCTL_BENCH_REPORT=1 FEDCTL_BENCH_ROUNDS=$(BENCH_ROUNDS) FEDCTL_BENCH_BIN=$(CURDIR)/bin/fedctl \
-		$(GO) test -count=1 -run '^TestBenchReport$$' -benchtime=1x -timeout 2h -v ./pkg/engine | grep -vE '^(=== RUN|--- PASS|PASS$$)'
-	@FEDCTL_BENCH_CORPUS=$(CURDIR)/$(BENCH_CORPUS) $(GO) test -count=1 -run '^TestWriteBenchCorpus$$' ./pkg/engine >/dev/null
+		$(GO) test -count=1 -run '^TestBenchReport$$' -benchtime=1x -timeout 2h -v ./pkg/pipeline | grep -vE '^(=== RUN|--- PASS|PASS$$)'
+	@FEDCTL_BENCH_CORPUS=$(CURDIR)/$(BENCH_CORPUS) $(GO) test -count=1 -run '^TestWriteBenchCorpus$$' ./pkg/pipeline >/dev/null
 	@if [ -x /usr/bin/time ]; then \
 		echo "/usr/bin/time -v bin/fedctl render -f $(BENCH_CORPUS)/manifests --config $(BENCH_CORPUS)/federation.yaml -o yaml > /dev/null:"; \
 		/usr/bin/time -v bin/fedctl render -f $(BENCH_CORPUS)/manifests --config $(BENCH_CORPUS)/federation.yaml -o yaml 2>&1 >/dev/null \

@@ -204,7 +204,7 @@ func (o *ApplyOptions) applySet() (*propagate.ApplySet, error) {
 // Run renders, then propagates. Problems in the input stop it before any
 // request is sent; a member that fails is reported and the others go on.
 func (o *ApplyOptions) Run(ctx context.Context) error {
-	in, err := cmdutil.RenderForMembers(o.IO, cmdutil.MemberInput{
+	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
 	})
 	if err != nil {

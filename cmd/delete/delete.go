@@ -118,7 +118,7 @@ func (o *DeleteOptions) Validate() error {
 
 // Run reads the federated objects, then removes their member objects.
 func (o *DeleteOptions) Run(ctx context.Context) error {
-	in, err := cmdutil.RenderForMembers(o.IO, cmdutil.MemberInput{
+	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
 	})
 	if err != nil {

@@ -139,7 +139,7 @@ func (o *DiffOptions) applySet() (*propagate.ApplySet, error) {
 // Run renders, compares in every member, then shows the differences. Any
 // error is returned after the differences found elsewhere are printed.
 func (o *DiffOptions) Run(ctx context.Context) error {
-	in, err := cmdutil.RenderForMembers(o.IO, cmdutil.MemberInput{
+	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
 	})
 	if err != nil {

@@ -73,7 +73,7 @@ func (o *DisableOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	reg, err := typeconfig.NewRegistry(file.Federation.Types, file.Federation.DisabledTypes)
+	reg, err := file.Federation.Registry()
 	if err != nil {
 		return fmt.Errorf("federation file %s: %w", file.Path, err)
 	}
@@ -116,7 +116,7 @@ func completeTypes(f *cmdutil.Factory) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		reg, err := typeconfig.NewRegistry(file.Federation.Types, file.Federation.DisabledTypes)
+		reg, err := file.Federation.Registry()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

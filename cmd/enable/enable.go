@@ -135,7 +135,7 @@ func (o *EnableOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	reg, err := typeconfig.NewRegistry(file.Federation.Types, file.Federation.DisabledTypes)
+	reg, err := file.Federation.Registry()
 	if err != nil {
 		return fmt.Errorf("federation file %s: %w", file.Path, err)
 	}

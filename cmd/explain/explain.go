@@ -2,21 +2,17 @@
 package explain
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
-	"github.com/fedctl/fedctl/pkg/engine"
 	"github.com/fedctl/fedctl/pkg/explain"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/members"
-	"github.com/fedctl/fedctl/pkg/placement"
 	"github.com/fedctl/fedctl/pkg/printers"
-	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
 // ExplainOptions are the inputs of "fedctl explain".
@@ -111,40 +107,20 @@ func (o *ExplainOptions) Validate() error {
 
 // Run explains and prints.
 func (o *ExplainOptions) Run() error {
-	file, err := o.Federation()
-	if err != nil {
-		return err
-	}
-	out, err := engine.Run(engine.Input{
-		Filenames:        o.Filenames,
-		Recursive:        o.Recursive,
-		Stdin:            o.IO.In,
-		DefaultNamespace: o.Namespace,
-		Federation:       file.Federation,
-		Only:             o.Clusters,
+	// Nothing is explained from an input that does not decode, and the
+	// errors are render's, all of them.
+	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
+		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+		Failing: cmdutil.FailOnDecode, KeepWarnings: true,
 	})
-	if out == nil {
-		return err
-	}
-	if err != nil {
-		cmdutil.PrintWarnings(o.IO, out.Result.Warnings)
-		// Nothing is explained from an input that does not decode, and the
-		// errors are render's, all of them.
-		return errors.Join(err, out.Result.Err())
-	}
-	types, err := typeconfig.NewRegistry(file.Federation.Types, file.Federation.DisabledTypes)
 	if err != nil {
 		return err
 	}
-	clusters := make([]placement.Cluster, len(file.Federation.Clusters))
-	for i, m := range file.Federation.Clusters {
-		clusters[i] = placement.Cluster{Name: m.Name, Labels: m.Labels}
-	}
-	rep, err := explain.Build(explain.Input{Set: out.Set, Types: types, Members: clusters, Only: o.Clusters, Names: o.Names})
+	rep, err := explain.Build(explain.Input{Set: in.Set, Types: in.Types, Members: in.Members, Only: o.Clusters, Names: o.Names})
 	if err != nil {
 		return err
 	}
-	warnings := out.Result.Warnings
+	warnings := in.Result.Warnings
 	if len(o.Names) > 0 {
 		warnings = relevant(warnings, rep)
 	}

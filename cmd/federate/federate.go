@@ -109,7 +109,7 @@ func (o *FederateOptions) runOffline() error {
 	if err != nil {
 		return err
 	}
-	reg, err := typeconfig.NewRegistry(file.Federation.Types, file.Federation.DisabledTypes)
+	reg, err := file.Federation.Registry()
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func (o *FederateOptions) runLive(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	reg, err := typeconfig.NewRegistry(file.Federation.Types, file.Federation.DisabledTypes)
+	reg, err := file.Federation.Registry()
 	if err != nil {
 		return err
 	}

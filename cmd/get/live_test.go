@@ -19,9 +19,9 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
-	"github.com/fedctl/fedctl/pkg/engine"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/status"
 	"github.com/fedctl/fedctl/pkg/testenv"
@@ -71,7 +71,7 @@ func apply(t *testing.T, manifests string) {
 	path := filepath.Join(t.TempDir(), "app.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(manifests), 0o600))
 	fed := testFederation()
-	out, err := engine.Run(engine.Input{Filenames: []string{path}, DefaultNamespace: "default", Federation: fed})
+	out, err := pipeline.Run(pipeline.Input{Filenames: []string{path}, DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
 	require.NoError(t, err)
 	access := members.Access{Kubeconfig: e.Kubeconfig}
 	report := propagate.Run(context.Background(), propagate.Input{Result: out.Result, Clusters: fed.Names(),

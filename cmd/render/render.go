@@ -2,14 +2,12 @@
 package render
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
-	"github.com/fedctl/fedctl/pkg/engine"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/printers"
@@ -85,32 +83,17 @@ func (o *RenderOptions) Validate() error {
 
 // Run renders and prints.
 func (o *RenderOptions) Run() error {
-	file, err := o.Federation()
+	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
+		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+		Failing: cmdutil.FailOnAny, // nothing is printed from an input with errors
+	})
 	if err != nil {
 		return err
 	}
-	out, err := engine.Run(engine.Input{
-		Filenames:        o.Filenames,
-		Recursive:        o.Recursive,
-		Stdin:            o.IO.In,
-		DefaultNamespace: o.Namespace,
-		Federation:       file.Federation,
-		Only:             o.Clusters,
-	})
-	if out == nil {
-		return err
-	}
-	res := out.Result
-	cmdutil.PrintWarnings(o.IO, res.Warnings)
-	if err := errors.Join(err, res.Err()); err != nil {
-		return err // nothing is printed from an input with errors
-	}
+	res := in.Result
 	switch {
 	case o.OutputDir != "":
-		clusters := o.Clusters
-		if len(clusters) == 0 {
-			clusters = file.Federation.Names()
-		}
+		clusters := in.Clusters
 		if err := printers.WriteTree(o.OutputDir, slices.Sorted(slices.Values(clusters)), res.Targets); err != nil {
 			return err
 		}

@@ -23,9 +23,9 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
-	"github.com/fedctl/fedctl/pkg/engine"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/status"
 	"github.com/fedctl/fedctl/pkg/testenv"
@@ -125,7 +125,7 @@ func applyWith(t *testing.T, opts propagate.Options, paths ...string) {
 	t.Helper()
 	e := testenv.Require(t, env)
 	fed := testFederation()
-	out, err := engine.Run(engine.Input{Filenames: paths, DefaultNamespace: "default", Federation: fed})
+	out, err := pipeline.Run(pipeline.Input{Filenames: paths, DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
 	require.NoError(t, err)
 	require.NoError(t, out.Result.Err())
 	access := members.Access{Kubeconfig: e.Kubeconfig}
@@ -258,7 +258,7 @@ func golden(t *testing.T, got, name string) {
 func waitFor(t *testing.T, check func(*status.Report) bool, paths ...string) *status.Report {
 	t.Helper()
 	fed := testFederation()
-	out, err := engine.Run(engine.Input{Filenames: paths, DefaultNamespace: "default", Federation: fed})
+	out, err := pipeline.Run(pipeline.Input{Filenames: paths, DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
 	require.NoError(t, err)
 	access := members.Access{Kubeconfig: testenv.Require(t, env).Kubeconfig}
 	in := status.Input{Result: out.Result, Clusters: fed.Names(), Appliers: func(name string) (propagate.Applier, error) {

@@ -10,14 +10,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
-	"github.com/fedctl/fedctl/pkg/engine"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/printers"
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/status"
-	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
 // Defaults of --timeout.
@@ -162,10 +160,8 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return err
 	}
 	fed := file.Federation
-	for _, name := range o.Clusters {
-		if _, ok := fed.Member(name); !ok {
-			return &members.NotMemberError{Name: name, Members: fed.Names()}
-		}
+	if err := fed.CheckMembers(o.Clusters); err != nil {
+		return err
 	}
 	clusters := o.Clusters
 	if len(clusters) == 0 {
@@ -178,7 +174,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	var in *status.Input
 	var lookup *status.LookupInput
 	if o.TypeName != "" {
-		reg, err := typeconfig.NewRegistry(fed.Types, fed.DisabledTypes)
+		reg, err := fed.Registry()
 		if err != nil {
 			return err
 		}
@@ -188,7 +184,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		}
 		lookup = &status.LookupInput{Type: t, Namespace: o.Namespace, Name: o.Name, Clusters: clusters, Concurrency: o.Concurrency}
 	} else {
-		res, err := o.render(fed)
+		res, err := o.render()
 		if err != nil {
 			return err
 		}
@@ -254,25 +250,17 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	}
 }
 
-// render runs the engine. Input errors (reading, decoding) fail the
+// render runs the pipeline. Input errors (reading, decoding) fail the
 // command; what render found per object is reported as status.
-func (o *StatusOptions) render(fed *members.Federation) (*render.Result, error) {
-	out, err := engine.Run(engine.Input{
-		Filenames:        o.Filenames,
-		Recursive:        o.Recursive,
-		Stdin:            o.IO.In,
-		DefaultNamespace: o.Namespace,
-		Federation:       fed,
-		Only:             o.Clusters,
+func (o *StatusOptions) render() (*render.Result, error) {
+	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
+		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+		Failing: cmdutil.FailOnDecode,
 	})
-	if out == nil {
-		return nil, err
-	}
-	cmdutil.PrintWarnings(o.IO, out.Result.Warnings)
 	if err != nil {
 		return nil, err
 	}
-	return out.Result, nil
+	return in.Result, nil
 }
 
 func (o *StatusOptions) print(r *status.Report) error {

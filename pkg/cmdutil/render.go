@@ -3,59 +3,109 @@ package cmdutil
 import (
 	"errors"
 
-	"github.com/fedctl/fedctl/pkg/engine"
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/pipeline"
+	"github.com/fedctl/fedctl/pkg/placement"
 	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
-// MemberInput is what apply, diff and delete read: manifests (-f, -R, -n)
+// Failing says which problems the pipeline finds stop a command before it
+// does anything.
+type Failing int
+
+const (
+	// FailOnInput: problems in the input itself — reading, decoding, and
+	// a federated object that fails for every member — stop the command;
+	// an object that fails for one member stays in the result, for that
+	// member's report (apply, diff, delete).
+	FailOnInput Failing = iota
+	// FailOnAny: any problem stops the command (render: what it prints
+	// must be complete).
+	FailOnAny
+	// FailOnDecode: only an input that does not read or decode stops the
+	// command; render problems are the command's to report (status,
+	// explain).
+	FailOnDecode
+)
+
+// RenderInput is what a command that renders reads: manifests (-f, -R, -n)
 // and the members to work on (--cluster; none means every member).
-type MemberInput struct {
+type RenderInput struct {
 	Federation func() (*members.File, error)
 	Filenames  []string
 	Recursive  bool
 	Namespace  string
 	Clusters   []string
+	Failing    Failing
+	// KeepWarnings leaves the printing of warnings to the command (explain
+	// prints those of the objects it explains); on failure they are
+	// printed all the same.
+	KeepWarnings bool
 }
 
-// Rendered is MemberInput read and rendered.
+// Rendered is RenderInput read and rendered.
 type Rendered struct {
 	Federation *members.Federation
+	Types      *typeconfig.Registry
+	Members    []placement.Cluster
+	Set        *federation.Set
 	Result     *render.Result
-	// Clusters are the members to work on.
+	// Clusters are the members to work on: --cluster, else every member.
 	Clusters []string
 }
 
-// RenderForMembers loads the federation and runs the engine for a command
-// that goes on to the members: warnings go to ios's stderr, and an input
-// that does not read or decode, or a federated object that fails for every
-// member, is an error, so nothing is sent. Failures for one member stay in
-// the result, for that member's report.
-func RenderForMembers(ios *iostreams.IOStreams, in MemberInput) (*Rendered, error) {
+// Render is the one preamble of every command that renders (render,
+// explain, status, apply, diff, delete): it loads the federation, checks
+// --cluster, runs the pipeline on plain data, prints the warnings to ios's
+// stderr and fails as in.Failing says.
+func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 	file, err := in.Federation()
 	if err != nil {
 		return nil, err
 	}
 	fed := file.Federation
-	out, err := engine.Run(engine.Input{
+	if err := fed.CheckMembers(in.Clusters); err != nil {
+		return nil, err
+	}
+	types, err := fed.Registry()
+	if err != nil {
+		return nil, err
+	}
+	r := &Rendered{Federation: fed, Types: types, Members: fed.PlacementClusters(), Clusters: in.Clusters}
+	if len(r.Clusters) == 0 {
+		r.Clusters = fed.Names()
+	}
+	out, err := pipeline.Run(pipeline.Input{
 		Filenames:        in.Filenames,
 		Recursive:        in.Recursive,
 		Stdin:            ios.In,
 		DefaultNamespace: in.Namespace,
-		Federation:       fed,
+		Members:          r.Members,
+		Types:            types,
 		Only:             in.Clusters,
 	})
 	if out == nil {
 		return nil, err
 	}
-	PrintWarnings(ios, out.Result.Warnings)
-	if err := errors.Join(err, out.Result.InputErr()); err != nil {
+	r.Set, r.Result = out.Set, out.Result
+	switch in.Failing {
+	case FailOnAny:
+		err = errors.Join(err, r.Result.Err())
+	case FailOnInput:
+		err = errors.Join(err, r.Result.InputErr())
+	case FailOnDecode:
+		if err != nil {
+			err = errors.Join(err, r.Result.Err())
+		}
+	}
+	if err != nil || !in.KeepWarnings {
+		PrintWarnings(ios, r.Result.Warnings)
+	}
+	if err != nil {
 		return nil, err
 	}
-	clusters := in.Clusters
-	if len(clusters) == 0 {
-		clusters = fed.Names()
-	}
-	return &Rendered{Federation: fed, Result: out.Result, Clusters: clusters}, nil
+	return r, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/explain"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/placement"
 	"github.com/fedctl/fedctl/pkg/planner"
 	"github.com/fedctl/fedctl/pkg/render"
@@ -26,7 +27,7 @@ func decode(t *testing.T, text string) *federation.Set {
 	t.Helper()
 	docs, err := manifest.Split("in.yaml", []byte(text))
 	require.NoError(t, err)
-	set, err := federation.Decode(docs, typeconfig.Builtin(), federation.DecodeOptions{DefaultNamespace: "default"})
+	set, err := pipeline.Decode(docs, typeconfig.Builtin(), "default")
 	require.NoError(t, err, text)
 	return set
 }

@@ -40,6 +40,8 @@ type Object struct {
 
 	// Pos locates the object and its fields in the input.
 	Pos manifest.Positions `json:"-"`
+	// Origin is the dialect and document the object was read from.
+	Origin Origin `json:"-"`
 }
 
 // ObjectSpec is the spec of a federated object.

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/placement"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
@@ -280,4 +281,31 @@ func (e *NotMemberError) Error() string {
 		return fmt.Sprintf("cluster %q is not a member: the federation has no members yet; run \"fedctl join %s --cluster-context CONTEXT\"", e.Name, e.Name)
 	}
 	return fmt.Sprintf("cluster %q is not a member (members: %s)", e.Name, strings.Join(e.Members, ", "))
+}
+
+// Registry is the type registry of the federation: the built-in defaults
+// less DisabledTypes, plus Types.
+func (f *Federation) Registry() (*typeconfig.Registry, error) {
+	return typeconfig.NewRegistry(f.Types, f.DisabledTypes)
+}
+
+// PlacementClusters are the members as placement sees them: names and
+// labels, in the file's order.
+func (f *Federation) PlacementClusters() []placement.Cluster {
+	clusters := make([]placement.Cluster, len(f.Clusters))
+	for i, m := range f.Clusters {
+		clusters[i] = placement.Cluster{Name: m.Name, Labels: m.Labels}
+	}
+	return clusters
+}
+
+// CheckMembers returns a *NotMemberError for the first of names that is not
+// a member (--cluster).
+func (f *Federation) CheckMembers(names []string) error {
+	for _, name := range names {
+		if _, ok := f.Member(name); !ok {
+			return &NotMemberError{Name: name, Members: f.Names()}
+		}
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package engine_test
+package pipeline_test
 
 import (
 	"encoding/json"
@@ -11,10 +11,11 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/fedctl/fedctl/pkg/engine"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/printers"
 	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/testutil"
 )
 
 // benchSizes are the corpus sizes (FederatedDeployments) every benchmark
@@ -114,13 +115,13 @@ func floorJSON(b *testing.B, in *benchInput) {
 }
 
 // render runs what "fedctl render -f MANIFESTS --config FEDERATION" runs:
-// load the federation file, engine.Run, then print.
+// load the federation file, pipeline.Run, then print.
 func renderCorpus(b *testing.B, in *benchInput, print func(targets []render.Target) error) int {
 	file, err := members.Load(in.federation)
 	if err != nil {
 		b.Fatal(err)
 	}
-	out, err := engine.Run(engine.Input{Filenames: []string{in.manifests}, DefaultNamespace: "default", Federation: file.Federation})
+	out, err := pipeline.Run(pipeline.Input{Filenames: []string{in.manifests}, DefaultNamespace: "default", Members: file.Federation.PlacementClusters(), Types: testutil.Registry(b, file.Federation)})
 	if err != nil {
 		b.Fatal(err)
 	}

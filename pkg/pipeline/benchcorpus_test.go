@@ -1,4 +1,4 @@
-package engine_test
+package pipeline_test
 
 import (
 	"fmt"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/placement"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
@@ -32,7 +33,7 @@ func decode(t *testing.T, text string) *federation.Set {
 	t.Helper()
 	docs, err := manifest.Split("in.yaml", []byte(text))
 	require.NoError(t, err)
-	set, err := federation.Decode(docs, typeconfig.Builtin(), federation.DecodeOptions{DefaultNamespace: "default"})
+	set, err := pipeline.Decode(docs, typeconfig.Builtin(), "default")
 	require.NoError(t, err)
 	return set
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/fedctl/fedctl/pkg/engine"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/testutil"
@@ -72,7 +72,7 @@ func newFixture(t *testing.T, input string) *fixture {
 	for _, name := range []string{"eu-1", "us-1"} {
 		require.NoError(t, fed.Put(members.Member{Name: name}, false))
 	}
-	out, err := engine.Run(engine.Input{Filenames: []string{path}, DefaultNamespace: "default", Federation: fed})
+	out, err := pipeline.Run(pipeline.Input{Filenames: []string{path}, DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
 	require.NoError(t, err)
 	f := &fixture{res: out.Result, members: map[string]*fakeMember{
 		"eu-1": newFakeMember(nsType, cmType, deployType),

@@ -6,7 +6,7 @@
 // It reproduces kubefedctl enable: Lookup resolves a name the way
 // kubefedctl's LookupAPIResource does, and TypeConfig, CRD and Manifests
 // generate the FederatedTypeConfig and the federated CRD it would create.
-// A Registry answers the render engine's question "which type does
+// A Registry answers the pipeline's question "which type does
 // FederatedDeployment carry?" with a map read, and computes what enable and
 // disable change in the federation file.
 //

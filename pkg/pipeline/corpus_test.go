@@ -1,4 +1,4 @@
-package engine_test
+package pipeline_test
 
 import (
 	"bytes"
@@ -14,19 +14,19 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
-	"github.com/fedctl/fedctl/pkg/engine"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/printers"
 	"github.com/fedctl/fedctl/pkg/testutil"
 )
 
 // runCorpus renders a corpus of the given size the way "fedctl render" does.
-func runCorpus(t *testing.T, size int) *engine.Output {
+func runCorpus(t *testing.T, size int) *pipeline.Output {
 	t.Helper()
 	manifests, federation := writeCorpus(t, t.TempDir(), size)
 	file, err := members.Load(federation)
 	require.NoError(t, err)
-	out, err := engine.Run(engine.Input{Filenames: []string{manifests}, DefaultNamespace: "default", Federation: file.Federation})
+	out, err := pipeline.Run(pipeline.Input{Filenames: []string{manifests}, DefaultNamespace: "default", Members: file.Federation.PlacementClusters(), Types: testutil.Registry(t, file.Federation)})
 	require.NoError(t, err)
 	require.NoError(t, out.Result.Err())
 	require.Empty(t, out.Result.Warnings)

@@ -1,0 +1,203 @@
+package kubefed
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/fedctl/fedctl/pkg/dialect"
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/parallel"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+// Dialect reads KubeFed's federated objects.
+type Dialect struct{}
+
+var _ dialect.Dialect = Dialect{}
+
+// Name is the dialect's name in messages.
+func (Dialect) Name() string { return "KubeFed" }
+
+// controlPlaneGroups hold KubeFed's control-plane objects, which have no
+// meaning without a control plane.
+var controlPlaneGroups = []string{"core.kubefed.io", "core.kubefed.k8s.io", "multiclusterdns.kubefed.io"}
+
+// Claim takes every object of KubeFed's groups that has a kind.
+func (Dialect) Claim(docs []dialect.Doc) []bool {
+	claimed := make([]bool, len(docs))
+	for i, d := range docs {
+		claimed[i] = d.Err == nil && d.Head.Kind != "" && (isRSP(d.Head) || isFederated(d.Head) || slices.Contains(controlPlaneGroups, d.Head.Group()))
+	}
+	return claimed
+}
+
+func isRSP(h dialect.Head) bool {
+	g := h.Group()
+	return h.Kind == federation.RSPKind && (g == federation.SchedulingGroup || g == federation.LegacySchedulingGroup)
+}
+
+func isFederated(h dialect.Head) bool {
+	g := h.Group()
+	return g == federation.TypesGroup || g == federation.LegacyTypesGroup
+}
+
+// decoded is one claimed document strictly decoded: the work Read spreads
+// over the CPUs.
+type decoded struct {
+	obj *federation.Object
+	rsp *federation.ReplicaSchedulingPreference
+	pos manifest.Positions
+	err error
+}
+
+// docsPerWorker keeps small inputs on one goroutine.
+const docsPerWorker = 32
+
+// Read decodes the claimed documents strictly: every unknown field, wrong
+// value, type that is not enabled and invalid object is reported, all at
+// once, each with its file, line and object. The template of a federated
+// object keeps every field.
+func (Dialect) Read(in dialect.Input, claimed []bool) (*federation.Set, error) {
+	set := &federation.Set{}
+	var idx []int
+	for i, c := range claimed {
+		if c {
+			idx = append(idx, i)
+		}
+	}
+	out := make([]decoded, len(idx))
+	parallel.For(len(idx), docsPerWorker, func(j int) { out[j] = decodeOne(in.Docs[idx[j]]) })
+
+	var errs []error
+	for j, d := range out {
+		i := idx[j]
+		doc := in.Docs[i]
+		id := doc.Head.ID()
+		switch {
+		case d.rsp != nil:
+			if d.err != nil {
+				errs = append(errs, dialect.WithObject(d.err, id))
+				continue
+			}
+			rsp := d.rsp
+			rsp.Pos = d.pos
+			if rsp.Namespace == "" {
+				rsp.Namespace = in.DefaultNamespace
+			}
+			if err := validateRSP(rsp); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			set.RSPs = append(set.RSPs, rsp)
+		case d.obj != nil:
+			t, ok := in.Types.ByFederatedKind(doc.Head.Kind)
+			if !ok {
+				errs = append(errs, doc.Errorf("kind", "%s", notEnabled(doc.Head.Kind)))
+				continue
+			}
+			if d.err != nil {
+				errs = append(errs, dialect.WithObject(d.err, id))
+				continue
+			}
+			obj := d.obj
+			obj.Pos = d.pos
+			obj.Origin = federation.Origin{Dialect: Dialect{}.Name(), Doc: i}
+			defaultNamespace(obj, t, in.DefaultNamespace)
+			if err := validate(obj, t); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			set.Objects = append(set.Objects, obj)
+		default:
+			set.Warnings = append(set.Warnings, &manifest.Error{File: doc.File, Line: doc.Line, Object: id,
+				Err: fmt.Errorf("ignored: fedctl has no control plane (enable types with \"fedctl enable\", join clusters with \"fedctl join\")")})
+		}
+	}
+	return set, errors.Join(errs...)
+}
+
+// decodeOne decodes a federated object whether or not its type is enabled;
+// Read checks that afterwards, so that only Read reads the type registry.
+func decodeOne(doc dialect.Doc) decoded {
+	var d decoded
+	switch {
+	case isRSP(doc.Head):
+		d.rsp = &federation.ReplicaSchedulingPreference{}
+		d.pos, d.err = doc.Parsed.DecodeStrict(d.rsp)
+	case isFederated(doc.Head):
+		d.obj = &federation.Object{}
+		d.pos, d.err = doc.Parsed.DecodeStrict(d.obj)
+	}
+	return d
+}
+
+func notEnabled(kind string) error {
+	target := strings.TrimPrefix(kind, federation.KindPrefix)
+	if target == kind || target == "" {
+		return fmt.Errorf("%q is not a federated type: federated kinds are Federated<Kind>", kind)
+	}
+	return fmt.Errorf("%s is not enabled; enable its target type with \"fedctl enable %s\"", kind, strings.ToLower(target))
+}
+
+func defaultNamespace(o *federation.Object, t typeconfig.Type, def string) {
+	switch {
+	case o.IsNamespace() && o.Namespace == "":
+		// A FederatedNamespace lives in the namespace it federates.
+		o.Namespace = o.Name
+	case t.Namespaced() && o.Namespace == "":
+		o.Namespace = def
+	}
+}
+
+func validate(o *federation.Object, t typeconfig.Type) error {
+	var errs []error
+	if o.Name == "" {
+		errs = append(errs, o.Errorf("metadata.name", "is required"))
+	}
+	switch {
+	case o.IsNamespace() && o.Namespace != o.Name:
+		errs = append(errs, o.Errorf("metadata.namespace", "a FederatedNamespace must be in the namespace it federates: %q, not %q", o.Name, o.Namespace))
+	case !t.Namespaced() && !o.IsNamespace() && o.Namespace != "":
+		errs = append(errs, o.Errorf("metadata.namespace", "%s is cluster-scoped; remove the namespace %q", t.Kind, o.Namespace))
+	}
+	if k, ok := o.Spec.Template["kind"].(string); ok && k != t.Kind {
+		errs = append(errs, o.Errorf("spec.template.kind", "is %q, but %s federates %s", k, o.Kind, t.Kind))
+	}
+	for i, c := range o.Spec.Placement.Clusters {
+		if c.Name == "" {
+			errs = append(errs, o.Errorf(fmt.Sprintf("spec.placement.clusters[%d].name", i), "is required"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func validateRSP(r *federation.ReplicaSchedulingPreference) error {
+	var errs []error
+	if r.Name == "" {
+		errs = append(errs, r.Errorf("metadata.name", "is required"))
+	}
+	if !slices.Contains(federation.RSPTargetKinds, r.Spec.TargetKind) {
+		errs = append(errs, r.Errorf("spec.targetKind", "must be %s, got %q", strings.Join(federation.RSPTargetKinds, " or "), r.Spec.TargetKind))
+	}
+	if r.Spec.TotalReplicas < 0 {
+		errs = append(errs, r.Errorf("spec.totalReplicas", "must not be negative, got %d", r.Spec.TotalReplicas))
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Spec.Clusters)) {
+		p := r.Spec.Clusters[name]
+		field := "spec.clusters." + name
+		if p.MinReplicas < 0 {
+			errs = append(errs, r.Errorf(field+".minReplicas", "must not be negative, got %d", p.MinReplicas))
+		}
+		if p.MaxReplicas != nil && *p.MaxReplicas < 0 {
+			errs = append(errs, r.Errorf(field+".maxReplicas", "must not be negative, got %d", *p.MaxReplicas))
+		}
+		if p.Weight < 0 {
+			errs = append(errs, r.Errorf(field+".weight", "must not be negative, got %d", p.Weight))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,65 @@
+package federation
+
+import (
+	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+// Types looks up the type a federated kind carries (typeconfig.Registry).
+type Types interface {
+	ByFederatedKind(kind string) (typeconfig.Type, bool)
+}
+
+// Set is the federated input of one run: what every input dialect compiles
+// into, and all that the stages after reading know of the input.
+type Set struct {
+	// Objects are the federated objects, FederatedNamespaces included, in
+	// input order.
+	Objects []*Object
+	// RSPs are the ReplicaSchedulingPreferences, in input order.
+	RSPs []*ReplicaSchedulingPreference
+	// Warnings are problems that do not stop a run.
+	Warnings []*manifest.Error
+}
+
+// Origin says where a federated object came from: the dialect that read it
+// and its document's index in the run's input, which orders the objects
+// that several dialects read.
+type Origin struct {
+	Dialect string
+	Doc     int
+}
+
+// ID names the object in messages: "FederatedDeployment shop/web".
+func (o *Object) ID() string {
+	if o.Namespace == "" {
+		return o.Kind + " " + o.Name
+	}
+	return o.Kind + " " + o.Namespace + "/" + o.Name
+}
+
+// Errorf returns an error at field of the object, with its file and line.
+func (o *Object) Errorf(field, format string, args ...any) *manifest.Error {
+	e := o.Pos.Errorf(field, format, args...)
+	e.Object = o.ID()
+	return e
+}
+
+// IsNamespace reports whether the object is a FederatedNamespace.
+func (o *Object) IsNamespace() bool { return o.Kind == KindPrefix+"Namespace" }
+
+// ID names the preference in messages.
+func (r *ReplicaSchedulingPreference) ID() string {
+	return RSPKind + " " + r.Namespace + "/" + r.Name
+}
+
+// Errorf returns an error at field of the preference, with its file and line.
+func (r *ReplicaSchedulingPreference) Errorf(field, format string, args ...any) *manifest.Error {
+	e := r.Pos.Errorf(field, format, args...)
+	e.Object = r.ID()
+	return e
+}
+
+// RSPTargetKinds are the federated kinds a ReplicaSchedulingPreference can
+// target; KubeFed registers its scheduler for these two only.
+var RSPTargetKinds = []string{"FederatedDeployment", "FederatedReplicaSet"}

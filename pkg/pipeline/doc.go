@@ -1,0 +1,31 @@
+// Package pipeline turns files into placed member objects: it runs fedctl's
+// pure stages in order and hands the result to whichever command asked —
+// render prints it, explain explains it, apply and diff push it, status
+// compares it with the members.
+//
+//	files (-f, -R, -)
+//	  │ manifest.Read            split into documents, each with file:line
+//	  ▼
+//	documents
+//	  │ dialect.Parse            parse each document once (all CPUs)
+//	  │ Dialect.Claim/Read       each input dialect reads its documents
+//	  │   kubefed                  Federated<Kind>, FederatedNamespace, RSP
+//	  ▼
+//	federation.Set               the one federated-object model
+//	  │ render.ForClusters, per object:
+//	  │   planner                  RSP replica plan (KubeFed's planner)
+//	  │   placement                clusters / clusterSelector ∩ namespace
+//	  │   overrides                per-member JSON patches, then the plan's
+//	  │   (markers)                fedctl's labels and annotations
+//	  ▼
+//	render.Result                member objects (Targets), per-object
+//	  │                          placement (Placed), warnings and errors
+//	  ▼
+//	propagate / status / printers / explain   (outside this package)
+//
+// The members (names and labels) and the enabled types come in as plain
+// values: the pipeline never sees the federation file, a kubeconfig or a
+// client, and performs no I/O but reading the input files. A new input
+// dialect is one package implementing dialect.Dialect and one line in
+// Dialects.
+package pipeline

@@ -1,0 +1,165 @@
+package pipeline
+
+import (
+	"errors"
+	"io"
+	"slices"
+
+	"github.com/fedctl/fedctl/pkg/dialect"
+	"github.com/fedctl/fedctl/pkg/dialect/kubefed"
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/placement"
+	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+// Dialects are the input languages fedctl reads, in the order they claim
+// documents.
+var Dialects = []dialect.Dialect{
+	kubefed.Dialect{},
+}
+
+// Input says what to read and for which members.
+type Input struct {
+	Filenames        []string
+	Recursive        bool
+	Stdin            io.Reader
+	DefaultNamespace string
+	// Members are the member clusters with their labels.
+	Members []placement.Cluster
+	// Types are the enabled federated types.
+	Types *typeconfig.Registry
+	// Only limits the output to these members (--cluster), which the
+	// caller checked are members; placement and plans still consider
+	// every member.
+	Only []string
+}
+
+// Output is the pipeline's result.
+type Output struct {
+	Set    *federation.Set
+	Result *render.Result
+}
+
+// Run reads, decodes and renders. Reading and decoding problems are returned
+// as the error; what did decode is rendered all the same, so that a caller
+// can report every problem of the input in one run. Render problems are in
+// Result.Errors, per object and member, so that a caller that pushes can
+// proceed with the members that rendered.
+func Run(in Input) (*Output, error) {
+	if len(in.Filenames) == 0 {
+		return nil, errors.New("no manifests given: use -f FILE, -f DIR or -f -")
+	}
+	docs, readErr := manifest.Read(in.Filenames, in.Recursive, in.Stdin)
+	set, decodeErr := Decode(docs, in.Types, in.DefaultNamespace)
+	res := render.ForClusters(render.Input{Set: set, Types: in.Types, Members: in.Members, Only: in.Only})
+	res.Warnings = append(set.Warnings, res.Warnings...)
+	return &Output{Set: set, Result: res}, errors.Join(readErr, decodeErr)
+}
+
+// Decode compiles documents into the federated-object model through every
+// dialect in Dialects. A document that no dialect claims is an error, as is
+// one that two claim, and so is a federated object defined twice, whichever
+// dialects read the two.
+func Decode(docs []manifest.Document, types federation.Types, defaultNamespace string) (*federation.Set, error) {
+	parsed := dialect.Parse(docs)
+	in := dialect.Input{Docs: parsed, Types: types, DefaultNamespace: defaultNamespace}
+	set := &federation.Set{}
+	var errs []error
+	owner := make([]dialect.Dialect, len(parsed))
+	for _, d := range Dialects {
+		claimed := d.Claim(parsed)
+		for i, c := range claimed {
+			if !c {
+				continue
+			}
+			if owner[i] != nil {
+				errs = append(errs, parsed[i].Errorf("", "read by two input dialects, %s and %s", owner[i].Name(), d.Name()))
+				claimed[i] = false
+				continue
+			}
+			owner[i] = d
+		}
+		part, err := d.Read(in, claimed)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		set.Objects = append(set.Objects, part.Objects...)
+		set.RSPs = append(set.RSPs, part.RSPs...)
+		set.Warnings = append(set.Warnings, part.Warnings...)
+	}
+	for i, doc := range parsed {
+		switch {
+		case owner[i] != nil:
+		case doc.Err != nil:
+			errs = append(errs, doc.Err)
+		case doc.Head.Kind == "":
+			errs = append(errs, doc.Errorf("kind", "is missing"))
+		default:
+			errs = append(errs, doc.Errorf("", "is not a federated object; convert it with \"fedctl federate -f %s\"", doc.File))
+		}
+	}
+	if len(Dialects) > 1 {
+		slices.SortStableFunc(set.Objects, func(a, b *federation.Object) int { return a.Origin.Doc - b.Origin.Doc })
+	}
+	set.Objects = withoutDuplicates(set.Objects, &errs)
+	return set, errors.Join(inInputOrder(errs, docs)...)
+}
+
+// withoutDuplicates drops the second definition of a federated object,
+// reporting it with the place of the first.
+func withoutDuplicates(objs []*federation.Object, errs *[]error) []*federation.Object {
+	seen := make(map[string]*federation.Object, len(objs))
+	return slices.DeleteFunc(objs, func(o *federation.Object) bool {
+		key := o.ID()
+		if first, dup := seen[key]; dup {
+			*errs = append(*errs, o.Errorf("metadata.name", "defined twice (also at %s:%d)", first.Pos.File(), first.Pos.Line("")))
+			return true
+		}
+		seen[key] = o
+		return false
+	})
+}
+
+// inInputOrder orders errors as their documents come in the input, as a
+// single reader would have found them: each dialect reports its own
+// documents in order, and the unclaimed and duplicate ones come after. A
+// joined error of one dialect is split into its documents' errors; errors
+// with no position keep their order, last.
+func inInputOrder(errs []error, docs []manifest.Document) []error {
+	fileOrder := map[string]int{}
+	for _, d := range docs {
+		if _, ok := fileOrder[d.File]; !ok {
+			fileOrder[d.File] = len(fileOrder)
+		}
+	}
+	var flat []error
+	for _, err := range errs {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			flat = append(flat, j.Unwrap()...)
+			continue
+		}
+		flat = append(flat, err)
+	}
+	type key struct{ file, line int }
+	keyOf := func(err error) key {
+		var me *manifest.Error
+		if !errors.As(err, &me) {
+			return key{len(fileOrder), 0}
+		}
+		f, ok := fileOrder[me.File]
+		if !ok {
+			f = len(fileOrder)
+		}
+		return key{f, me.Line}
+	}
+	slices.SortStableFunc(flat, func(a, b error) int {
+		ka, kb := keyOf(a), keyOf(b)
+		if ka.file != kb.file {
+			return ka.file - kb.file
+		}
+		return ka.line - kb.line
+	})
+	return flat
+}
