@@ -340,7 +340,8 @@ func TestApplyLifecycle(t *testing.T) {
 
 	// update: new data and a new Service label; the Service keeps the
 	// cluster IP and node ports the API server gave it (server-side apply
-	// leaves fields fedctl never set to their owner, §c.2)
+	// leaves fields fedctl never set to their owner, where KubeFed kept them
+	// by hand in pkg/controller/sync/dispatch/retain.go)
 	write(t, dir, manifests("v2", allClusters, "2", allClusters, ""))
 	r = runApply(t, fed, "-f", dir)
 	require.NoError(t, r.err)

@@ -15,7 +15,8 @@ import (
 // TestApplyLeavesServiceAccountSecretsToTheirOwner: a ServiceAccount's
 // secrets, written by someone else (the token controller of older
 // clusters), survive fedctl's updates, as KubeFed kept them by hand
-// (§c.2); server-side apply leaves the field to its owner.
+// (KubeFed pkg/controller/sync/dispatch/retain.go); server-side apply leaves
+// the field to its owner.
 func TestApplyLeavesServiceAccountSecretsToTheirOwner(t *testing.T) {
 	fed := federationOf()
 	dir := t.TempDir()

@@ -17,7 +17,7 @@ import (
 const docsKey = "test-ns/test-deployment"
 
 // TestPlanWorkedExamples pins the worked examples of KubeFed's user guide
-// (docs/userguide.md § ReplicaSchedulingPreference, clusters A, B and C) and
+// (KubeFed's docs/userguide.md, section ReplicaSchedulingPreference, clusters A, B and C) and
 // of the documents the project started from (/work/shared/seeds), with the
 // key KubeFed's controller would use. The expected values are derived by
 // hand from the rules in Plan's doc comment; the derivation is spelled out

@@ -18,7 +18,7 @@ func TestFNV1(t *testing.T) {
 		cluster, key  string
 		want, wantFNV uint32 // FNV-1 and, for contrast, FNV-1a
 	}{
-		// §a.1: with the empty key one-letter names hash in reverse
+		// KubeFed's planner hashes with FNV-1 (planner.go); with the empty key one-letter names hash in reverse
 		// alphabetical order, A = 0x050c5d5e > … > E = 0x050c5d5a.
 		{name: "A with the empty key", cluster: "A", want: 0x050c5d5e, wantFNV: 0xc40bf6cc},
 		{name: "B with the empty key", cluster: "B", want: 0x050c5d5d, wantFNV: 0xc70bfb85},

@@ -339,10 +339,10 @@ func deepCopy(in input) input {
 	return out
 }
 
-// referencePlan is a deliberately plain transcription of §a.1 of the
-// KubeFed reference (maps, hash/fnv, a sort per plan), kept apart from
-// Plan's allocation-free implementation so the two can be compared on many
-// inputs. Its only departure from KubeFed is the one Plan documents: equal
+// referencePlan is a deliberately plain transcription of KubeFed's
+// Planner.Plan (pkg/controller/util/planner/planner.go: maps, hash/fnv, a
+// sort per plan), kept apart from Plan's allocation-free implementation so
+// the two can be compared on many inputs. Its only departure from KubeFed is the one Plan documents: equal
 // weight and hash fall back to the name. Inputs must not overflow int64.
 func referencePlan(in input) (plan, overflow counts) {
 	type named struct {

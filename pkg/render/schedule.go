@@ -11,10 +11,10 @@ import (
 )
 
 // schedule applies every ReplicaSchedulingPreference to its target the way
-// KubeFed's RSP controller rewrites the federated object (§a.2 of the
-// reference): placement becomes exactly the planned members, those planned 0
-// included, and each planned member gets a /spec/replicas override that beats
-// the user's own and the template. It returns the rewritten copies by
+// KubeFed's RSP controller rewrites the federated object
+// (pkg/schedulingtypes/replicascheduler.go): placement becomes exactly the
+// planned members, those planned 0 included, and each planned member gets a
+// /spec/replicas override that beats the user's own and the template. It returns the rewritten copies by
 // original object; the input is not modified.
 func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 	out := map[*federation.Object]*federation.Object{}
