@@ -57,7 +57,7 @@ func TestGoreleaserConfig(t *testing.T) {
 	assert.ElementsMatch(t, []string{"fedctl", "kubectl-fed"}, cfg.Archives[0].IDs)
 	assert.True(t, slices.Contains(cfg.Archives[0].Files, "completions/*"), "archives ship the completions")
 	assert.True(t, slices.Contains(cfg.Archives[0].Files, "LICENSE"), "archives ship the licence")
-	_, err := os.Stat(filepath.Join("..", "LICENSE"))
+	_, err = os.Stat(filepath.Join("..", "LICENSE"))
 	require.NoError(t, err, "the licence is in the repository")
 	matches, err := filepath.Glob(filepath.Join("..", "completions", "*"))
 	require.NoError(t, err)
