@@ -115,15 +115,26 @@ func (p linePrefixer) Write(b []byte) (int, error) {
 // returns its path. Tests point it at a refused port or a silent listener.
 func (e *Env) KubeconfigWith(t testing.TB, name, server string) string {
 	t.Helper()
+	return e.KubeconfigVia(t, name, e.Clusters[0].Name, server)
+}
+
+// KubeconfigVia writes a copy of the environment's kubeconfig with one more
+// context, name, that reaches server with the credentials of cluster, and
+// returns its path: a FaultProxy's Server, to reach cluster through it.
+func (e *Env) KubeconfigVia(t testing.TB, name, cluster, server string) string {
+	t.Helper()
 	cfg, err := clientcmd.LoadFromFile(e.Kubeconfig)
 	if err != nil {
 		t.Fatalf("load kubeconfig: %v", err)
 	}
-	first := cfg.Contexts[e.Clusters[0].Context]
-	cluster := cfg.Clusters[first.Cluster].DeepCopy()
-	cluster.Server = server
-	cfg.Clusters[name] = cluster
-	ctx := first.DeepCopy()
+	via, ok := cfg.Contexts[cluster]
+	if !ok {
+		t.Fatalf("kubeconfig has no context %q", cluster)
+	}
+	entry := cfg.Clusters[via.Cluster].DeepCopy()
+	entry.Server = server
+	cfg.Clusters[name] = entry
+	ctx := via.DeepCopy()
 	ctx.Cluster = name
 	cfg.Contexts[name] = ctx
 	path := filepath.Join(t.TempDir(), "kubeconfig")
