@@ -23,7 +23,7 @@ func TestForCallsEachIndexOnce(t *testing.T) {
 
 // TestForRaisesAWorkersPanicInTheCaller: a panic on a worker goroutine
 // reaches the caller, where cmd.Main's recover sees it, with the stack of
-// the worker; the other workers stop early.
+// the worker.
 func TestForRaisesAWorkersPanicInTheCaller(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // workers even on one CPU
 	var calls atomic.Int64
