@@ -66,12 +66,14 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 			if isStandalone(cmd) {
 				// No federation file here: flags and FEDCTL_COLOR only.
 				_ = ios.SetColorMode(v.GetString(keyColor))
+				routeClientLogs(ios.ErrOut, v.GetInt(keyVerbosity))
 				return nil
 			}
 			s, err := f.Settings()
 			if err != nil {
 				return err
 			}
+			routeClientLogs(ios.ErrOut, s.Verbosity)
 			return cmdutil.FlagErrorWrap(ios.SetColorMode(s.Color))
 		},
 	}
