@@ -90,6 +90,12 @@ func (e *ConfigError) Error() string {
 
 func (e *ConfigError) Unwrap() error { return e.Err }
 
+// inMember is the error without the member's name, for reports that give
+// it already.
+func (e *ConfigError) inMember() error {
+	return fmt.Errorf("context %q in %s: %w", e.Context, e.Source, e.Err)
+}
+
 // RawConfig loads the kubeconfig that holds m's context.
 func (a Access) RawConfig(m Member) (*clientcmdapi.Config, error) {
 	rules := a.loadingRules(m)

@@ -2,9 +2,12 @@ package members
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
+	"io"
 	"net"
 	"net/url"
+	"strings"
 	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,24 +17,71 @@ import (
 // what to do about it, for reports that already name the member. Errors
 // of the API server itself (conflicts, validation) already say it and are
 // returned as they are.
+//
+// It tells apart what users act on differently: a connection refused (no
+// server), one that cannot be made (network), one that broke while the
+// server answered (a reset: the request may have been done), a certificate
+// that is not trusted (the kubeconfig), and which timeout fired — the TLS
+// handshake's, the request's, or the member's time for the whole command.
 func RequestError(err error) error {
 	var status apierrors.APIStatus
 	var opErr *net.OpError
 	var urlErr *url.Error
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var cfgErr *ConfigError
 	switch {
+	case errors.As(err, &cfgErr):
+		// the report names the member already
+		return cfgErr.inMember()
 	case errors.As(err, &status):
 		if apierrors.IsUnauthorized(err) {
 			return errors.New("the API server rejected the credentials (401 Unauthorized); refresh the user's credentials in the kubeconfig")
 		}
 		return err
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return errors.New("the API server refused the connection; is the cluster running? (fedctl get clusters checks every member)")
 	case errors.Is(err, context.Canceled):
 		return errors.New("interrupted")
-	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &urlErr) && urlErr.Timeout()):
-		return errors.New("the API server did not answer within --timeout")
+	case errors.As(err, &unknownAuthority), errors.As(err, &hostname), errors.As(err, &invalid),
+		strings.Contains(err.Error(), "x509: "), strings.Contains(err.Error(), "tls: failed to verify"):
+		return errors.New("the API server's certificate is not trusted (" + tlsCause(err) + "); check certificate-authority-data and the server address of the context in the kubeconfig")
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return errors.New("the API server refused the connection; is the cluster running? (fedctl get clusters checks every member)")
+	case strings.Contains(err.Error(), "TLS handshake timeout"):
+		return errors.New("the API server accepted the connection but did not complete the TLS handshake within 10s (client-go's TLS handshake timeout)")
+	case errors.Is(err, context.DeadlineExceeded):
+		return errors.New("the member's time ran out (--timeout) before the API server answered")
+	case errors.As(err, &urlErr) && urlErr.Timeout():
+		return errors.New("the API server did not answer one request within the request timeout (--timeout)")
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):
+		return errors.New("the connection to the API server broke while it was answering (" + rootCause(err) + "); fedctl retried until its time ran out")
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return errors.New("the API server cannot be reached: " + rootCause(opErr))
 	case errors.As(err, &opErr):
-		return errors.New("the API server cannot be reached: " + opErr.Err.Error())
+		return errors.New("the connection to the API server failed: " + rootCause(opErr))
 	}
 	return err
+}
+
+// rootCause is the innermost error's text: "connection reset by peer",
+// without the addresses of every layer on the way.
+func rootCause(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
+}
+
+// tlsCause is the x509 or tls part of err's text.
+func tlsCause(err error) string {
+	msg := err.Error()
+	for _, marker := range []string{"x509: ", "tls: "} {
+		if i := strings.Index(msg, marker); i >= 0 {
+			return msg[i:]
+		}
+	}
+	return msg
 }

@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"crypto/x509"
+	"io"
 	"net"
+	"net/url"
+	"os"
 	"syscall"
 	"testing"
 
@@ -12,6 +16,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
+
+// timeoutError is what net/http returns for its own timeouts.
+type timeoutError struct{ msg string }
+
+func (e timeoutError) Error() string { return e.msg }
+func (e timeoutError) Timeout() bool { return true }
 
 func TestRequestError(t *testing.T) {
 	t.Parallel()
@@ -24,8 +34,16 @@ func TestRequestError(t *testing.T) {
 		{conflict, conflict.Error()},
 		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), "the API server refused the connection; is the cluster running? (fedctl get clusters checks every member)"},
 		{fmt.Errorf("get: %w", context.Canceled), "interrupted"},
-		{fmt.Errorf("get: %w", context.DeadlineExceeded), "the API server did not answer within --timeout"},
+		{fmt.Errorf("get: %w", context.DeadlineExceeded), "the member's time ran out (--timeout) before the API server answered"},
+		{&url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: timeoutError{"context deadline exceeded (Client.Timeout exceeded while awaiting headers)"}}, "the API server did not answer one request within the request timeout (--timeout)"},
+		{&url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: timeoutError{"net/http: TLS handshake timeout"}}, "the API server accepted the connection but did not complete the TLS handshake within 10s (client-go's TLS handshake timeout)"},
 		{&net.OpError{Op: "dial", Err: errors.New("no route to host")}, "the API server cannot be reached: no route to host"},
+		{&url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}},
+			"the connection to the API server broke while it was answering (connection reset by peer); fedctl retried until its time ran out"},
+		{fmt.Errorf("get: %w", io.ErrUnexpectedEOF), "the connection to the API server broke while it was answering (unexpected EOF); fedctl retried until its time ran out"},
+		{&url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: x509.UnknownAuthorityError{}},
+			"the API server's certificate is not trusted (x509: certificate signed by unknown authority); check certificate-authority-data and the server address of the context in the kubeconfig"},
+		{&ConfigError{Member: "nosuch", Context: "nosuch", Source: "kubeconfig k", Err: errors.New("not found")}, `context "nosuch" in kubeconfig k: not found`},
 		{errors.New("something else"), "something else"},
 	} {
 		assert.EqualError(t, RequestError(tt.err), tt.want)
