@@ -2,9 +2,9 @@ package members
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
-	"crypto/x509"
 	"io"
 	"net"
 	"net/url"
