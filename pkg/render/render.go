@@ -37,6 +37,13 @@ type Target struct {
 	// (runtime.DeepCopyJSON) before changing it.
 	Object map[string]any
 	Source *federation.Object
+	// RetainReplicas says that the member keeps the live spec.replicas of
+	// an existing object: the federated object asks so (retainReplicas)
+	// and no override for this member sets spec.replicas. KubeFed applies
+	// overrides after it retains fields, so an override, and the count a
+	// ReplicaSchedulingPreference plans (an override too), wins over the
+	// retained value (pkg/controller/sync/dispatch/retain.go, kubefed#1278).
+	RetainReplicas bool
 }
 
 // Namespace is the member object's namespace ("" when cluster-scoped).
@@ -215,8 +222,31 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 			res.fail(c, o, err)
 			continue
 		}
-		res.Targets = append(res.Targets, Target{Cluster: c, Type: t, Object: obj, Source: o})
+		res.Targets = append(res.Targets, Target{Cluster: c, Type: t, Object: obj, Source: o,
+			RetainReplicas: retains(o) && !overridesReplicas(c, eff.Spec.Overrides)})
 	}
+}
+
+// retains says whether o asks members to keep their live replica counts.
+func retains(o *federation.Object) bool {
+	rr := o.Spec.RetainReplicas
+	return rr != nil && *rr
+}
+
+// overridesReplicas says whether an override for cluster sets
+// /spec/replicas, or a path that holds it.
+func overridesReplicas(cluster string, ovs []federation.ClusterOverrides) bool {
+	for _, entry := range ovs {
+		if entry.ClusterName != cluster {
+			continue
+		}
+		for _, op := range entry.ClusterOverrides {
+			if op.Path == replicasPath || op.Path == "" || strings.HasPrefix(replicasPath, op.Path+"/") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // selectClusters applies placement, then for namespaced objects the

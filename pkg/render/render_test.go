@@ -274,3 +274,49 @@ spec: {targetKind: FederatedReplicaSet, totalReplicas: 3}
 	assert.Empty(t, res.Targets)
 	assert.Equal(t, []string{"in.yaml:4: ReplicaSchedulingPreference shop/web: metadata.name: no FederatedReplicaSet shop/web in the input; the preference is ignored"}, warnings(res))
 }
+
+// TestRetainReplicas: a member keeps its live replica count only where no
+// override sets spec.replicas, the RSP's planned count included, as KubeFed
+// applies overrides after retaining fields (kubefed#1278).
+func TestRetainReplicas(t *testing.T) {
+	t.Parallel()
+	deployment := func(name, overrides string, retain bool) string {
+		return fmt.Sprintf(`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: %s, namespace: shop}
+spec:
+  retainReplicas: %t
+  template: {spec: {replicas: 1}}
+  placement: {clusterSelector: {}}
+  overrides: %s
+`, name, retain, overrides)
+	}
+	set := decode(t, shopNamespace+
+		deployment("plain", "[]", true)+
+		deployment("noretain", "[]", false)+
+		deployment("user", `[{clusterName: b, clusterOverrides: [{path: /spec/replicas, value: 5}]}, {clusterName: c, clusterOverrides: [{path: /spec, value: {replicas: 2}}]}]`, true)+
+		deployment("other", `[{clusterName: a, clusterOverrides: [{path: /spec/paused, value: true}]}]`, true)+
+		deployment("rsp", "[]", true)+`---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: rsp, namespace: shop}
+spec:
+  targetKind: FederatedDeployment
+  totalReplicas: 4
+  clusters: {a: {weight: 1}, b: {weight: 1}}
+`)
+	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members})
+	require.NoError(t, res.Err())
+	var got []string
+	for _, tg := range deployments(res) {
+		got = append(got, fmt.Sprintf("%s %s %t", tg.Name(), tg.Cluster, tg.RetainReplicas))
+	}
+	assert.ElementsMatch(t, []string{
+		"plain a true", "plain b true", "plain c true",
+		"noretain a false", "noretain b false", "noretain c false",
+		"user a true", "user b false", "user c false",
+		"other a true", "other b true", "other c true",
+		"rsp a false", "rsp b false", "rsp c false", // c planned 0: placed, with an override
+	}, got)
+}
