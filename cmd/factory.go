@@ -30,12 +30,16 @@ func newFactory(ios *iostreams.IOStreams, v *viper.Viper) *cmdutil.Factory {
 	f.Federation = func() (*members.File, error) {
 		loadOnce.Do(func() {
 			path := v.GetString(keyConfig)
-			if path == "" {
+			named := path != ""
+			if !named {
 				if path, loadErr = members.DefaultPath(); loadErr != nil {
 					return
 				}
 			}
 			file, loadErr = members.Load(path)
+			if file != nil {
+				file.Named = named
+			}
 		})
 		return file, loadErr
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,9 +40,9 @@ type ApplyOptions struct {
 	// whose federated objects left the input.
 	Prune    bool
 	ApplySet string
-	// AllowEmpty lets an input without federated objects through. With
-	// --prune such an input would delete every object of the set, so it is
-	// refused unless the user says that is what they mean.
+	// AllowEmpty lets a run with nothing to do through (no members, no
+	// federated objects). With --prune an empty input would delete every
+	// object of the set, which is why it needs saying.
 	AllowEmpty bool
 	// MaxDeletions bounds the deletions in one member; -1: no bound.
 	MaxDeletions int
@@ -99,8 +98,7 @@ creates and keeps up to date in every member; objects of the set whose
 federated objects left the input are deleted there ("kubectl get secret NAME
 -o yaml" shows the set). Only objects fedctl created are ever deleted, and
 never one labelled kubefed.io/managed: "false". A member whose listing fails
-is not pruned. An input without any federated object (a wrong -f path) is
-refused with --prune unless --allow-empty says it is meant. --max-deletions (default 100, -1 for no bound) stops a member
+is not pruned. --max-deletions (default 100, -1 for no bound) stops a member
 with more deletions than that, de-placement and pruning together, before it
 deletes any.
 
@@ -156,7 +154,7 @@ failed (the others are done), 1 when nothing could be done.`,
 	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json")
 	fl.BoolVar(&opts.Prune, "prune", false, "Delete the objects of the --applyset set whose federated objects left the input")
 	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace")
-	fl.BoolVar(&opts.AllowEmpty, "allow-empty", false, "With --prune, accept an input without federated objects (and so prune the whole set, within --max-deletions)")
+	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	fl.IntVar(&opts.MaxDeletions, "max-deletions", DefaultMaxDeletions, "Most objects deleted in one member cluster (de-placement and pruning); -1 for no limit")
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -204,18 +202,19 @@ func (o *ApplyOptions) applySet() (*propagate.ApplySet, error) {
 // Run renders, then propagates. Problems in the input stop it before any
 // request is sent; a member that fails is reported and the others go on.
 func (o *ApplyOptions) Run(ctx context.Context) error {
+	set, _ := o.applySet() // checked by Validate
+	var emptyErr error
+	if set != nil {
+		emptyErr = cmdutil.EmptyInputError(o.Filenames, fmt.Sprintf("with --prune this would delete every object of the ApplySet %s in every member cluster (--max-deletions still applies)", set.Ref()))
+	}
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+		AllowEmpty: o.AllowEmpty, EmptyInputErr: emptyErr,
 	})
 	if err != nil {
 		return err // nothing is sent for an input with errors
 	}
 	fed, res, clusters := in.Federation, in.Result, in.Clusters
-	set, _ := o.applySet() // checked by Validate
-	if set != nil && len(res.Placed) == 0 && !o.AllowEmpty {
-		return fmt.Errorf("-f %s holds no federated objects: with --prune this would delete every object of the ApplySet %s in every member cluster; check the -f path, or pass --allow-empty if that is what you mean (--max-deletions still applies)",
-			strings.Join(o.Filenames, ", "), set.Ref())
-	}
 	var maxDeletions *int
 	if o.MaxDeletions >= 0 {
 		maxDeletions = &o.MaxDeletions

@@ -225,7 +225,7 @@ func TestApplyPruneEmptyInput(t *testing.T) {
 	empty := t.TempDir()
 	emptyPrune := []string{"-f", empty, "--prune", "--applyset", "app", "-n", ns}
 	r := runApply(t, fed, emptyPrune...)
-	require.EqualError(t, r.err, "-f "+empty+" holds no federated objects: with --prune this would delete every object of the ApplySet Secret pruneempty/app in every member cluster; check the -f path, or pass --allow-empty if that is what you mean (--max-deletions still applies)")
+	require.EqualError(t, r.err, "-f "+empty+" holds no federated objects: with --prune this would delete every object of the ApplySet Secret pruneempty/app in every member cluster (--max-deletions still applies); check the -f path, or pass --allow-empty if that is what you mean")
 	var partial *cmdutil.PartialError
 	assert.False(t, errors.As(r.err, &partial), "exit 1, not 3")
 	for _, c := range clusterNames {

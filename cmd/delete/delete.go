@@ -24,7 +24,9 @@ type DeleteOptions struct {
 	// Applier returns the Applier of one member; tests replace it.
 	Applier func(members.Access, members.Member) (propagate.Applier, error)
 
-	Filenames   []string
+	Filenames []string
+	// AllowEmpty accepts a run with nothing to do (--allow-empty).
+	AllowEmpty  bool
 	Recursive   bool
 	Clusters    []string
 	Namespace   string
@@ -72,6 +74,7 @@ failed (the others are done), 1 when nothing could be done.`,
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only delete from this member cluster (repeatable)")
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
@@ -120,6 +123,7 @@ func (o *DeleteOptions) Validate() error {
 func (o *DeleteOptions) Run(ctx context.Context) error {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+		AllowEmpty: o.AllowEmpty,
 	})
 	if err != nil {
 		return err // nothing is sent for an input with errors

@@ -36,7 +36,9 @@ type DiffOptions struct {
 	// replace it.
 	Getenv func(string) string
 
-	Filenames      []string
+	Filenames []string
+	// AllowEmpty accepts a run with nothing to do (--allow-empty).
+	AllowEmpty     bool
 	Recursive      bool
 	Clusters       []string
 	Namespace      string
@@ -97,6 +99,7 @@ differs, 2 or more on an error, a member that cannot be reached included
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only compare in this member cluster (repeatable)")
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of the ApplySet parent")
@@ -141,6 +144,7 @@ func (o *DiffOptions) applySet() (*propagate.ApplySet, error) {
 func (o *DiffOptions) Run(ctx context.Context) error {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+		AllowEmpty: o.AllowEmpty,
 	})
 	if err != nil {
 		return err // nothing is sent for an input with errors

@@ -21,11 +21,13 @@ type ExplainOptions struct {
 	Federation func() (*members.File, error)
 
 	Filenames []string
-	Recursive bool
-	Names     []string
-	Clusters  []string
-	Namespace string
-	Output    string
+	// AllowEmpty accepts a run with nothing to do (--allow-empty).
+	AllowEmpty bool
+	Recursive  bool
+	Names      []string
+	Clusters   []string
+	Namespace  string
+	Output     string
 }
 
 // NewCmdExplain returns the explain command. runF, when set, replaces Run.
@@ -82,6 +84,7 @@ explanation is the product.`,
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only show the overrides of this member cluster (repeatable)")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "text", "Output format: text, json or yaml")
@@ -111,7 +114,8 @@ func (o *ExplainOptions) Run() error {
 	// errors are render's, all of them.
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
-		Failing: cmdutil.FailOnDecode, KeepWarnings: true,
+		AllowEmpty: o.AllowEmpty,
+		Failing:    cmdutil.FailOnDecode, KeepWarnings: true,
 	})
 	if err != nil {
 		return err

@@ -19,11 +19,13 @@ type RenderOptions struct {
 	Federation func() (*members.File, error)
 
 	Filenames []string
-	Recursive bool
-	Clusters  []string
-	Namespace string
-	Output    string
-	OutputDir string
+	// AllowEmpty accepts a run with nothing to do (--allow-empty).
+	AllowEmpty bool
+	Recursive  bool
+	Clusters   []string
+	Namespace  string
+	Output     string
+	OutputDir  string
 }
 
 // NewCmdRender returns the render command. runF, when set, replaces Run.
@@ -61,6 +63,7 @@ DIR/CLUSTER/_cluster/) for GitOps tools.`,
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only show the objects of this member cluster (repeatable)")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "yaml", "Output format: yaml or json")
@@ -85,7 +88,8 @@ func (o *RenderOptions) Validate() error {
 func (o *RenderOptions) Run() error {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
-		Failing: cmdutil.FailOnAny, // nothing is printed from an input with errors
+		AllowEmpty: o.AllowEmpty,
+		Failing:    cmdutil.FailOnAny, // nothing is printed from an input with errors
 	})
 	if err != nil {
 		return err

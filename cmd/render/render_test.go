@@ -182,3 +182,63 @@ func TestRenderIgnoresInputOrder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, fromDir, fromReversed)
 }
+
+// TestRenderNothingToDoIsAnError: no members, a named federation file that
+// does not exist and an input without federated objects fail loudly, each
+// with the next step, where a pipeline would otherwise pass on an empty
+// output; --allow-empty lets each through.
+func TestRenderNothingToDoIsAnError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	emptyDir := filepath.Join(dir, "empty")
+	require.NoError(t, os.Mkdir(emptyDir, 0o755))
+	noMembers := filepath.Join(dir, "none.yaml")
+	require.NoError(t, os.WriteFile(noMembers, []byte("apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters: []\n"), 0o600))
+	missing := filepath.Join(dir, "missing.yaml")
+	load := func(path string, named bool) func() (*members.File, error) {
+		return func() (*members.File, error) {
+			f, err := members.Load(path)
+			if f != nil {
+				f.Named = named
+			}
+			return f, err
+		}
+	}
+	render := func(fed func() (*members.File, error), stdin string, args ...string) (string, error) {
+		ios, in, out, _ := iostreams.Test()
+		in.WriteString(stdin)
+		cmd := NewCmdRender(&cmdutil.Factory{IOStreams: ios, Federation: fed}, nil)
+		cmd.SetArgs(args)
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		err := cmd.Execute()
+		return out.String(), err
+	}
+	for _, tc := range []struct {
+		name    string
+		fed     func() (*members.File, error)
+		stdin   string
+		args    []string
+		wantErr string
+	}{
+		{"no members", load(noMembers, true), "", []string{"-f", examples},
+			`no member clusters in ` + noMembers + `; add one with "fedctl join NAME --cluster-context CONTEXT" (or pass --allow-empty)`},
+		{"a named federation file that does not exist", load(missing, true), "", []string{"-f", examples},
+			`federation file ` + missing + ` does not exist; check --config and FEDCTL_CONFIG, or create it with "fedctl join NAME --cluster-context CONTEXT --config ` + missing + `"`},
+		{"the default federation file missing is only an empty federation", load(missing, false), "", []string{"-f", examples},
+			`no member clusters in ` + missing + `; add one with "fedctl join NAME --cluster-context CONTEXT" (or pass --allow-empty)`},
+		{"an empty directory", load(federation, true), "", []string{"-f", emptyDir},
+			`-f ` + emptyDir + ` holds no federated objects; check the -f path, or pass --allow-empty if that is what you mean`},
+		{"empty standard input", load(federation, true), "", []string{"-f", "-"},
+			`-f STDIN holds no federated objects; check the -f path, or pass --allow-empty if that is what you mean`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := render(tc.fed, tc.stdin, tc.args...)
+			require.EqualError(t, err, tc.wantErr)
+			assert.Empty(t, out)
+			out, err = render(tc.fed, tc.stdin, append(tc.args, "--allow-empty")...)
+			require.NoError(t, err, "--allow-empty")
+			assert.Empty(t, out, "nothing to render, and no error")
+		})
+	}
+}

@@ -33,7 +33,9 @@ type StatusOptions struct {
 	Applier func(members.Access, members.Member) (propagate.Applier, error)
 
 	Filenames []string
-	Recursive bool
+	// AllowEmpty accepts a run with nothing to do (--allow-empty).
+	AllowEmpty bool
+	Recursive  bool
 	// TypeName and Name are the TYPE NAME form.
 	TypeName    string
 	Name        string
@@ -115,6 +117,7 @@ found nowhere, and when --wait fails or times out.`,
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only read this member cluster (repeatable)")
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of TYPE NAME")
@@ -167,7 +170,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if len(clusters) == 0 {
 		clusters = fed.Names()
 	}
-	if len(clusters) == 0 {
+	if len(clusters) == 0 && !o.AllowEmpty {
 		return fmt.Errorf("no member clusters in %s; add one with \"fedctl join NAME --cluster-context CONTEXT\"", file.Path)
 	}
 
@@ -255,7 +258,8 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 func (o *StatusOptions) render() (*render.Result, error) {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
-		Failing: cmdutil.FailOnDecode,
+		AllowEmpty: o.AllowEmpty,
+		Failing:    cmdutil.FailOnDecode,
 	})
 	if err != nil {
 		return nil, err

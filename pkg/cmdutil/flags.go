@@ -25,3 +25,10 @@ func PrintWarnings(ios *iostreams.IOStreams, warnings []*manifest.Error) {
 		fmt.Fprintf(ios.ErrOut, "%s %s\n", cs.Yellow("Warning:"), w)
 	}
 }
+
+// AddAllowEmptyFlag adds --allow-empty: a run with nothing to do (no
+// members, no federated objects in -f, a named federation file that does
+// not exist) is an error without it.
+func AddAllowEmptyFlag(cmd *cobra.Command, allow *bool) {
+	cmd.Flags().BoolVar(allow, "allow-empty", false, "Accept a run with nothing to do: no member clusters, or no federated objects in -f")
+}

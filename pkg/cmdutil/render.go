@@ -2,6 +2,8 @@ package cmdutil
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/iostreams"
@@ -44,6 +46,36 @@ type RenderInput struct {
 	// prints those of the objects it explains); on failure they are
 	// printed all the same.
 	KeepWarnings bool
+	// AllowEmpty lets a run with nothing to do through (--allow-empty): no
+	// members, a named federation file that does not exist, an input
+	// without federated objects. Without it each is an error, so that a
+	// wrong path in a pipeline fails loudly instead of doing nothing.
+	AllowEmpty bool
+	// EmptyInputErr, when set, replaces the error for an input without
+	// federated objects: apply says what --prune would then delete.
+	EmptyInputErr error
+}
+
+// EmptyInputError is the error for an input without federated objects:
+// consequence says what the run would do with it, if anything.
+func EmptyInputError(filenames []string, consequence string) error {
+	msg := "-f " + describeFilenames(filenames) + " holds no federated objects"
+	if consequence != "" {
+		msg += ": " + consequence
+	}
+	return errors.New(msg + "; check the -f path, or pass --allow-empty if that is what you mean")
+}
+
+// describeFilenames names the -f arguments as kubectl does, STDIN for -.
+func describeFilenames(filenames []string) string {
+	names := make([]string, len(filenames))
+	for i, f := range filenames {
+		names[i] = f
+		if f == "-" {
+			names[i] = "STDIN"
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // Rendered is RenderInput read and rendered.
@@ -67,6 +99,14 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 		return nil, err
 	}
 	fed := file.Federation
+	if !in.AllowEmpty {
+		if file.Missing && file.Named {
+			return nil, fmt.Errorf("federation file %s does not exist; check --config and FEDCTL_CONFIG, or create it with \"fedctl join NAME --cluster-context CONTEXT --config %s\"", file.Path, file.Path)
+		}
+		if len(fed.Clusters) == 0 {
+			return nil, fmt.Errorf("no member clusters in %s; add one with \"fedctl join NAME --cluster-context CONTEXT\" (or pass --allow-empty)", file.Path)
+		}
+	}
 	if err := fed.CheckMembers(in.Clusters); err != nil {
 		return nil, err
 	}
@@ -91,6 +131,13 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 		return nil, err
 	}
 	r.Set, r.Result = out.Set, out.Result
+	if err == nil && !in.AllowEmpty && len(r.Set.Objects) == 0 && len(r.Set.RSPs) == 0 {
+		PrintWarnings(ios, r.Result.Warnings)
+		if in.EmptyInputErr != nil {
+			return nil, in.EmptyInputErr
+		}
+		return nil, EmptyInputError(in.Filenames, "")
+	}
 	switch in.Failing {
 	case FailOnAny:
 		err = errors.Join(err, r.Result.Err())

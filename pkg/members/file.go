@@ -36,6 +36,11 @@ func DefaultPath() (string, error) {
 type File struct {
 	Path       string
 	Federation *Federation
+	// Missing says no file was found at Path: an empty federation.
+	Missing bool
+	// Named says Path was given (--config, FEDCTL_CONFIG) rather than the
+	// default: a missing file is then most likely a wrong path.
+	Named bool
 }
 
 // Load reads the federation file at path. A file that does not exist is an
@@ -43,7 +48,7 @@ type File struct {
 func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &File{Path: path, Federation: New()}, nil
+		return &File{Path: path, Federation: New(), Missing: true}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read federation file: %w", err)
