@@ -62,6 +62,13 @@ func TestDecode(t *testing.T) {
 			wantErrs:    []string{"in.yaml:8: FederatedConfigMap shop/a: metadata.name: defined twice (also at in.yaml:1)"},
 		},
 		{
+			name: "a missing apiVersion is named as such",
+			text: "kind: FederatedConfigMap\nmetadata: {name: a, namespace: shop}\n",
+			wantErrs: []string{
+				"in.yaml:1: FederatedConfigMap shop/a: apiVersion: is missing; federated objects are in types.kubefed.io/v1beta1",
+			},
+		},
+		{
 			name:     "KubeFed's control plane is ignored with a warning",
 			text:     "apiVersion: core.kubefed.io/v1beta1\nkind: KubeFedCluster\nmetadata: {name: c1}\n",
 			wantWarn: []string{`in.yaml:1: KubeFedCluster c1: ignored: fedctl has no control plane (enable types with "fedctl enable", join clusters with "fedctl join")`},

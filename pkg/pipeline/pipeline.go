@@ -96,6 +96,8 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 			errs = append(errs, doc.Err)
 		case doc.Head.Kind == "":
 			errs = append(errs, doc.Errorf("kind", "is missing"))
+		case doc.Head.APIVersion == "":
+			errs = append(errs, doc.Errorf("apiVersion", "is missing; federated objects are in %s/%s", federation.TypesGroup, federation.TypesVersion))
 		default:
 			errs = append(errs, doc.Errorf("", "is not a federated object; convert it with \"fedctl federate -f %s\"", doc.File))
 		}

@@ -35,6 +35,8 @@ func (Dialect) Claim(docs []dialect.Doc) []bool {
 	return claimed
 }
 
+// isRSP and isFederated claim KubeFed's groups at any version, so that an
+// unknown version is reported as such rather than as a plain object.
 func isRSP(h dialect.Head) bool {
 	g := h.Group()
 	return h.Kind == federation.RSPKind && (g == federation.SchedulingGroup || g == federation.LegacySchedulingGroup)
@@ -43,6 +45,29 @@ func isRSP(h dialect.Head) bool {
 func isFederated(h dialect.Head) bool {
 	g := h.Group()
 	return g == federation.TypesGroup || g == federation.LegacyTypesGroup
+}
+
+// checkVersion says which versions fedctl reads when h's is another.
+func checkVersion(doc dialect.Doc) error {
+	h := doc.Head
+	want := federation.TypesVersion
+	if isRSP(h) {
+		want = federation.SchedulingVersion
+	}
+	if version := strings.TrimPrefix(h.APIVersion, h.Group()+"/"); version == want {
+		return nil
+	}
+	return doc.Errorf("apiVersion", "%s is not a version fedctl reads; %s is read as %s/%s (or %s/%s)", h.APIVersion, h.Kind,
+		h.Group(), want, otherGroup(h.Group()), want)
+}
+
+// otherGroup is the group's name in the other KubeFed era (kubefed.io and
+// kubefed.k8s.io).
+func otherGroup(group string) string {
+	if base, ok := strings.CutSuffix(group, ".kubefed.k8s.io"); ok {
+		return base + ".kubefed.io"
+	}
+	return strings.TrimSuffix(group, ".kubefed.io") + ".kubefed.k8s.io"
 }
 
 // decoded is one claimed document strictly decoded: the work Read spreads
@@ -77,6 +102,12 @@ func (Dialect) Read(in dialect.Input, claimed []bool) (*federation.Set, error) {
 		i := idx[j]
 		doc := in.Docs[i]
 		id := doc.Head.ID()
+		if d.rsp != nil || d.obj != nil {
+			if err := checkVersion(doc); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
 		switch {
 		case d.rsp != nil:
 			if d.err != nil {

@@ -98,3 +98,19 @@ func TestRead(t *testing.T) {
 		})
 	}
 }
+
+// TestReadUnknownVersions: a known group at a version fedctl does not read
+// is an error naming the versions it reads, not a plain object, and is not
+// read as the known version.
+func TestReadUnknownVersions(t *testing.T) {
+	t.Parallel()
+	objects, rsps, errs, claimed := read(t, "apiVersion: types.kubefed.io/v2\nkind: FederatedDeployment\nmetadata: {name: web}\n---\n"+
+		"apiVersion: scheduling.kubefed.k8s.io/v1beta1\nkind: ReplicaSchedulingPreference\nmetadata: {name: web}\nspec: {targetKind: FederatedDeployment}\n")
+	assert.Equal(t, []bool{true, true}, claimed)
+	assert.Empty(t, objects)
+	assert.Empty(t, rsps)
+	assert.Equal(t, []string{
+		"in.yaml:1: FederatedDeployment web: apiVersion: types.kubefed.io/v2 is not a version fedctl reads; FederatedDeployment is read as types.kubefed.io/v1beta1 (or types.kubefed.k8s.io/v1beta1)",
+		"in.yaml:5: ReplicaSchedulingPreference web: apiVersion: scheduling.kubefed.k8s.io/v1beta1 is not a version fedctl reads; ReplicaSchedulingPreference is read as scheduling.kubefed.k8s.io/v1alpha1 (or scheduling.kubefed.io/v1alpha1)",
+	}, errs)
+}
