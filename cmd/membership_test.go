@@ -317,3 +317,24 @@ func mustRead(t *testing.T, path string) []byte {
 	require.NoError(t, err)
 	return data
 }
+
+// TestMembersAreNotRateLimitedWithAPF: the test API servers, like every
+// API server since 1.20, answer with API Priority and Fairness's headers,
+// so fedctl lifts its client-side limit after the first response: 300
+// requests go through a bucket of 5 per second in well under the minute
+// the bucket alone would take.
+func TestMembersAreNotRateLimitedWithAPF(t *testing.T) {
+	e := testenv.Require(t, env)
+	cfg, err := members.Access{Kubeconfig: e.Kubeconfig, QPS: 5, Burst: 1}.RESTConfig(members.Member{Name: "cluster1"})
+	require.NoError(t, err)
+	cs, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	start := time.Now()
+	for range 300 {
+		_, err := cs.CoreV1().Namespaces().Get(context.Background(), "default", metav1.GetOptions{})
+		require.NoError(t, err)
+	}
+	took := time.Since(start)
+	t.Logf("300 GETs in %s", took)
+	assert.Less(t, took, 30*time.Second, "a bucket of 5/s would need 60 s")
+}

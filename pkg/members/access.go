@@ -33,6 +33,10 @@ type Access struct {
 	// Warnings receives the API servers' warnings (deprecated APIs and the
 	// like), one line each, de-duplicated; nil drops them.
 	Warnings io.Writer
+	// QPS and Burst bound the requests to a member without API Priority
+	// and Fairness; zero means DefaultQPS and DefaultBurst.
+	QPS   float32
+	Burst int
 	// RequestLog, when set, receives one line per HTTP request (-v 6 and
 	// up). Headers are never logged, so no credential can leak into it.
 	RequestLog io.Writer
@@ -127,9 +131,19 @@ func (a Access) RESTConfig(m Member) (*rest.Config, error) {
 	}
 	cfg.Timeout = a.Timeout
 	cfg.UserAgent = a.UserAgent
-	// One fedctl run talks to each member in bursts (discovery, then one
-	// request per type); client-go's default of 5 QPS would make that crawl.
-	cfg.QPS, cfg.Burst = 50, 100
+	// One limiter for every client of the member (dynamic, metadata,
+	// discovery), which each made their own otherwise; off once the member
+	// shows API Priority and Fairness (see apfLimiter).
+	qps, burst := a.QPS, a.Burst
+	if qps <= 0 {
+		qps = DefaultQPS
+	}
+	if burst <= 0 {
+		burst = DefaultBurst
+	}
+	limiter := newAPFLimiter(qps, burst)
+	cfg.RateLimiter = limiter
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &apfWatcher{next: rt, limiter: limiter} })
 	cfg.WarningHandler = rest.NoWarnings{}
 	if a.Warnings != nil {
 		cfg.WarningHandler = rest.NewWarningWriter(a.Warnings, rest.WarningWriterOptions{Deduplicate: true})
