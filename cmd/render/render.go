@@ -39,8 +39,10 @@ the given manifests, exactly as apply would send them, without touching any
 cluster: no kubeconfig is read and nothing goes over the network.
 
 Placement, ReplicaSchedulingPreferences and overrides follow KubeFed. Output is
-sorted by cluster, group, kind, namespace and name and is identical on every
-run, so it can be diffed and committed. With --output-dir, each object is
+sorted by cluster, then in install order (Namespaces and CRDs first, so that
+kubectl apply -f - creates what the rest needs first), then by group, kind,
+namespace and name, and is identical on every run, so it can be diffed and
+committed. With --output-dir, each object is
 written to DIR/CLUSTER/NAMESPACE/KIND_NAME.yaml (cluster-scoped objects under
 DIR/CLUSTER/_cluster/) for GitOps tools.`,
 		Example: `  # Everything every member would get

@@ -73,7 +73,8 @@ type Placed struct {
 
 // Result is the output of ForClusters.
 type Result struct {
-	// Targets are sorted by cluster, group, kind, namespace and name.
+	// Targets are sorted by cluster, install order (Namespaces and CRDs
+	// first; typeconfig.InstallRank), group, kind, namespace and name.
 	Targets []Target
 	// Placed lists every federated object with its members, in input order.
 	Placed []Placed
@@ -551,6 +552,7 @@ func positioned(o *federation.Object, err error) []error {
 func compareTargets(a, b Target) int {
 	return cmpChain(
 		strings.Compare(a.Cluster, b.Cluster),
+		typeconfig.InstallRank(a.Type.Kind)-typeconfig.InstallRank(b.Type.Kind),
 		strings.Compare(a.Type.Group, b.Type.Group),
 		strings.Compare(a.Type.Kind, b.Type.Kind),
 		strings.Compare(a.Namespace(), b.Namespace()),

@@ -215,8 +215,8 @@ spec:
 	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members})
 	require.Empty(t, errs(res))
 	assert.Equal(t, []string{
+		"a Namespace /shop", // install order: Namespaces first
 		"a ConfigMap shop/cfg",
-		"a Namespace /shop",
 		"c Namespace /shop",
 		"c ClusterRole /reader",
 	}, summary(res), "the ConfigMap is placed where both it and its namespace are; the default namespace is never propagated")
@@ -253,7 +253,7 @@ spec:
     - {op: remove, path: /data/missing}
 `)
 	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members, Only: []string{"a", "b"}})
-	assert.Equal(t, []string{"a ConfigMap shop/cfg", "a Namespace /shop", "b Namespace /shop"}, summary(res), "--cluster limits the output; the failing member is left out")
+	assert.Equal(t, []string{"a Namespace /shop", "a ConfigMap shop/cfg", "b Namespace /shop"}, summary(res), "--cluster limits the output; the failing member is left out")
 	require.Len(t, res.Errors, 1)
 	assert.True(t, strings.HasPrefix(res.Errors[0].Error(), "cluster b: in.yaml:17: FederatedConfigMap shop/cfg: spec.overrides[0].clusterOverrides[0]: remove /data/missing: "), res.Errors[0].Error())
 	assert.Contains(t, res.Errors[0].Error(), "remove /data/missing")
