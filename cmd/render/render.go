@@ -3,6 +3,7 @@ package render
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -101,6 +102,13 @@ func (o *RenderOptions) Run() error {
 	case o.OutputDir != "":
 		clusters := in.Clusters
 		if err := printers.WriteTree(o.OutputDir, slices.Sorted(slices.Values(clusters)), res.Targets); err != nil {
+			return err
+		}
+		removed, err := printers.PruneTree(o.OutputDir, in.Federation.Names())
+		for _, name := range removed {
+			fmt.Fprintf(o.IO.ErrOut, "removed %s: %s is no longer a member cluster\n", filepath.Join(o.OutputDir, name), name)
+		}
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(o.IO.ErrOut, "%s wrote %d objects for %d clusters to %s\n", o.IO.ErrColorScheme().SuccessIcon(), len(res.Targets), len(clusters), o.OutputDir)

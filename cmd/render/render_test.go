@@ -119,6 +119,20 @@ func TestRenderOutputDir(t *testing.T) {
 	require.NoError(t, err)
 	assert.NoFileExists(t, stale)
 
+	// The directory of a member that left goes too, and render says so;
+	// a file or hidden directory someone put there stays.
+	left := filepath.Join(dir, "cluster9", "shop")
+	require.NoError(t, os.MkdirAll(left, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(left, "deployment_web.yaml"), []byte("x"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("x"), 0o644))
+	_, errOut, err = run(t, "", "-f", examples, "--output-dir", dir)
+	require.NoError(t, err)
+	assert.Equal(t, "removed "+filepath.Join(dir, "cluster9")+": cluster9 is no longer a member cluster\n✓ wrote 8 objects for 3 clusters to "+dir+"\n", errOut)
+	assert.NoDirExists(t, filepath.Join(dir, "cluster9"))
+	assert.DirExists(t, filepath.Join(dir, ".git"))
+	assert.FileExists(t, filepath.Join(dir, "README.md"))
+
 	// A directory fedctl did not write is never touched.
 	foreign := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(foreign, "keep.txt"), []byte("x"), 0o644))

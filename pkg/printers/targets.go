@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fedctl/fedctl/pkg/render"
@@ -111,6 +112,32 @@ func WriteTree(dir string, clusters []string, targets []render.Target) error {
 		}
 	}
 	return nil
+}
+
+// PruneTree removes from a tree WriteTree wrote the directories of clusters
+// that are no longer members, so that a GitOps tool reading the tree stops
+// deploying to them, and returns their names, sorted. Other entries (files,
+// hidden directories) are left alone; a directory WriteTree did not write
+// is refused.
+func PruneTree(dir string, members []string) ([]string, error) {
+	if _, err := os.Stat(filepath.Join(dir, treeMarker)); err != nil {
+		return nil, fmt.Errorf("--output-dir %s was not written by fedctl render; nothing removed", dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--output-dir: %w", err)
+	}
+	var removed []string
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || slices.Contains(members, e.Name()) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return removed, fmt.Errorf("--output-dir: %w", err)
+		}
+		removed = append(removed, e.Name())
+	}
+	return removed, nil
 }
 
 func prepareTree(dir string) error {
