@@ -22,8 +22,8 @@ type ApplyOptions struct {
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
 	Access     func() (members.Access, error)
-	// Applier returns the Applier of one member; tests replace it.
-	Applier func(members.Access, members.Member) (propagate.Applier, error)
+	// NewClient returns the Client of one member; tests replace it.
+	NewClient func(members.Access, members.Member) (members.Client, error)
 
 	Filenames      []string
 	Recursive      bool
@@ -66,7 +66,7 @@ const DefaultMaxDeletions = 100
 
 // NewCmdApply returns the apply command. runF, when set, replaces Run.
 func NewCmdApply(f *cmdutil.Factory, runF func(*ApplyOptions) error) *cobra.Command {
-	opts := &ApplyOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: propagate.NewMemberApplier, Version: f.Build.Version}
+	opts := &ApplyOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, NewClient: members.NewMemberClient, Version: f.Build.Version}
 	cmd := &cobra.Command{
 		Use:   "apply -f FILENAME [--cluster NAME]... [--dry-run=none|client|server]",
 		Short: "Apply federated objects to member clusters",
@@ -220,7 +220,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		maxDeletions = &o.MaxDeletions
 	}
 	var report *propagate.Report
-	var appliers func(string) (propagate.Applier, error)
+	var clients func(string) (members.Client, error)
 	if o.DryRun == "client" && set == nil {
 		report = propagate.Plan(res, clusters)
 	} else {
@@ -229,7 +229,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 			return err
 		}
 		access.Timeout = o.Timeout
-		appliers = propagate.MemberAppliers(fed, access, o.Applier)
+		clients = members.Clients(fed, access, o.NewClient)
 		run := propagate.Run
 		if o.DryRun == "client" {
 			run = propagate.PlanLive // reads, to find what --prune would delete
@@ -237,7 +237,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		report = run(ctx, propagate.Input{
 			Result:   res,
 			Clusters: clusters,
-			Appliers: appliers,
+			Clients:  clients,
 			Options: propagate.Options{
 				FieldManager: o.FieldManager,
 				Force:        o.ForceConflicts,
@@ -263,14 +263,14 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	if !o.Wait {
 		return applyErr
 	}
-	return errors.Join(applyErr, o.wait(ctx, res, report, appliers))
+	return errors.Join(applyErr, o.wait(ctx, res, report, clients))
 }
 
 // wait waits, with status.Wait, until the objects of the members that
 // could be reached are Current. A member that failed as a whole is already
 // reported, and waiting for it could only time out; an object that failed
 // to apply is one the wait reports as not ready, or as hopeless.
-func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *propagate.Report, appliers func(string) (propagate.Applier, error)) error {
+func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *propagate.Report, clients func(string) (members.Client, error)) error {
 	var ok []string
 	for _, c := range report.Clusters {
 		if c.Error == "" {
@@ -283,7 +283,7 @@ func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *pro
 	wctx, cancel := context.WithTimeout(ctx, o.WaitTimeout)
 	defer cancel()
 	_, err := status.Wait(wctx, status.WaitInput{
-		Input:    &status.Input{Result: res, Clusters: ok, Appliers: appliers, Concurrency: o.Concurrency, Timeout: o.Timeout},
+		Input:    &status.Input{Result: res, Clusters: ok, Clients: clients, Concurrency: o.Concurrency, Timeout: o.Timeout},
 		Progress: o.IO.ErrOut, Live: o.IO.IsStderrTTY(), ColorScheme: o.IO.ErrColorScheme(),
 	})
 	if ctxErr := ctx.Err(); ctxErr != nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
-	"github.com/fedctl/fedctl/pkg/propagate"
 )
 
 func TestNewCmdApply(t *testing.T) {
@@ -91,7 +90,7 @@ func TestNewCmdApply(t *testing.T) {
 }
 
 // TestApplyRunInputErrors: a broken input stops apply before any member
-// is reached (no Applier is even created).
+// is reached (no Client is even created).
 func TestApplyRunInputErrors(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, `apiVersion: types.kubefed.io/v1beta1
@@ -115,7 +114,7 @@ spec:
 			return &members.File{Path: filepath.Join(dir, "f.yaml"), Federation: fed}, nil
 		},
 		Access: func() (members.Access, error) { return members.Access{}, nil },
-		Applier: func(members.Access, members.Member) (propagate.Applier, error) {
+		NewClient: func(members.Access, members.Member) (members.Client, error) {
 			called = true
 			return nil, errors.New("unreachable")
 		},
@@ -155,11 +154,11 @@ func TestApplyRunExitCodes(t *testing.T) {
 				Access:    func() (members.Access, error) { return members.Access{}, nil },
 				Filenames: []string{dir}, Namespace: "default", DryRun: "none", FieldManager: "fedctl", Concurrency: 3, Timeout: time.Second,
 			}
-			o.Applier = func(_ members.Access, m members.Member) (propagate.Applier, error) {
+			o.NewClient = func(_ members.Access, m members.Member) (members.Client, error) {
 				if tt.failing[m.Name] {
 					return nil, errors.New("no route to host")
 				}
-				return okApplier{}, nil
+				return okClient{}, nil
 			}
 			tt.check(t, o.Run(context.Background()))
 			assert.Empty(t, out.String())
@@ -191,9 +190,9 @@ func TestApplySummaryColour(t *testing.T) {
 			Federation: func() (*members.File, error) {
 				return &members.File{Path: filepath.Join(dir, "f.yaml"), Federation: fed}, nil
 			},
-			Access:  func() (members.Access, error) { return members.Access{}, nil },
-			Applier: func(members.Access, members.Member) (propagate.Applier, error) { return okApplier{}, nil },
-			Output:  "json", Filenames: []string{dir}, Namespace: "default", DryRun: "none", FieldManager: "fedctl", Concurrency: 3, Timeout: time.Second,
+			Access:    func() (members.Access, error) { return members.Access{}, nil },
+			NewClient: func(members.Access, members.Member) (members.Client, error) { return okClient{}, nil },
+			Output:    "json", Filenames: []string{dir}, Namespace: "default", DryRun: "none", FieldManager: "fedctl", Concurrency: 3, Timeout: time.Second,
 		}
 		require.NoError(t, o.Run(context.Background()))
 		assert.Contains(t, errOut.String(), "cluster cluster1: 1 created")

@@ -8,37 +8,42 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/members"
 )
 
-// okApplier is a member that serves every type, holds nothing and accepts
+// okClient is a member that serves every type, holds nothing and accepts
 // every write.
-type okApplier struct{}
+type okClient struct{}
 
-var _ propagate.Applier = okApplier{}
+var _ members.Client = okClient{}
 
-func (okApplier) Map(gvk schema.GroupVersionKind) (propagate.Mapping, error) {
-	return propagate.Mapping{Resource: gvk.GroupVersion().WithResource("things")}, nil
+func (okClient) Map(_ context.Context, gvk schema.GroupVersionKind) (members.Mapping, error) {
+	return members.Mapping{Resource: gvk.GroupVersion().WithResource("things")}, nil
 }
-func (okApplier) Reset() {}
-func (okApplier) List(context.Context, propagate.Mapping, string) ([]unstructured.Unstructured, error) {
+func (okClient) Reset()                                                       {}
+func (okClient) Server() string                                               { return "https://ok.example" }
+func (okClient) Resources(context.Context) ([]*metav1.APIResourceList, error) { return nil, nil }
+func (okClient) ListTable(context.Context, members.Mapping, members.ListOptions) (*metav1.Table, error) {
+	return &metav1.Table{}, nil
+}
+func (okClient) List(context.Context, members.Mapping, members.ListOptions) ([]unstructured.Unstructured, error) {
 	return nil, nil
 }
-func (okApplier) ListMetadata(context.Context, propagate.Mapping, string) ([]metav1.PartialObjectMetadata, error) {
+func (okClient) ListMetadata(context.Context, members.Mapping, members.ListOptions) ([]metav1.PartialObjectMetadata, error) {
 	return nil, nil
 }
-func (okApplier) NamespaceContents(context.Context, string) ([]unstructured.Unstructured, error) {
+func (okClient) NamespaceContents(context.Context, string) ([]unstructured.Unstructured, error) {
 	return nil, nil
 }
-func (okApplier) Get(_ context.Context, m propagate.Mapping, _, name string) (*unstructured.Unstructured, error) {
+func (okClient) Get(_ context.Context, m members.Mapping, _, name string) (*unstructured.Unstructured, error) {
 	return nil, apierrors.NewNotFound(m.Resource.GroupResource(), name)
 }
-func (okApplier) Apply(_ context.Context, _ propagate.Mapping, obj *unstructured.Unstructured, _ propagate.WriteOptions) (*unstructured.Unstructured, error) {
+func (okClient) Apply(_ context.Context, _ members.Mapping, obj *unstructured.Unstructured, _ members.WriteOptions) (*unstructured.Unstructured, error) {
 	return obj, nil
 }
-func (okApplier) MergePatch(context.Context, propagate.Mapping, string, string, []byte, propagate.WriteOptions) (*unstructured.Unstructured, error) {
+func (okClient) MergePatch(context.Context, members.Mapping, string, string, []byte, members.WriteOptions) (*unstructured.Unstructured, error) {
 	return &unstructured.Unstructured{Object: map[string]any{}}, nil
 }
-func (okApplier) Delete(context.Context, propagate.Mapping, string, string, metav1.DeleteOptions) error {
+func (okClient) Delete(context.Context, members.Mapping, string, string, metav1.DeleteOptions) error {
 	return nil
 }

@@ -11,15 +11,16 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/testenv"
 )
 
-// stoppingApplier stops its member's API server just before the n-th
+// stoppingClient stops its member's API server just before the n-th
 // server-side apply it is asked to send, as a crash in the middle of a run
 // would.
-type stoppingApplier struct {
-	propagate.Applier
+type stoppingClient struct {
+	members.Client
 	stop func()
 
 	mu      sync.Mutex
@@ -27,14 +28,14 @@ type stoppingApplier struct {
 	n       int
 }
 
-func (s *stoppingApplier) Apply(ctx context.Context, m propagate.Mapping, obj *unstructured.Unstructured, opts propagate.WriteOptions) (*unstructured.Unstructured, error) {
+func (s *stoppingClient) Apply(ctx context.Context, m members.Mapping, obj *unstructured.Unstructured, opts members.WriteOptions) (*unstructured.Unstructured, error) {
 	s.mu.Lock()
 	s.applies++
 	if s.applies == s.n {
 		s.stop()
 	}
 	s.mu.Unlock()
-	return s.Applier.Apply(ctx, m, obj, opts)
+	return s.Client.Apply(ctx, m, obj, opts)
 }
 
 // TestApplyMemberStopsDuringApply: cluster3's API server dies after some of
@@ -60,12 +61,12 @@ func TestApplyMemberStopsDuringApply(t *testing.T) {
 			require.NoError(t, e.StartCluster(context.Background(), "cluster3"))
 		}
 	}()
-	wrap := func(cluster string, a propagate.Applier) propagate.Applier {
+	wrap := func(cluster string, a members.Client) members.Client {
 		if cluster != "cluster3" {
 			return a
 		}
 		// the Namespace, then 10 ConfigMaps, then the server goes
-		return &stoppingApplier{Applier: a, n: 12, stop: func() {
+		return &stoppingClient{Client: a, n: 12, stop: func() {
 			require.NoError(t, e.StopCluster("cluster3"))
 			stopped = true
 		}}

@@ -131,9 +131,9 @@ func runApply(t *testing.T, fed *members.Federation, args ...string) applyRun {
 	return runApplyWith(t, fed, nil, args...)
 }
 
-// runApplyWith is runApply with each member's Applier passed through wrap
+// runApplyWith is runApply with each member's Client passed through wrap
 // (when set), to act from inside a run.
-func runApplyWith(t *testing.T, fed *members.Federation, wrap func(cluster string, a propagate.Applier) propagate.Applier, args ...string) applyRun {
+func runApplyWith(t *testing.T, fed *members.Federation, wrap func(cluster string, a members.Client) members.Client, args ...string) applyRun {
 	t.Helper()
 	e := testenv.Require(t, env)
 	ios, _, out, errOut := iostreams.Test()
@@ -150,13 +150,13 @@ func runApplyWith(t *testing.T, fed *members.Federation, wrap func(cluster strin
 	var runF func(*ApplyOptions) error
 	if wrap != nil {
 		runF = func(o *ApplyOptions) error {
-			real := o.Applier
-			o.Applier = func(a members.Access, m members.Member) (propagate.Applier, error) {
-				applier, err := real(a, m)
+			real := o.NewClient
+			o.NewClient = func(a members.Access, m members.Member) (members.Client, error) {
+				client, err := real(a, m)
 				if err != nil {
 					return nil, err
 				}
-				return wrap(m.Name, applier), nil
+				return wrap(m.Name, client), nil
 			}
 			return o.Run(context.Background())
 		}

@@ -21,8 +21,8 @@ type DeleteOptions struct {
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
 	Access     func() (members.Access, error)
-	// Applier returns the Applier of one member; tests replace it.
-	Applier func(members.Access, members.Member) (propagate.Applier, error)
+	// NewClient returns the Client of one member; tests replace it.
+	NewClient func(members.Access, members.Member) (members.Client, error)
 
 	Filenames []string
 	// AllowEmpty accepts a run with nothing to do (--allow-empty).
@@ -39,7 +39,7 @@ type DeleteOptions struct {
 
 // NewCmdDelete returns the delete command. runF, when set, replaces Run.
 func NewCmdDelete(f *cmdutil.Factory, runF func(*DeleteOptions) error) *cobra.Command {
-	opts := &DeleteOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: propagate.NewMemberApplier}
+	opts := &DeleteOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, NewClient: members.NewMemberClient}
 	cmd := &cobra.Command{
 		Use:   "delete -f FILENAME [--cluster NAME]... [--cascade=background|foreground|orphan]",
 		Short: "Delete the member objects of federated objects",
@@ -137,7 +137,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	report := propagate.Delete(ctx, propagate.Input{
 		Result:   res,
 		Clusters: clusters,
-		Appliers: propagate.MemberAppliers(fed, access, o.Applier),
+		Clients:  members.Clients(fed, access, o.NewClient),
 		Options: propagate.Options{
 			DryRun:      o.DryRun == "server",
 			Concurrency: o.Concurrency,

@@ -45,7 +45,7 @@ func TestNewCmdDelete(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			got.IO, got.Federation, got.Access, got.Applier = nil, nil, nil, nil
+			got.IO, got.Federation, got.Access, got.NewClient = nil, nil, nil, nil
 			assert.Equal(t, tt.want, *got)
 		})
 	}

@@ -30,8 +30,8 @@ type DiffOptions struct {
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
 	Access     func() (members.Access, error)
-	// Applier returns the Applier of one member; tests replace it.
-	Applier func(members.Access, members.Member) (propagate.Applier, error)
+	// NewClient returns the Client of one member; tests replace it.
+	NewClient func(members.Access, members.Member) (members.Client, error)
 	// Getenv reads FEDCTL_EXTERNAL_DIFF and KUBECTL_EXTERNAL_DIFF; tests
 	// replace it.
 	Getenv func(string) string
@@ -54,7 +54,7 @@ type DiffOptions struct {
 
 // NewCmdDiff returns the diff command. runF, when set, replaces Run.
 func NewCmdDiff(f *cmdutil.Factory, runF func(*DiffOptions) error) *cobra.Command {
-	opts := &DiffOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: propagate.NewMemberApplier, Getenv: os.Getenv, Version: f.Build.Version}
+	opts := &DiffOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, NewClient: members.NewMemberClient, Getenv: os.Getenv, Version: f.Build.Version}
 	cmd := &cobra.Command{
 		Use:   "diff -f FILENAME [--cluster NAME]... [--prune --applyset NAME]",
 		Short: "Show what apply would change in member clusters",
@@ -159,7 +159,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	report := propagate.Compare(ctx, propagate.Input{
 		Result:   res,
 		Clusters: clusters,
-		Appliers: propagate.MemberAppliers(fed, access, o.Applier),
+		Clients:  members.Clients(fed, access, o.NewClient),
 		Options: propagate.Options{
 			FieldManager: o.FieldManager,
 			Force:        o.ForceConflicts,

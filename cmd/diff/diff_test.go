@@ -56,7 +56,7 @@ func TestNewCmdDiff(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			got.IO, got.Federation, got.Access, got.Applier, got.Getenv, got.Version = nil, nil, nil, nil, nil, ""
+			got.IO, got.Federation, got.Access, got.NewClient, got.Getenv, got.Version = nil, nil, nil, nil, nil, ""
 			assert.Equal(t, tt.want, *got)
 		})
 	}

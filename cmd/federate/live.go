@@ -40,7 +40,11 @@ func (o *FederateOptions) runLive(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	lists, err := members.APIResources(ctx, access, m)
+	client, err := members.NewMemberClient(access, m)
+	if err != nil {
+		return err
+	}
+	lists, err := members.ResourcesOf(ctx, client, m)
 	var partial *members.DiscoveryError
 	switch {
 	case errors.As(err, &partial):
@@ -62,9 +66,9 @@ func (o *FederateOptions) runLive(cmd *cobra.Command) error {
 	case namespace == "" && t.Namespaced():
 		namespace = members.ContextNamespace(access, m)
 	}
-	obj, err := members.GetObject(ctx, access, m, t, namespace, o.Name)
+	obj, err := getObject(ctx, client, t, namespace, o.Name)
 	if err != nil {
-		return err
+		return members.MemberError(client, m, err)
 	}
 	reg, err := file.Federation.Registry()
 	if err != nil {
@@ -75,7 +79,7 @@ func (o *FederateOptions) runLive(cmd *cobra.Command) error {
 		return err
 	}
 	if o.Contents {
-		contents, err := o.contents(ctx, access, m, lists, namespace, reg)
+		contents, err := o.contents(ctx, client, m, lists, namespace, reg)
 		if err != nil {
 			return err
 		}
@@ -104,12 +108,17 @@ func (o *FederateOptions) member(fed *members.Federation) (members.Member, error
 
 // contents federates the namespaced objects in namespace, type by type in
 // name order, leaving out what SkipContent rejects (said on stderr).
-func (o *FederateOptions) contents(ctx context.Context, a members.Access, m members.Member, lists []*metav1.APIResourceList, namespace string, reg *typeconfig.Registry) ([]map[string]any, error) {
+func (o *FederateOptions) contents(ctx context.Context, c members.Client, m members.Member, lists []*metav1.APIResourceList, namespace string, reg *typeconfig.Registry) ([]map[string]any, error) {
 	var out []map[string]any
 	for _, t := range federation.ContentsTypes(lists, o.Skip) {
-		objs, err := members.ListObjects(ctx, a, m, t, namespace)
+		var objs []unstructured.Unstructured
+		err := members.Retry(ctx, members.Idempotent, func() error {
+			var err error
+			objs, err = c.List(ctx, mappingOf(t), members.ListOptions{Namespace: namespace})
+			return err
+		})
 		if err != nil {
-			return nil, fmt.Errorf("list %s in namespace %s: %w", t.Name(), namespace, err)
+			return nil, members.MemberError(c, m, fmt.Errorf("list %s in namespace %s: %w", t.Name(), namespace, err))
 		}
 		var kept []unstructured.Unstructured
 		for _, obj := range objs {
@@ -145,4 +154,20 @@ func (o *FederateOptions) convert(objs []unstructured.Unstructured, reg *typecon
 
 func (o *FederateOptions) warn(cluster, msg string) {
 	printWarning(o, &manifest.Error{Object: "cluster " + cluster, Err: errors.New(msg)})
+}
+
+func mappingOf(t typeconfig.Type) members.Mapping {
+	return members.MappingOf(t.Group, t.Version, t.Plural, t.Namespaced())
+}
+
+// getObject reads one object of type t; namespace is ignored for
+// cluster-scoped types.
+func getObject(ctx context.Context, c members.Client, t typeconfig.Type, namespace, name string) (*unstructured.Unstructured, error) {
+	var obj *unstructured.Unstructured
+	err := members.Retry(ctx, members.Idempotent, func() error {
+		var err error
+		obj, err = c.Get(ctx, mappingOf(t), namespace, name)
+		return err
+	})
+	return obj, err
 }

@@ -75,13 +75,13 @@ func apply(t *testing.T, manifests string) {
 	require.NoError(t, err)
 	access := members.Access{Kubeconfig: e.Kubeconfig}
 	report := propagate.Run(context.Background(), propagate.Input{Result: out.Result, Clusters: fed.Names(),
-		Appliers: func(name string) (propagate.Applier, error) {
+		Clients: func(name string) (members.Client, error) {
 			m, _ := fed.Member(name)
 			cfg, err := access.RESTConfig(m)
 			if err != nil {
 				return nil, err
 			}
-			return propagate.NewApplier(cfg)
+			return members.NewClient(cfg)
 		}})
 	require.Empty(t, report.Failed(), "%+v", report.Clusters)
 }

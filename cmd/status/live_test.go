@@ -131,13 +131,13 @@ func applyWith(t *testing.T, opts propagate.Options, paths ...string) {
 	access := members.Access{Kubeconfig: e.Kubeconfig}
 	report := propagate.Run(context.Background(), propagate.Input{
 		Result: out.Result, Clusters: fed.Names(), Options: opts,
-		Appliers: func(name string) (propagate.Applier, error) {
+		Clients: func(name string) (members.Client, error) {
 			m, _ := fed.Member(name)
 			cfg, err := access.RESTConfig(m)
 			if err != nil {
 				return nil, err
 			}
-			return propagate.NewApplier(cfg)
+			return members.NewClient(cfg)
 		},
 	})
 	require.Empty(t, report.Failed(), "apply failed: %+v", report.Clusters)
@@ -261,9 +261,9 @@ func waitFor(t *testing.T, check func(*status.Report) bool, paths ...string) *st
 	out, err := pipeline.Run(pipeline.Input{Filenames: paths, DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
 	require.NoError(t, err)
 	access := members.Access{Kubeconfig: testenv.Require(t, env).Kubeconfig}
-	in := status.Input{Result: out.Result, Clusters: fed.Names(), Appliers: func(name string) (propagate.Applier, error) {
+	in := status.Input{Result: out.Result, Clusters: fed.Names(), Clients: func(name string) (members.Client, error) {
 		m, _ := fed.Member(name)
-		return propagate.NewMemberApplier(access, m)
+		return members.NewMemberClient(access, m)
 	}}
 	deadline := time.Now().Add(time.Minute)
 	for {

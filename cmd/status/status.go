@@ -13,7 +13,6 @@ import (
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/printers"
-	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/status"
 )
@@ -29,8 +28,8 @@ type StatusOptions struct {
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
 	Access     func() (members.Access, error)
-	// Applier returns the Applier of one member; tests replace it.
-	Applier func(members.Access, members.Member) (propagate.Applier, error)
+	// NewClient returns the Client of one member; tests replace it.
+	NewClient func(members.Access, members.Member) (members.Client, error)
 
 	Filenames []string
 	// AllowEmpty accepts a run with nothing to do (--allow-empty).
@@ -50,7 +49,7 @@ type StatusOptions struct {
 
 // NewCmdStatus returns the status command. runF, when set, replaces Run.
 func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Command {
-	opts := &StatusOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Applier: propagate.NewMemberApplier}
+	opts := &StatusOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, NewClient: members.NewMemberClient}
 	cmd := &cobra.Command{
 		Use:   "status (-f FILENAME | TYPE NAME) [--cluster NAME]... [--wait]",
 		Short: "Show where federated objects are propagated and whether they are ready",
@@ -203,13 +202,13 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		readTimeout = defaultReadTimeout
 	}
 	access.Timeout = readTimeout
-	// One Applier per member for the whole run, so that --wait discovers
+	// One Client per member for the whole run, so that --wait discovers
 	// each member's types once rather than at every read.
-	appliers := propagate.MemberAppliers(fed, access, o.Applier)
+	clients := members.Clients(fed, access, o.NewClient)
 	if in != nil {
-		in.Appliers, in.Timeout = appliers, readTimeout
+		in.Clients, in.Timeout = clients, readTimeout
 	} else {
-		lookup.Appliers, lookup.Timeout = appliers, readTimeout
+		lookup.Clients, lookup.Timeout = clients, readTimeout
 	}
 
 	var report *status.Report

@@ -74,9 +74,16 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 		return err
 	}
 	access.Timeout = o.Timeout
+	// Listing every type draws deprecation warnings (Endpoints, ...) that
+	// say nothing about what unjoin leaves behind.
+	access.Warnings = nil
 	lookupCtx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	left, lookupErr := members.ManagedObjects(lookupCtx, access, m)
+	var left []members.ResourceCount
+	client, lookupErr := members.NewMemberClient(access, m)
+	if lookupErr == nil {
+		left, lookupErr = members.ManagedObjects(lookupCtx, client)
+	}
 
 	cs := o.IO.ErrColorScheme()
 	if o.DryRun {

@@ -1,5 +1,7 @@
 package federation
 
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 // ManagedLabel marks an object in a member cluster as managed by the
 // federation, with the same key and value KubeFed's sync controller uses, so
 // objects propagated by KubeFed and by fedctl are recognised alike. An object
@@ -28,4 +30,16 @@ func SourceOf(o *Object) string {
 		return o.Kind + "/" + o.Name
 	}
 	return o.Kind + "/" + o.Namespace + "/" + o.Name
+}
+
+// Owned says whether obj carries fedctl's identity marker: fedctl created
+// it (or adopted it), and may change or delete it.
+func Owned(obj metav1.Object) bool {
+	return obj.GetLabels()[ManagedByLabel] == ManagedByValue
+}
+
+// HandsOff says whether obj is labelled kubefed.io/managed: "false": never
+// touched, whoever created it (KubeFed's meaning).
+func HandsOff(obj metav1.Object) bool {
+	return obj.GetLabels()[ManagedLabel] == "false"
 }

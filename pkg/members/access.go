@@ -188,3 +188,7 @@ func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	fmt.Fprintf(t.out, "[%s] %s %s %s in %s\n", t.member, req.Method, req.URL.Redacted(), resp.Status, took)
 	return resp, nil
 }
+
+// WrappedRoundTripper lets client-go reach the transport below, to cancel
+// requests.
+func (t *loggingTransport) WrappedRoundTripper() http.RoundTripper { return t.next }

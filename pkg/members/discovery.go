@@ -3,6 +3,7 @@ package members
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -47,29 +48,26 @@ func (e *DiscoveryError) Error() string {
 // with what they got. Any other failure, including ctx expiring, returns no
 // resources and an error that says what went wrong with which server.
 func APIResources(ctx context.Context, a Access, m Member) ([]*metav1.APIResourceList, error) {
-	cfg, err := a.RESTConfig(m)
+	c, err := NewMemberClient(a, m)
 	if err != nil {
 		return nil, err
 	}
-	client, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, &ConfigError{Member: m.Name, Context: m.ContextName(), Source: "kubeconfig", Err: err}
-	}
-	lists, err := client.ServerPreferredResourcesWithContext(ctx)
-	if ctxErr := ctx.Err(); ctxErr != nil {
+	return ResourcesOf(ctx, c, m)
+}
+
+// ResourcesOf is c.Resources, with errors that name m and its API server.
+func ResourcesOf(ctx context.Context, c Client, m Member) ([]*metav1.APIResourceList, error) {
+	lists, err := c.Resources(ctx)
+	var de *DiscoveryError
+	switch {
+	case ctx.Err() != nil:
 		// Groups that failed because time ran out are no partial result.
-		return nil, explain(cfg.Host, m, ctxErr)
-	}
-	if err != nil {
-		failed, partial := discovery.GroupDiscoveryFailedErrorGroups(err)
-		if !partial || len(lists) == 0 {
-			return nil, explain(cfg.Host, m, err)
-		}
-		de := &DiscoveryError{Member: m.Name, Groups: map[string]error{}}
-		for gv, gvErr := range failed {
-			de.Groups[gv.String()] = gvErr
-		}
+		return nil, explain(c.Server(), m, ctx.Err())
+	case errors.As(err, &de):
+		de.Member = m.Name
 		return lists, de
+	case err != nil:
+		return nil, explain(c.Server(), m, err)
 	}
 	return lists, nil
 }
@@ -205,4 +203,11 @@ func deref(schemas map[string]openAPISchema, s openAPISchema) openAPISchema {
 		}
 	}
 	return s
+}
+
+// MemberError says what err, from a request to m through c, means, naming
+// m, its API server and its context: for messages outside a per-member
+// report.
+func MemberError(c Client, m Member, err error) error {
+	return explain(c.Server(), m, err)
 }

@@ -10,9 +10,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/rest"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 )
@@ -27,32 +24,19 @@ type ResourceCount struct {
 // skippedResources would be counted twice or are never propagated.
 var skippedResources = map[string]bool{"events": true, "events.events.k8s.io": true, "componentstatuses": true}
 
-// ManagedObjects counts, per resource, the objects in m labelled as managed by
-// the federation (kubefed.io/managed=true). Leaving the federation does not
-// remove them, and unjoin says so. It lists metadata only, one request per
-// listable resource, a few at a time. Resources that fail to list are
-// reported in the error while the others are still counted.
-func ManagedObjects(ctx context.Context, a Access, m Member) ([]ResourceCount, error) {
-	cfg, err := a.RESTConfig(m)
-	if err != nil {
+// ManagedObjects counts, per resource, the objects in the member c reaches
+// labelled as managed by the federation (kubefed.io/managed=true). Leaving
+// the federation does not remove them, and unjoin says so. It lists
+// metadata only, one request per listable resource, a few at a time.
+// Resources that fail to list, and groups that fail discovery, are reported
+// in the error while the others are still counted.
+func ManagedObjects(ctx context.Context, c Client) ([]ResourceCount, error) {
+	lists, err := c.Resources(ctx)
+	var de *DiscoveryError
+	if err != nil && !errors.As(err, &de) {
 		return nil, err
 	}
-	// Listing every type draws deprecation warnings (Endpoints, ...) that
-	// say nothing about what unjoin leaves behind.
-	cfg.WarningHandler = rest.NoWarnings{}
-	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	lists, err := disco.ServerPreferredResources()
-	if err != nil && len(lists) == 0 {
-		return nil, explain(cfg.Host, m, err)
-	}
-	var resources []schema.GroupVersionResource
+	var resources []Mapping
 	for _, list := range lists {
 		gv, err := schema.ParseGroupVersion(list.GroupVersion)
 		if err != nil {
@@ -66,7 +50,7 @@ func ManagedObjects(ctx context.Context, a Access, m Member) ([]ResourceCount, e
 			if skippedResources[gvr.GroupResource().String()] {
 				continue
 			}
-			resources = append(resources, gvr)
+			resources = append(resources, Mapping{Resource: gvr, Namespaced: r.Namespaced})
 		}
 	}
 	selector := federation.ManagedLabel + "=" + federation.ManagedLabelValue
@@ -74,25 +58,33 @@ func ManagedObjects(ctx context.Context, a Access, m Member) ([]ResourceCount, e
 	errs := make([]error, len(resources))
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
-	for i, gvr := range resources {
+	for i, m := range resources {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			list, err := meta.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: selector})
+			var items []metav1.PartialObjectMetadata
+			err := Retry(ctx, Idempotent, func() error {
+				var err error
+				items, err = c.ListMetadata(ctx, m, ListOptions{LabelSelector: selector})
+				return err
+			})
 			if err != nil {
-				errs[i] = fmt.Errorf("list %s: %w", gvr.GroupResource(), err)
+				errs[i] = fmt.Errorf("list %s: %w", m.Resource.GroupResource(), RequestError(err))
 				return
 			}
-			counts[i] = len(list.Items)
+			counts[i] = len(items)
 		})
 	}
 	wg.Wait()
 	var out []ResourceCount
-	for i, gvr := range resources {
+	for i, m := range resources {
 		if counts[i] > 0 {
-			out = append(out, ResourceCount{Resource: gvr.GroupResource().String(), Count: counts[i]})
+			out = append(out, ResourceCount{Resource: m.Resource.GroupResource().String(), Count: counts[i]})
 		}
 	}
 	slices.SortFunc(out, func(a, b ResourceCount) int { return strings.Compare(a.Resource, b.Resource) })
+	if de != nil {
+		errs = append(errs, de)
+	}
 	return out, errors.Join(errs...)
 }

@@ -74,3 +74,7 @@ func (t *apfWatcher) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+// WrappedRoundTripper lets client-go reach the transport below, to cancel
+// requests.
+func (t *apfWatcher) WrappedRoundTripper() http.RoundTripper { return t.next }

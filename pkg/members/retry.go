@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -37,6 +38,10 @@ type retryStatsKey struct{}
 func WithRetryStats(ctx context.Context, stats *RetryStats) context.Context {
 	return context.WithValue(ctx, retryStatsKey{}, stats)
 }
+
+// errPartialDiscovery is a discovery where some groups failed: worth a few
+// more tries (see restMapper).
+var errPartialDiscovery = errors.New("some API groups could not be discovered")
 
 // Idempotence says what a request does when sent twice.
 type Idempotence bool
@@ -111,16 +116,19 @@ func retriable(err error, idem Idempotence) bool {
 // certificate that is not trusted and the end of the caller's context are
 // final.
 func Transient(err error) bool {
+	if errors.Is(err, errPartialDiscovery) {
+		return true
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	if apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
-		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err) {
-		return true
-	}
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
-		return status.Status().Code >= 500
+		// By the HTTP status: client-go marks every response it could not
+		// parse as an "unexpected server response", a 401 included.
+		code := status.Status().Code
+		return code == http.StatusTooManyRequests || code >= 500 ||
+			apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err)
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return false

@@ -31,6 +31,7 @@ func TestTransient(t *testing.T) {
 		{fmt.Errorf("body: %w", io.ErrUnexpectedEOF), true},
 		{errors.New("net/http: TLS handshake timeout"), true},
 		{apierrors.NewNotFound(gr, "x"), false},
+		{apierrors.NewGenericServerResponse(http.StatusUnauthorized, "get", gr, "", "", 0, true), false},
 		{apierrors.NewConflict(gr, "x", errors.New("changed")), false},
 		{apierrors.NewForbidden(gr, "x", errors.New("no")), false},
 		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), false},

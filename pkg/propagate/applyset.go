@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/fedctl/fedctl/pkg/members"
 )
 
 // Labels and annotations of kubectl's ApplySets (KEP-3659), so that
@@ -96,8 +98,8 @@ func (a ApplySet) Kind() string {
 	return "Secret"
 }
 
-func (a ApplySet) mapping() Mapping {
-	return Mapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: a.Resource}, Namespaced: true}
+func (a ApplySet) mapping() members.Mapping {
+	return members.Mapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: a.Resource}, Namespaced: true}
 }
 
 // ID is the set's ID as kubectl computes it: "applyset-" + the unpadded
@@ -163,14 +165,14 @@ func (s *memberSync) readApplySet(ctx context.Context) error {
 	var live *unstructured.Unstructured
 	err := withRetry(ctx, func() error {
 		var err error
-		live, err = s.applier.Get(ctx, set.mapping(), set.Namespace, set.Name)
+		live, err = s.client.Get(ctx, set.mapping(), set.Namespace, set.Name)
 		return err
 	})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
 	case err != nil:
-		return fmt.Errorf("read the ApplySet parent %s: %w", set.Ref(), explain(err))
+		return fmt.Errorf("read the ApplySet parent %s: %w", set.Ref(), members.RequestError(err))
 	}
 	if id := live.GetLabels()[ApplySetIDLabel]; id != set.ID() {
 		if id == "" {
@@ -225,7 +227,7 @@ func (s *memberSync) writeApplySetObject(ctx context.Context, gks sets.Set[schem
 	var applied *unstructured.Unstructured
 	err := withRetry(ctx, func() error {
 		var err error
-		applied, err = s.applier.Apply(ctx, st.set.mapping(), parent, wo)
+		applied, err = s.client.Apply(ctx, st.set.mapping(), parent, wo)
 		return err
 	})
 	if err != nil {
@@ -266,7 +268,7 @@ func (s *memberSync) openApplySet(ctx context.Context, items []*item) error {
 		return errParentNamespace
 	}
 	if err != nil {
-		return fmt.Errorf("write the ApplySet parent %s: %w", s.applySet.set.Ref(), explain(err))
+		return fmt.Errorf("write the ApplySet parent %s: %w", s.applySet.set.Ref(), members.RequestError(err))
 	}
 	return nil
 }
@@ -299,7 +301,7 @@ func (s *memberSync) closeApplySet(ctx context.Context, items []*item, kept []Ob
 		s.compared(res, nil, s.applySetParent(gks, namespaces))
 		return nil
 	case err != nil:
-		return fmt.Errorf("write the ApplySet parent %s: %w", set.Ref(), explain(err))
+		return fmt.Errorf("write the ApplySet parent %s: %w", set.Ref(), members.RequestError(err))
 	case applied != nil:
 		s.compared(res, before, applied)
 	case before != nil:

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/render"
 )
 
@@ -60,7 +61,7 @@ func setOf(t *testing.T, name string) *ApplySet {
 	return &set
 }
 
-func parentIn(f *fakeApplier, set *ApplySet) *unstructured.Unstructured {
+func parentIn(f *fakeClient, set *ApplySet) *unstructured.Unstructured {
 	return f.objects[keyOf(set.mapping(), set.Namespace, set.Name)]
 }
 
@@ -76,7 +77,7 @@ func TestRunPrunesTheApplySet(t *testing.T) {
 		spec{t: cmType, name: "hands-off", clusters: []string{"a"}},
 		spec{t: deployType, name: "web", clusters: []string{"a"}},
 	)
-	rep := run(t, res, map[string]*fakeApplier{"a": fake}, Options{ApplySet: set})
+	rep := run(t, res, map[string]*fakeClient{"a": fake}, Options{ApplySet: set})
 	require.Empty(t, rep.Failed(), "%+v", rep)
 	parent := parentIn(fake, set)
 	require.NotNil(t, parent, "the parent is created")
@@ -101,7 +102,7 @@ func TestRunPrunesTheApplySet(t *testing.T) {
 	fake.calls = nil
 
 	// web and hands-off leave the input
-	rep = run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*fakeApplier{"a": fake}, Options{ApplySet: set})
+	rep = run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*fakeClient{"a": fake}, Options{ApplySet: set})
 	require.Empty(t, rep.Failed(), "%+v", rep)
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "deleted Deployment web", "skipped ConfigMap hands-off"}, actions(rep.Clusters[0]),
 		"removals in reverse install order")
@@ -139,7 +140,7 @@ func TestRunKeepsAnotherSetsParent(t *testing.T) {
 			parent.SetLabels(tt.labels)
 			parent.SetAnnotations(tt.ann)
 			fake.objects[keyOf(set.mapping(), "default", "shop")] = parent
-			rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*fakeApplier{"a": fake}, Options{ApplySet: set})
+			rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*fakeClient{"a": fake}, Options{ApplySet: set})
 			assert.Equal(t, tt.wantErr, rep.Clusters[0].Error)
 			assert.Empty(t, fake.writes())
 		})
@@ -157,7 +158,7 @@ func TestRunMaxDeletions(t *testing.T) {
 		spec{t: cmType, name: "a2", clusters: []string{"a", "b"}},
 		spec{t: cmType, name: "kept", clusters: []string{"a", "b"}},
 	)
-	fakes := map[string]*fakeApplier{"a": newFake(cmType), "b": newFake(cmType)}
+	fakes := map[string]*fakeClient{"a": newFake(cmType), "b": newFake(cmType)}
 	require.Empty(t, run(t, all, fakes, Options{ApplySet: set}).Failed())
 	for _, f := range fakes {
 		f.calls = nil
@@ -193,8 +194,8 @@ func TestRunServerDryRunPrunesNothing(t *testing.T) {
 	fake := newFake(cmType)
 	set := setOf(t, "shop")
 	require.Empty(t, run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "gone", clusters: []string{"a"}}),
-		map[string]*fakeApplier{"a": fake}, Options{ApplySet: set}).Failed())
-	rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*fakeApplier{"a": fake}, Options{ApplySet: set, DryRun: true})
+		map[string]*fakeClient{"a": fake}, Options{ApplySet: set}).Failed())
+	rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*fakeClient{"a": fake}, Options{ApplySet: set, DryRun: true})
 	require.Empty(t, rep.Failed())
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "deleted ConfigMap gone"}, actions(rep.Clusters[0]))
 	assert.Contains(t, fake.objects, keyOf(mappingOf(cmType), "shop", "gone"))
@@ -207,10 +208,10 @@ func TestPlanLiveSendsNoWrite(t *testing.T) {
 	fake := newFake(cmType)
 	set := setOf(t, "shop")
 	require.Empty(t, run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "gone", clusters: []string{"a"}}),
-		map[string]*fakeApplier{"a": fake}, Options{ApplySet: set}).Failed())
+		map[string]*fakeClient{"a": fake}, Options{ApplySet: set}).Failed())
 	fake.calls = nil
 	rep := PlanLive(context.Background(), Input{Result: resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "added", clusters: []string{"a"}}),
-		Clusters: []string{"a"}, Appliers: func(string) (Applier, error) { return fake, nil }, Options: Options{ApplySet: set}})
+		Clusters: []string{"a"}, Clients: func(string) (members.Client, error) { return fake, nil }, Options: Options{ApplySet: set}})
 	require.Empty(t, rep.Failed())
 	assert.Equal(t, "client", rep.DryRun)
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "created ConfigMap added", "deleted ConfigMap gone"}, actions(rep.Clusters[0]))
@@ -226,7 +227,7 @@ func TestRunKeepsTheKindOfAnObjectThatFailedToRender(t *testing.T) {
 	fake := newFake(cmType, deployType)
 	set := setOf(t, "shop")
 	rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: deployType, name: "web", clusters: []string{"a"}}),
-		map[string]*fakeApplier{"a": fake}, Options{ApplySet: set})
+		map[string]*fakeClient{"a": fake}, Options{ApplySet: set})
 	require.Empty(t, rep.Failed(), "%+v", rep)
 
 	// now web's overrides fail for a
@@ -242,7 +243,7 @@ func TestRunKeepsTheKindOfAnObjectThatFailedToRender(t *testing.T) {
 	}
 	res.Targets = kept
 	res.Errors = append(res.Errors, &render.TargetError{Cluster: "a", Object: web, Err: errors.New("override 0: path not found")})
-	rep = run(t, res, map[string]*fakeApplier{"a": fake}, Options{ApplySet: set})
+	rep = run(t, res, map[string]*fakeClient{"a": fake}, Options{ApplySet: set})
 	assert.Equal(t, "ConfigMap,Deployment.apps", parentIn(fake, set).GetAnnotations()[ApplySetGroupKindsAnnotation])
 	assert.Contains(t, fake.objects, keyOf(mappingOf(deployType), "shop", "web"), "not deleted either")
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "failed Deployment web"}, actions(rep.Clusters[0]))

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fedctl/fedctl/pkg/members"
 )
 
 func secret(data map[string]any) *unstructured.Unstructured {
@@ -138,12 +140,12 @@ func TestCompareSendsEveryObject(t *testing.T) {
 	fake := newFake(cmType)
 	res := resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"a"}},
 		spec{t: cmType, name: "gone", clusters: []string{"a"}})
-	run(t, res, map[string]*fakeApplier{"a": fake}, Options{})
+	run(t, res, map[string]*fakeClient{"a": fake}, Options{})
 	fake.calls = nil
 
 	res = resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"a"}},
 		spec{t: cmType, name: "gone", clusters: nil}, spec{t: cmType, name: "new", clusters: []string{"a"}})
-	rep := Compare(context.Background(), Input{Result: res, Clusters: []string{"a"}, Appliers: func(string) (Applier, error) { return fake, nil }})
+	rep := Compare(context.Background(), Input{Result: res, Clusters: []string{"a"}, Clients: func(string) (members.Client, error) { return fake, nil }})
 	require.Empty(t, rep.Failed())
 	assert.Equal(t, "server", rep.DryRun)
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "created ConfigMap new", "deleted ConfigMap gone"}, actions(rep.Clusters[0]))

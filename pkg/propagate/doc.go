@@ -4,7 +4,7 @@
 // pruning of an ApplySet, and a per-cluster, per-object report of what
 // happened.
 //
-// Each member is reached through an Applier (a dynamic client and a RESTMapper
+// Each member is reached through an members.Client (a dynamic client and a RESTMapper
 // built from the member's discovery, cached for the run). Members are synced
 // in parallel and fail alone; inside a member a preflight maps every type
 // before the first write, so a member that lacks a type is never half written.

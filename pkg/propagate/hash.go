@@ -8,10 +8,7 @@ import (
 	"reflect"
 	"strconv"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/fedctl/fedctl/pkg/federation"
 )
 
 // Annotations fedctl records on each member object it applies, so that a
@@ -109,17 +106,6 @@ func containsStrings(want any, have map[string]string) bool {
 		}
 	}
 	return true
-}
-
-// ours says whether obj carries fedctl's identity marker.
-func ours(obj metav1.Object) bool {
-	return obj.GetLabels()[federation.ManagedByLabel] == federation.ManagedByValue
-}
-
-// managedFalse says whether obj is marked kubefed.io/managed: "false",
-// which means hands off.
-func managedFalse(obj metav1.Object) bool {
-	return obj.GetLabels()[federation.ManagedLabel] == "false"
 }
 
 // contains says whether have holds every field of want with the same value:

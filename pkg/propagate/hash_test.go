@@ -12,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fedctl/fedctl/pkg/members"
 )
 
 func TestHashOfIgnoresKeyOrder(t *testing.T) {
@@ -123,6 +125,6 @@ func TestTransient(t *testing.T) {
 		{apierrors.NewBadRequest("x"), false},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, transient(tt.err), "%v", tt.err)
+		assert.Equal(t, tt.want, members.Transient(tt.err), "%v", tt.err)
 	}
 }

@@ -20,8 +20,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/render"
 )
+
+// FieldManager is the default field manager of fedctl's server-side applies.
+const FieldManager = "fedctl"
 
 // Defaults of Options.
 const (
@@ -72,9 +76,9 @@ type Input struct {
 	Result *render.Result
 	// Clusters are the members to sync; every other member is left alone.
 	Clusters []string
-	// Appliers returns the Applier of a member; it is called once per
+	// Clients returns the members.Client of a member; it is called once per
 	// member, in that member's goroutine.
-	Appliers func(cluster string) (Applier, error)
+	Clients func(cluster string) (members.Client, error)
 	Options
 }
 
@@ -107,12 +111,12 @@ func Delete(ctx context.Context, in Input) *Report {
 	return runMembers(ctx, in, func(mctx context.Context, s *memberSync) ClusterResult {
 		s.deleting = true
 		cr := ClusterResult{Cluster: s.cluster, Objects: []ObjectResult{}}
-		a, err := s.in.Appliers(s.cluster)
+		a, err := s.in.Clients(s.cluster)
 		if err != nil {
 			cr.Error = err.Error()
 			return cr
 		}
-		s.applier = a
+		s.client = a
 		if err := s.list(mctx, nil); err != nil {
 			cr.Error = err.Error()
 			return cr
@@ -211,7 +215,7 @@ type liveKey struct {
 	group, resource, namespace, name string
 }
 
-func keyOf(m Mapping, namespace, name string) liveKey {
+func keyOf(m members.Mapping, namespace, name string) liveKey {
 	if !m.Namespaced {
 		namespace = ""
 	}
@@ -222,7 +226,7 @@ func keyOf(m Mapping, namespace, name string) liveKey {
 type item struct {
 	target  render.Target
 	gvk     schema.GroupVersionKind
-	mapping Mapping
+	mapping members.Mapping
 	mapped  bool
 	result  *ObjectResult
 }
@@ -231,7 +235,7 @@ type item struct {
 type memberSync struct {
 	in      Input
 	cluster string
-	applier Applier
+	client  members.Client
 	// live holds the objects fedctl manages in the member, from the LISTs.
 	live map[liveKey]*unstructured.Unstructured
 	// placed maps a federated object's SourceOf to its placement.
@@ -287,19 +291,19 @@ func newMemberSync(in Input, cluster string) *memberSync {
 		generations: map[schema.GroupResource]bool{}, existing: map[liveKey]*metav1.PartialObjectMetadata{}, scanned: map[liveKey]bool{}}
 }
 
-func (s *memberSync) writeOptions() WriteOptions {
-	return WriteOptions{FieldManager: s.in.FieldManager, Force: s.in.Force, DryRun: s.in.DryRun}
+func (s *memberSync) writeOptions() members.WriteOptions {
+	return members.WriteOptions{FieldManager: s.in.FieldManager, Force: s.in.Force, DryRun: s.in.DryRun}
 }
 
 func (s *memberSync) run(ctx context.Context) ClusterResult {
 	cr := ClusterResult{Cluster: s.cluster, Objects: []ObjectResult{}}
 	failures := renderFailures(s.in.Result, s.cluster)
-	a, err := s.in.Appliers(s.cluster)
+	a, err := s.in.Clients(s.cluster)
 	if err != nil {
 		cr.Error = err.Error()
 		return cr
 	}
-	s.applier = a
+	s.client = a
 	var items []*item
 	for _, t := range s.in.Result.Targets {
 		if t.Cluster != s.cluster {
@@ -350,7 +354,7 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 	}
 	s.applyAll(ctx, items[:first])
 	if s.waitForCRDs(ctx, items[:first]) {
-		s.applier.Reset()
+		s.client.Reset()
 	}
 	if parentPending {
 		err := s.openApplySet(ctx, items)
@@ -370,8 +374,8 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 		if it.mapped {
 			continue
 		}
-		m, err := s.applier.Map(it.gvk)
-		var ns *NotServedError
+		m, err := s.client.Map(ctx, it.gvk)
+		var ns *members.NotServedError
 		switch {
 		case errors.As(err, &ns) && s.in.DryRun:
 			// A server-side dry run creates no CRD, so nothing can check
@@ -452,10 +456,10 @@ func (s *memberSync) preflight(ctx context.Context, items []*item) error {
 	var missing []string
 	for _, it := range items {
 		if err := ctx.Err(); err != nil {
-			return explain(err)
+			return members.RequestError(err)
 		}
 		m, err := s.mapType(ctx, it.gvk)
-		var ns *NotServedError
+		var ns *members.NotServedError
 		switch {
 		case errors.As(err, &ns) && fromCRDs[it.gvk.GroupKind()]:
 			continue // mapped once its CRD is established
@@ -463,7 +467,7 @@ func (s *memberSync) preflight(ctx context.Context, items []*item) error {
 			missing = append(missing, fmt.Sprintf("%s %s: %v", it.target.Source.Kind, objectName(it.target.Source), err))
 			continue
 		case err != nil:
-			return explain(err)
+			return members.RequestError(err)
 		}
 		it.mapping, it.mapped = m, true
 	}
@@ -473,26 +477,10 @@ func (s *memberSync) preflight(ctx context.Context, items []*item) error {
 	return nil
 }
 
-// mapType is Applier.Map, given up when ctx ends. The first Map of a
-// member runs its discovery, whose requests take no context: without this
-// a Ctrl-C would wait for them until --timeout. The abandoned call ends
-// with its requests' own timeout.
-func (s *memberSync) mapType(ctx context.Context, gvk schema.GroupVersionKind) (Mapping, error) {
-	type mapped struct {
-		m   Mapping
-		err error
-	}
-	done := make(chan mapped, 1)
-	go func() {
-		m, err := s.applier.Map(gvk)
-		done <- mapped{m, err}
-	}()
-	select {
-	case r := <-done:
-		return r.m, r.err
-	case <-ctx.Done():
-		return Mapping{}, ctx.Err()
-	}
+// mapType resolves a kind through the member's discovery, which ctx bounds
+// (a Ctrl-C or the member's --timeout ends it at once).
+func (s *memberSync) mapType(ctx context.Context, gvk schema.GroupVersionKind) (members.Mapping, error) {
+	return s.client.Map(ctx, gvk)
 }
 
 // list reads, with one label-selected LIST per type, every object fedctl
@@ -502,7 +490,7 @@ func (s *memberSync) mapType(ctx context.Context, gvk schema.GroupVersionKind) (
 // nothing is removed on the strength of a partial listing.
 func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind]) error {
 	seen := map[schema.GroupResource]bool{}
-	var mappings []Mapping
+	var mappings []members.Mapping
 	var gvks []schema.GroupVersionKind
 	for _, p := range s.in.Result.Placed {
 		gvks = append(gvks, schema.GroupVersionKind{Group: p.Type.Group, Version: p.Type.Version, Kind: p.Type.Kind})
@@ -514,12 +502,12 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 	}
 	for _, gvk := range gvks {
 		m, err := s.mapType(ctx, gvk)
-		var ns *NotServedError
+		var ns *members.NotServedError
 		switch {
 		case errors.As(err, &ns):
 			continue
 		case err != nil:
-			return explain(err)
+			return members.RequestError(err)
 		}
 		if !seen[m.Resource.GroupResource()] {
 			seen[m.Resource.GroupResource()] = true
@@ -532,11 +520,11 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 	s.parallel(ctx, len(mappings), func(i int) {
 		errs[i] = withRetry(ctx, func() error {
 			var err error
-			lists[i], err = s.applier.List(ctx, mappings[i], selector)
+			lists[i], err = s.client.List(ctx, mappings[i], members.ListOptions{LabelSelector: selector})
 			return err
 		})
 		if errs[i] != nil {
-			errs[i] = fmt.Errorf("list %s: %w", mappings[i].Resource.GroupResource(), explain(errs[i]))
+			errs[i] = fmt.Errorf("list %s: %w", mappings[i].Resource.GroupResource(), members.RequestError(errs[i]))
 		}
 	})
 	if err := errors.Join(errs...); err != nil {
@@ -600,7 +588,7 @@ const scanThreshold = 2
 // objects from someone else's. A LIST that fails only means GETs after all.
 func (s *memberSync) scan(ctx context.Context, items []*item) {
 	count := map[liveKey]int{}
-	mappings := map[liveKey]Mapping{}
+	mappings := map[liveKey]members.Mapping{}
 	var keys []liveKey
 	for _, it := range items {
 		if !it.mapped || it.result.Action == Failed || s.live[keyOf(it.mapping, it.result.Namespace, it.result.Name)] != nil {
@@ -622,7 +610,7 @@ func (s *memberSync) scan(ctx context.Context, items []*item) {
 		var metas []metav1.PartialObjectMetadata
 		err := withRetry(ctx, func() error {
 			var err error
-			metas, err = s.applier.ListMetadata(ctx, mappings[k], k.namespace)
+			metas, err = s.client.ListMetadata(ctx, mappings[k], members.ListOptions{Namespace: k.namespace})
 			return err
 		})
 		if err != nil {
@@ -645,7 +633,7 @@ func (s *memberSync) isScanned(k liveKey) bool {
 
 // scannedObject says, when scan listed the object's type and namespace,
 // whether the object exists (meta non-nil) there.
-func (s *memberSync) scannedObject(m Mapping, namespace, name string) (meta *metav1.PartialObjectMetadata, scanned bool) {
+func (s *memberSync) scannedObject(m members.Mapping, namespace, name string) (meta *metav1.PartialObjectMetadata, scanned bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.scanned[keyOf(m, namespace, "")] {
@@ -682,11 +670,11 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		switch {
 		case meta == nil:
 			needGet = false // a new object
-		case managedFalse(meta):
+		case federation.HandsOff(meta):
 			res.Action, res.Reason = Skipped, ReasonManagedLabelFalse
 			res.Error = fmt.Sprintf("labelled %s: \"false\"; not touched", federation.ManagedLabel)
 			return
-		case !ours(meta) && !s.in.Adopt:
+		case !federation.Owned(meta) && !s.in.Adopt:
 			it.fail(ReasonAlreadyExists, errors.New("already exists and was not created by fedctl; use --adopt to take it over"))
 			return
 		}
@@ -697,27 +685,27 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		var got *unstructured.Unstructured
 		err := withRetry(ctx, func() error {
 			var err error
-			got, err = s.applier.Get(ctx, it.mapping, res.Namespace, res.Name)
+			got, err = s.client.Get(ctx, it.mapping, res.Namespace, res.Name)
 			return err
 		})
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
-			it.fail("", fmt.Errorf("get: %w", explain(err)))
+			it.fail("", fmt.Errorf("get: %w", members.RequestError(err)))
 			return
-		case managedFalse(got):
+		case federation.HandsOff(got):
 		default:
-			if !ours(got) && !s.in.Adopt {
+			if !federation.Owned(got) && !s.in.Adopt {
 				it.fail(ReasonAlreadyExists, errors.New("already exists and was not created by fedctl; use --adopt to take it over"))
 				return
 			}
-			live, adopting = got, !ours(got)
+			live, adopting = got, !federation.Owned(got)
 		}
-		if got != nil && managedFalse(got) {
+		if got != nil && federation.HandsOff(got) {
 			live = got
 		}
 	}
-	if live != nil && managedFalse(live) {
+	if live != nil && federation.HandsOff(live) {
 		res.Action, res.Reason = Skipped, ReasonManagedLabelFalse
 		res.Error = fmt.Sprintf("labelled %s: \"false\"; not touched", federation.ManagedLabel)
 		return
@@ -751,7 +739,7 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 	wo.Force = wo.Force || adopting
 	err = withRetry(ctx, func() error {
 		var err error
-		applied, err = s.applier.Apply(ctx, it.mapping, obj, wo)
+		applied, err = s.client.Apply(ctx, it.mapping, obj, wo)
 		return err
 	})
 	if err != nil && s.in.DryRun && namespaceNotFound(err) && s.dryNamespace(res.Namespace) {
@@ -768,7 +756,7 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 			reason = ReasonConflict
 			err = fmt.Errorf("%w; use --force-conflicts to take these fields over", err)
 		}
-		it.fail(reason, explain(err))
+		it.fail(reason, members.RequestError(err))
 		return
 	}
 	res.Action = Configured
@@ -793,7 +781,7 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		return
 	}
 	if err := s.recordGeneration(ctx, it, applied); err != nil {
-		it.fail("", fmt.Errorf("record generation: %w", explain(err)))
+		it.fail("", fmt.Errorf("record generation: %w", members.RequestError(err)))
 	}
 }
 
@@ -817,7 +805,7 @@ func (s *memberSync) recordGeneration(ctx context.Context, it *item, applied *un
 		// left there would make every later run apply again.
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{GenerationAnnotation: nil}}})
 		return withRetry(ctx, func() error {
-			_, err := s.applier.MergePatch(ctx, it.mapping, it.result.Namespace, it.result.Name, patch, s.writeOptions())
+			_, err := s.client.MergePatch(ctx, it.mapping, it.result.Namespace, it.result.Name, patch, s.writeOptions())
 			return err
 		})
 	}
@@ -835,7 +823,7 @@ func (s *memberSync) recordGeneration(ctx context.Context, it *item, applied *un
 		var patched *unstructured.Unstructured
 		err := withRetry(ctx, func() error {
 			var err error
-			patched, err = s.applier.MergePatch(ctx, it.mapping, it.result.Namespace, it.result.Name, patch, s.writeOptions())
+			patched, err = s.client.MergePatch(ctx, it.mapping, it.result.Namespace, it.result.Name, patch, s.writeOptions())
 			return err
 		})
 		if err != nil {
@@ -921,7 +909,7 @@ func (s *memberSync) waitForCRDs(ctx context.Context, items []*item) bool {
 			continue
 		}
 		for {
-			crd, err := s.applier.Get(ctx, it.mapping, "", it.result.Name)
+			crd, err := s.client.Get(ctx, it.mapping, "", it.result.Name)
 			if err == nil && established(crd) {
 				break
 			}
@@ -932,15 +920,15 @@ func (s *memberSync) waitForCRDs(ctx context.Context, items []*item) bool {
 					break
 				}
 			}
-			if err != nil && !transient(err) {
-				it.fail("", fmt.Errorf("wait for the CRD to be established: %w", explain(err)))
+			if err != nil && !members.Transient(err) {
+				it.fail("", fmt.Errorf("wait for the CRD to be established: %w", members.RequestError(err)))
 				break
 			}
 			t := time.NewTimer(200 * time.Millisecond)
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				it.fail("", fmt.Errorf("wait for the CRD to be established: %w", explain(ctx.Err())))
+				it.fail("", fmt.Errorf("wait for the CRD to be established: %w", members.RequestError(ctx.Err())))
 				return any
 			case <-t.C:
 			}
@@ -960,16 +948,16 @@ func (s *memberSync) foreignContents(ctx context.Context, namespace string) stri
 	var objs []unstructured.Unstructured
 	err := withRetry(ctx, func() error {
 		var err error
-		objs, err = s.applier.NamespaceContents(ctx, namespace)
+		objs, err = s.client.NamespaceContents(ctx, namespace)
 		return err
 	})
 	if err != nil {
-		return fmt.Sprintf("not deleted: cannot tell what the namespace holds: %v", explain(err))
+		return fmt.Sprintf("not deleted: cannot tell what the namespace holds: %v", members.RequestError(err))
 	}
 	var foreign []string
 	for i := range objs {
 		o := &objs[i]
-		if (ours(o) && !managedFalse(o)) || federation.SkipContent(o) != "" {
+		if (federation.Owned(o) && !federation.HandsOff(o)) || federation.SkipContent(o) != "" {
 			continue
 		}
 		foreign = append(foreign, o.GetKind()+" "+o.GetName())
@@ -1016,7 +1004,7 @@ func established(crd *unstructured.Unstructured) bool {
 // removal is one object to remove from the member.
 type removal struct {
 	obj     *unstructured.Unstructured
-	mapping Mapping
+	mapping members.Mapping
 	// placed is the federated object in the input it belongs to; zero
 	// for an object pruned from an ApplySet.
 	placed render.Placed
@@ -1030,7 +1018,7 @@ func (r *removal) orphan() bool {
 
 // deletes says whether removing it sends a DELETE.
 func (r *removal) deletes() bool {
-	return r.result.Action == "" && !managedFalse(r.obj) && !r.orphan() && r.obj.GetDeletionTimestamp() == nil
+	return r.result.Action == "" && !federation.HandsOff(r.obj) && !r.orphan() && r.obj.GetDeletionTimestamp() == nil
 }
 
 // removeUnplaced deletes, in reverse install order, the objects of
@@ -1057,7 +1045,7 @@ func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) b
 	var removals []*removal
 	for _, k := range slices.SortedFunc(maps.Keys(s.live), compareKeys) {
 		obj := s.live[k]
-		if !ours(obj) {
+		if !federation.Owned(obj) {
 			continue
 		}
 		source := obj.GetAnnotations()[federation.SourceAnnotation]
@@ -1066,7 +1054,7 @@ func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) b
 		if !pruned && (!inInput || !remove(p)) {
 			continue
 		}
-		m, err := s.applier.Map(obj.GroupVersionKind())
+		m, err := s.client.Map(ctx, obj.GroupVersionKind())
 		r := &removal{obj: obj, mapping: m, placed: p, result: ObjectResult{
 			APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(),
 			FederatedObject: source,
@@ -1130,7 +1118,7 @@ func (s *memberSync) limitDeletions(removals []*removal) {
 
 func (s *memberSync) remove(ctx context.Context, r *removal) {
 	res := &r.result
-	if managedFalse(r.obj) {
+	if federation.HandsOff(r.obj) {
 		res.Action, res.Reason = Skipped, ReasonManagedLabelFalse
 		res.Error = fmt.Sprintf("labelled %s: \"false\"; not removed", federation.ManagedLabel)
 		return
@@ -1144,11 +1132,11 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 		var patched *unstructured.Unstructured
 		err := withRetry(ctx, func() error {
 			var err error
-			patched, err = s.applier.MergePatch(ctx, r.mapping, res.Namespace, res.Name, unmarkPatch, s.writeOptions())
+			patched, err = s.client.MergePatch(ctx, r.mapping, res.Namespace, res.Name, unmarkPatch, s.writeOptions())
 			return err
 		})
 		if err != nil && !apierrors.IsNotFound(err) {
-			res.Action, res.Error = Failed, fmt.Sprintf("remove fedctl's markers: %v", explain(err))
+			res.Action, res.Error = Failed, fmt.Sprintf("remove fedctl's markers: %v", members.RequestError(err))
 			return
 		}
 		res.Action = Orphaned
@@ -1186,9 +1174,9 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 	if s.in.DryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	err := withRetry(ctx, func() error { return s.applier.Delete(ctx, r.mapping, res.Namespace, res.Name, opts) })
+	err := withRetry(ctx, func() error { return s.client.Delete(ctx, r.mapping, res.Namespace, res.Name, opts) })
 	if err != nil && !apierrors.IsNotFound(err) {
-		res.Action, res.Error = Failed, fmt.Sprintf("delete: %v", explain(err))
+		res.Action, res.Error = Failed, fmt.Sprintf("delete: %v", members.RequestError(err))
 		return
 	}
 	res.Action = Deleted
@@ -1220,13 +1208,13 @@ func compareKeys(a, b liveKey) int {
 // unchanged objects and what would be deleted, but it sends no write at
 // all, not even a dry run, so the API servers validate nothing.
 func PlanLive(ctx context.Context, in Input) *Report {
-	appliers := in.Appliers
-	in.Appliers = func(cluster string) (Applier, error) {
-		a, err := appliers(cluster)
+	clients := in.Clients
+	in.Clients = func(cluster string) (members.Client, error) {
+		a, err := clients(cluster)
 		if err != nil {
 			return nil, err
 		}
-		return readOnlyApplier{a}, nil
+		return readOnlyClient{a}, nil
 	}
 	in.DryRun = true
 	report := Run(ctx, in)
@@ -1234,18 +1222,18 @@ func PlanLive(ctx context.Context, in Input) *Report {
 	return report
 }
 
-// readOnlyApplier reads through to a member and answers every write
+// readOnlyClient reads through to a member and answers every write
 // itself, as if it had succeeded.
-type readOnlyApplier struct{ Applier }
+type readOnlyClient struct{ members.Client }
 
-func (readOnlyApplier) Apply(_ context.Context, _ Mapping, obj *unstructured.Unstructured, _ WriteOptions) (*unstructured.Unstructured, error) {
+func (readOnlyClient) Apply(_ context.Context, _ members.Mapping, obj *unstructured.Unstructured, _ members.WriteOptions) (*unstructured.Unstructured, error) {
 	return obj.DeepCopy(), nil
 }
 
-func (r readOnlyApplier) MergePatch(ctx context.Context, m Mapping, namespace, name string, _ []byte, _ WriteOptions) (*unstructured.Unstructured, error) {
+func (r readOnlyClient) MergePatch(ctx context.Context, m members.Mapping, namespace, name string, _ []byte, _ members.WriteOptions) (*unstructured.Unstructured, error) {
 	return r.Get(ctx, m, namespace, name)
 }
 
-func (readOnlyApplier) Delete(context.Context, Mapping, string, string, metav1.DeleteOptions) error {
+func (readOnlyClient) Delete(context.Context, members.Mapping, string, string, metav1.DeleteOptions) error {
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
@@ -34,16 +35,16 @@ func gvkOf(t typeconfig.Type) schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: t.Group, Version: t.Version, Kind: t.Kind}
 }
 
-func mappingOf(t typeconfig.Type) Mapping {
-	return Mapping{Resource: schema.GroupVersionResource{Group: t.Group, Version: t.Version, Resource: t.Plural}, Namespaced: t.Namespaced()}
+func mappingOf(t typeconfig.Type) members.Mapping {
+	return members.Mapping{Resource: schema.GroupVersionResource{Group: t.Group, Version: t.Version, Resource: t.Plural}, Namespaced: t.Namespaced()}
 }
 
-// fakeApplier is one member in memory. Applied objects are stored as sent;
+// fakeClient is one member in memory. Applied objects are stored as sent;
 // a CRD makes its type served after Reset.
-type fakeApplier struct {
+type fakeClient struct {
 	mu       sync.Mutex
-	served   map[schema.GroupVersionKind]Mapping
-	pending  map[schema.GroupVersionKind]Mapping // served after the next Reset
+	served   map[schema.GroupVersionKind]members.Mapping
+	pending  map[schema.GroupVersionKind]members.Mapping // served after the next Reset
 	objects  map[liveKey]*unstructured.Unstructured
 	calls    []string // "APPLY Kind name", "LIST resource", ...
 	resets   int
@@ -54,8 +55,8 @@ type fakeApplier struct {
 	maxIn    int
 }
 
-func newFake(types ...typeconfig.Type) *fakeApplier {
-	f := &fakeApplier{served: map[schema.GroupVersionKind]Mapping{}, pending: map[schema.GroupVersionKind]Mapping{},
+func newFake(types ...typeconfig.Type) *fakeClient {
+	f := &fakeClient{served: map[schema.GroupVersionKind]members.Mapping{}, pending: map[schema.GroupVersionKind]members.Mapping{},
 		objects: map[liveKey]*unstructured.Unstructured{}, attempts: map[string]int{}}
 	for _, t := range types {
 		f.served[gvkOf(t)] = mappingOf(t)
@@ -63,13 +64,13 @@ func newFake(types ...typeconfig.Type) *fakeApplier {
 	return f
 }
 
-func (f *fakeApplier) record(call string) {
+func (f *fakeClient) record(call string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, call)
 }
 
-func (f *fakeApplier) writes() []string {
+func (f *fakeClient) writes() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var w []string
@@ -81,7 +82,7 @@ func (f *fakeApplier) writes() []string {
 	return w
 }
 
-func (f *fakeApplier) Map(gvk schema.GroupVersionKind) (Mapping, error) {
+func (f *fakeClient) Map(_ context.Context, gvk schema.GroupVersionKind) (members.Mapping, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if m, ok := f.served[gvk]; ok {
@@ -92,10 +93,20 @@ func (f *fakeApplier) Map(gvk schema.GroupVersionKind) (Mapping, error) {
 			return m, nil // the preferred version
 		}
 	}
-	return Mapping{}, &NotServedError{GVK: gvk}
+	return members.Mapping{}, &members.NotServedError{GVK: gvk}
 }
 
-func (f *fakeApplier) Reset() {
+func (f *fakeClient) Server() string { return "https://fake.example" }
+
+func (f *fakeClient) Resources(context.Context) ([]*metav1.APIResourceList, error) {
+	return nil, errors.New("not used by propagate")
+}
+
+func (f *fakeClient) ListTable(context.Context, members.Mapping, members.ListOptions) (*metav1.Table, error) {
+	return nil, errors.New("not used by propagate")
+}
+
+func (f *fakeClient) Reset() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.resets++
@@ -104,20 +115,21 @@ func (f *fakeApplier) Reset() {
 	}
 }
 
-func (f *fakeApplier) List(_ context.Context, m Mapping, selector string) ([]unstructured.Unstructured, error) {
+func (f *fakeClient) List(_ context.Context, m members.Mapping, _ members.ListOptions) ([]unstructured.Unstructured, error) {
 	f.record("LIST " + m.Resource.Resource)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []unstructured.Unstructured
 	for k, o := range f.objects {
-		if k.resource == m.Resource.Resource && k.group == m.Resource.Group && ours(o) {
+		if k.resource == m.Resource.Resource && k.group == m.Resource.Group && federation.Owned(o) {
 			out = append(out, *o.DeepCopy())
 		}
 	}
 	return out, nil
 }
 
-func (f *fakeApplier) ListMetadata(_ context.Context, m Mapping, namespace string) ([]metav1.PartialObjectMetadata, error) {
+func (f *fakeClient) ListMetadata(_ context.Context, m members.Mapping, opts members.ListOptions) ([]metav1.PartialObjectMetadata, error) {
+	namespace := opts.Namespace
 	f.record("LIST " + m.Resource.Resource + " metadata " + namespace)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -132,7 +144,7 @@ func (f *fakeApplier) ListMetadata(_ context.Context, m Mapping, namespace strin
 	return out, nil
 }
 
-func (f *fakeApplier) NamespaceContents(_ context.Context, namespace string) ([]unstructured.Unstructured, error) {
+func (f *fakeClient) NamespaceContents(_ context.Context, namespace string) ([]unstructured.Unstructured, error) {
 	f.record("LIST * " + namespace)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -145,7 +157,7 @@ func (f *fakeApplier) NamespaceContents(_ context.Context, namespace string) ([]
 	return out, nil
 }
 
-func (f *fakeApplier) Get(_ context.Context, m Mapping, namespace, name string) (*unstructured.Unstructured, error) {
+func (f *fakeClient) Get(_ context.Context, m members.Mapping, namespace, name string) (*unstructured.Unstructured, error) {
 	f.record("GET " + m.Resource.Resource + " " + name)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -155,7 +167,7 @@ func (f *fakeApplier) Get(_ context.Context, m Mapping, namespace, name string) 
 	return nil, apierrors.NewNotFound(m.Resource.GroupResource(), name)
 }
 
-func (f *fakeApplier) Apply(ctx context.Context, m Mapping, obj *unstructured.Unstructured, opts WriteOptions) (*unstructured.Unstructured, error) {
+func (f *fakeClient) Apply(ctx context.Context, m members.Mapping, obj *unstructured.Unstructured, opts members.WriteOptions) (*unstructured.Unstructured, error) {
 	f.record("APPLY " + obj.GetKind() + " " + obj.GetName())
 	f.mu.Lock()
 	f.inFlight++
@@ -193,12 +205,12 @@ func (f *fakeApplier) Apply(ctx context.Context, m Mapping, obj *unstructured.Un
 	return stored.DeepCopy(), nil
 }
 
-func (f *fakeApplier) MergePatch(_ context.Context, m Mapping, namespace, name string, _ []byte, _ WriteOptions) (*unstructured.Unstructured, error) {
+func (f *fakeClient) MergePatch(_ context.Context, m members.Mapping, namespace, name string, _ []byte, _ members.WriteOptions) (*unstructured.Unstructured, error) {
 	f.record("PATCH " + m.Resource.Resource + " " + name)
 	return nil, errors.New("not implemented by the fake")
 }
 
-func (f *fakeApplier) Delete(_ context.Context, m Mapping, namespace, name string, opts metav1.DeleteOptions) error {
+func (f *fakeClient) Delete(_ context.Context, m members.Mapping, namespace, name string, opts metav1.DeleteOptions) error {
 	f.record("DELETE " + m.Resource.Resource + " " + name)
 	if len(opts.DryRun) > 0 {
 		return nil
@@ -251,7 +263,7 @@ func resultFor(specs ...spec) *render.Result {
 	return res
 }
 
-func run(t *testing.T, res *render.Result, fakes map[string]*fakeApplier, opts Options) *Report {
+func run(t *testing.T, res *render.Result, fakes map[string]*fakeClient, opts Options) *Report {
 	t.Helper()
 	return Run(context.Background(), Input{
 		Result: res,
@@ -262,8 +274,8 @@ func run(t *testing.T, res *render.Result, fakes map[string]*fakeApplier, opts O
 				}
 			}
 		}),
-		Appliers: func(name string) (Applier, error) { return fakes[name], nil },
-		Options:  opts,
+		Clients: func(name string) (members.Client, error) { return fakes[name], nil },
+		Options: opts,
 	})
 }
 
@@ -285,7 +297,7 @@ func TestRunAppliesInInstallOrder(t *testing.T) {
 		spec{t: crdType, name: "widgets.example.com", clusters: []string{"a"}, body: map[string]any{"spec": map[string]any{"group": "example.com", "names": map[string]any{"kind": "Widget"}}}},
 		spec{t: nsType, name: "shop", clusters: []string{"a"}},
 	)
-	rep := run(t, res, map[string]*fakeApplier{"a": fake}, Options{Requests: 1})
+	rep := run(t, res, map[string]*fakeClient{"a": fake}, Options{Requests: 1})
 	require.Empty(t, rep.Failed(), "%+v", rep)
 	assert.Equal(t, []string{"APPLY Namespace shop", "APPLY CustomResourceDefinition widgets.example.com", "APPLY ConfigMap cfg", "APPLY Deployment web", "APPLY Widget w"}, fake.writes(),
 		"Namespaces and CRDs first, the Widget once its CRD is established")
@@ -297,13 +309,16 @@ func TestRunPreflightFailsTheMemberAlone(t *testing.T) {
 	t.Parallel()
 	full, lacking := newFake(cmType, widgetType), newFake(cmType)
 	res := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a", "b"}}, spec{t: widgetType, name: "w", clusters: []string{"a", "b"}})
-	rep := run(t, res, map[string]*fakeApplier{"a": full, "b": lacking}, Options{})
+	rep := run(t, res, map[string]*fakeClient{"a": full, "b": lacking}, Options{})
 	assert.Equal(t, []string{"b"}, rep.Failed())
 	assert.Equal(t, "FederatedWidget shop/w: type example.com/v1 Widget is not served by this cluster; install its CRD there first", rep.Clusters[1].Error)
 	assert.Empty(t, lacking.writes(), "nothing is written to a member that fails the preflight")
 	assert.Equal(t, []string{"created ConfigMap cfg", "created Widget w"}, actions(rep.Clusters[0]))
 }
 
+// TestRunRetriesTransientErrors: transient errors are retried for as long
+// as the member's time allows, not a fixed number of times; a final error
+// is not retried.
 func TestRunRetriesTransientErrors(t *testing.T) {
 	t.Parallel()
 	fake := newFake(cmType)
@@ -319,11 +334,11 @@ func TestRunRetriesTransientErrors(t *testing.T) {
 		return nil
 	}
 	res := resultFor(spec{t: cmType, name: "busy", clusters: []string{"a"}}, spec{t: cmType, name: "bad", clusters: []string{"a"}}, spec{t: cmType, name: "down", clusters: []string{"a"}})
-	rep := run(t, res, map[string]*fakeApplier{"a": fake}, Options{})
+	rep := run(t, res, map[string]*fakeClient{"a": fake}, Options{Timeout: 2 * time.Second})
 	assert.Equal(t, []string{"created ConfigMap busy", "failed ConfigMap bad", "failed ConfigMap down"}, actions(rep.Clusters[0]))
 	assert.Equal(t, 3, fake.attempts["ConfigMap/busy"], "429 retried until it succeeds")
 	assert.Equal(t, 1, fake.attempts["ConfigMap/bad"], "a 400 is final")
-	assert.Equal(t, retryAttempts, fake.attempts["ConfigMap/down"], "a 503 is retried a bounded number of times")
+	assert.Greater(t, fake.attempts["ConfigMap/down"], 4, "a 503 is retried until the member's time runs out, more than the old fixed 4 tries")
 }
 
 func TestRunBoundsRequestsPerMember(t *testing.T) {
@@ -334,14 +349,14 @@ func TestRunBoundsRequestsPerMember(t *testing.T) {
 	for i := range 10 {
 		specs = append(specs, spec{t: cmType, name: fmt.Sprintf("cm-%d", i), clusters: []string{"a"}})
 	}
-	rep := run(t, resultFor(specs...), map[string]*fakeApplier{"a": fake}, Options{Requests: 3})
+	rep := run(t, resultFor(specs...), map[string]*fakeClient{"a": fake}, Options{Requests: 3})
 	require.Empty(t, rep.Failed())
 	assert.Equal(t, 3, fake.maxIn)
 }
 
 func TestRunSendsNothingWhenNothingChanged(t *testing.T) {
 	t.Parallel()
-	fakes := map[string]*fakeApplier{"a": newFake(cmType), "b": newFake(cmType)}
+	fakes := map[string]*fakeClient{"a": newFake(cmType), "b": newFake(cmType)}
 	res := resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"a", "b"}})
 	run(t, res, fakes, Options{})
 	for _, f := range fakes {
@@ -365,14 +380,14 @@ func TestRunRemovesWhatIsNoLongerPlaced(t *testing.T) {
 	t.Parallel()
 	fake := newFake(cmType)
 	res := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "kept", clusters: []string{"a"}})
-	run(t, res, map[string]*fakeApplier{"a": fake}, Options{})
+	run(t, res, map[string]*fakeClient{"a": fake}, Options{})
 	// an object of a federated object that is not in the input
 	_, other := object(cmType, "shop", "other", nil)
 	fake.objects[keyOf(mappingOf(cmType), "shop", "other")] = &unstructured.Unstructured{Object: other}
 	fake.calls = nil
 
 	res = resultFor(spec{t: cmType, name: "cfg", clusters: nil}, spec{t: cmType, name: "kept", clusters: []string{"a"}})
-	rep := run(t, res, map[string]*fakeApplier{"a": fake}, Options{})
+	rep := run(t, res, map[string]*fakeClient{"a": fake}, Options{})
 	assert.Equal(t, []string{"unchanged ConfigMap kept", "deleted ConfigMap cfg"}, actions(rep.Clusters[0]))
 	assert.Equal(t, []string{"DELETE configmaps cfg"}, fake.writes(), "the object of a federated object outside the input is left alone")
 }
@@ -383,7 +398,7 @@ func TestRunReportsRenderErrorsPerObject(t *testing.T) {
 	res := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "broken", clusters: []string{"a"}})
 	res.Targets = res.Targets[:1]
 	res.Errors = []error{&render.TargetError{Cluster: "a", Object: res.Placed[1].Object, Err: errors.New("override 0: bad path")}}
-	rep := run(t, res, map[string]*fakeApplier{"a": fake}, Options{})
+	rep := run(t, res, map[string]*fakeClient{"a": fake}, Options{})
 	assert.Equal(t, []string{"created ConfigMap cfg", "failed ConfigMap broken"}, actions(rep.Clusters[0]))
 	assert.Equal(t, ReasonRenderFailed, rep.Clusters[0].Objects[1].Reason)
 	assert.Equal(t, []string{"APPLY ConfigMap cfg"}, fake.writes(), "a placed object that failed to render is not removed")
@@ -395,7 +410,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rep := Run(ctx, Input{Result: resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), Clusters: []string{"a"},
-		Appliers: func(string) (Applier, error) { return fake, nil }, Options: Options{Concurrency: 1}})
+		Clients: func(string) (members.Client, error) { return fake, nil }, Options: Options{Concurrency: 1}})
 	assert.Equal(t, []string{"a"}, rep.Failed())
 	assert.Empty(t, fake.writes())
 }
@@ -407,7 +422,7 @@ func TestRunServerDryRunSkipsObjectsOfNewCRDs(t *testing.T) {
 		spec{t: widgetType, name: "w", clusters: []string{"a"}},
 		spec{t: crdType, name: "widgets.example.com", clusters: []string{"a"}, body: map[string]any{"spec": map[string]any{"group": "example.com", "names": map[string]any{"kind": "Widget"}}}},
 	)
-	rep := run(t, res, map[string]*fakeApplier{"a": fake}, Options{DryRun: true})
+	rep := run(t, res, map[string]*fakeClient{"a": fake}, Options{DryRun: true})
 	assert.Empty(t, rep.Failed())
 	assert.Equal(t, []string{"created CustomResourceDefinition widgets.example.com", "skipped Widget w"}, actions(rep.Clusters[0]))
 	assert.Equal(t, ReasonCRDNotCreated, rep.Clusters[0].Objects[1].Reason)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
 )
 
 // A first apply of several objects of one type in one namespace reads what
@@ -28,7 +29,7 @@ func TestRunScansInsteadOfGettingEachObject(t *testing.T) {
 	for _, name := range []string{"a", "b", "c", "theirs", "hands-off"} {
 		specs = append(specs, spec{t: cmType, name: name, body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
 	}
-	rep := run(t, resultFor(specs...), map[string]*fakeApplier{"m": f}, Options{})
+	rep := run(t, resultFor(specs...), map[string]*fakeClient{"m": f}, Options{})
 
 	assert.Equal(t, []string{
 		"created ConfigMap a", "created ConfigMap b", "created ConfigMap c",
@@ -54,7 +55,7 @@ func TestRunGetsASingleUnknownObject(t *testing.T) {
 	t.Parallel()
 	f := newFake(cmType)
 	rep := run(t, resultFor(spec{t: cmType, name: "a", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}}),
-		map[string]*fakeApplier{"m": f}, Options{})
+		map[string]*fakeClient{"m": f}, Options{})
 	require.Equal(t, []string{"created ConfigMap a"}, actions(rep.Clusters[0]))
 	assert.Contains(t, f.calls, "GET configmaps a")
 	assert.NotContains(t, f.calls, "LIST configmaps metadata shop")
@@ -79,7 +80,7 @@ func objectResult(c ClusterResult, name string) ObjectResult {
 func TestRunLeavesObjectsOfAnUnfederatedNamespace(t *testing.T) {
 	t.Parallel()
 	f := newFake(cmType)
-	fakes := map[string]*fakeApplier{"m": f}
+	fakes := map[string]*fakeClient{"m": f}
 	both := resultFor(
 		spec{t: cmType, name: "kept", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}},
 		spec{t: cmType, name: "moved", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
@@ -121,7 +122,7 @@ func TestRunSyncsARepeatedMemberOnce(t *testing.T) {
 	f := newFake(cmType)
 	res := resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
 	rep := Run(context.Background(), Input{Result: res, Clusters: []string{"m", "m"},
-		Appliers: func(string) (Applier, error) { return f, nil }})
+		Clients: func(string) (members.Client, error) { return f, nil }})
 	require.Len(t, rep.Clusters, 1)
 	assert.Equal(t, []string{"created ConfigMap cfg"}, actions(rep.Clusters[0]))
 }
@@ -144,7 +145,7 @@ func TestNamesRejected(t *testing.T) {
 func TestRunKeepsANamespaceHoldingOthersObjects(t *testing.T) {
 	t.Parallel()
 	f := newFake(nsType, cmType)
-	fakes := map[string]*fakeApplier{"m": f}
+	fakes := map[string]*fakeClient{"m": f}
 	placed := resultFor(spec{t: nsType, name: "shop", clusters: []string{"m"}},
 		spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
 	run(t, placed, fakes, Options{})

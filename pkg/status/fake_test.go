@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
@@ -22,42 +22,53 @@ import (
 // generation that moves on every apply that changes their spec.
 type fakeMember struct {
 	mu      sync.Mutex
-	served  map[schema.GroupVersionKind]propagate.Mapping
+	served  map[schema.GroupVersionKind]members.Mapping
 	objects map[string]*unstructured.Unstructured // resource/namespace/name
 	down    error
 	lists   int
 }
 
 func newFakeMember(types ...typeconfig.Type) *fakeMember {
-	f := &fakeMember{served: map[schema.GroupVersionKind]propagate.Mapping{}, objects: map[string]*unstructured.Unstructured{}}
+	f := &fakeMember{served: map[schema.GroupVersionKind]members.Mapping{}, objects: map[string]*unstructured.Unstructured{}}
 	for _, t := range types {
-		f.served[gvkOf(t)] = propagate.Mapping{Resource: schema.GroupVersionResource{Group: t.Group, Version: t.Version, Resource: t.Plural}, Namespaced: t.Namespaced()}
+		f.served[gvkOf(t)] = members.Mapping{Resource: schema.GroupVersionResource{Group: t.Group, Version: t.Version, Resource: t.Plural}, Namespaced: t.Namespaced()}
 	}
 	return f
 }
 
-var _ propagate.Applier = (*fakeMember)(nil)
+var _ members.Client = (*fakeMember)(nil)
 
-func key(m propagate.Mapping, namespace, name string) string {
+func key(m members.Mapping, namespace, name string) string {
 	return m.Resource.Resource + "/" + namespace + "/" + name
 }
 
-func (f *fakeMember) Map(gvk schema.GroupVersionKind) (propagate.Mapping, error) {
+func (f *fakeMember) Map(_ context.Context, gvk schema.GroupVersionKind) (members.Mapping, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down != nil {
-		return propagate.Mapping{}, f.down
+		return members.Mapping{}, f.down
 	}
 	m, ok := f.served[gvk]
 	if !ok {
-		return propagate.Mapping{}, &propagate.NotServedError{GVK: gvk}
+		return members.Mapping{}, &members.NotServedError{GVK: gvk}
 	}
 	return m, nil
 }
 
 func (f *fakeMember) Reset() {}
 
-func (f *fakeMember) List(_ context.Context, m propagate.Mapping, selector string) ([]unstructured.Unstructured, error) {
+func (f *fakeMember) Server() string { return "https://fake.example" }
+
+func (f *fakeMember) Resources(context.Context) ([]*metav1.APIResourceList, error) {
+	return nil, errors.New("not used by status")
+}
+
+func (f *fakeMember) ListTable(context.Context, members.Mapping, members.ListOptions) (*metav1.Table, error) {
+	return nil, errors.New("not used by status")
+}
+
+func (f *fakeMember) List(_ context.Context, m members.Mapping, opts members.ListOptions) ([]unstructured.Unstructured, error) {
+	selector := opts.LabelSelector
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down != nil {
@@ -77,7 +88,8 @@ func (f *fakeMember) List(_ context.Context, m propagate.Mapping, selector strin
 	return out, nil
 }
 
-func (f *fakeMember) ListMetadata(_ context.Context, m propagate.Mapping, namespace string) ([]metav1.PartialObjectMetadata, error) {
+func (f *fakeMember) ListMetadata(_ context.Context, m members.Mapping, opts members.ListOptions) ([]metav1.PartialObjectMetadata, error) {
+	namespace := opts.Namespace
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down != nil {
@@ -100,7 +112,7 @@ func (f *fakeMember) NamespaceContents(context.Context, string) ([]unstructured.
 	return nil, errors.New("not used by status")
 }
 
-func (f *fakeMember) Get(_ context.Context, m propagate.Mapping, namespace, name string) (*unstructured.Unstructured, error) {
+func (f *fakeMember) Get(_ context.Context, m members.Mapping, namespace, name string) (*unstructured.Unstructured, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down != nil {
@@ -113,7 +125,7 @@ func (f *fakeMember) Get(_ context.Context, m propagate.Mapping, namespace, name
 	return obj.DeepCopy(), nil
 }
 
-func (f *fakeMember) Apply(_ context.Context, m propagate.Mapping, obj *unstructured.Unstructured, _ propagate.WriteOptions) (*unstructured.Unstructured, error) {
+func (f *fakeMember) Apply(_ context.Context, m members.Mapping, obj *unstructured.Unstructured, _ members.WriteOptions) (*unstructured.Unstructured, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	k := key(m, obj.GetNamespace(), obj.GetName())
@@ -135,7 +147,7 @@ func (f *fakeMember) Apply(_ context.Context, m propagate.Mapping, obj *unstruct
 	return stored.DeepCopy(), nil
 }
 
-func (f *fakeMember) MergePatch(_ context.Context, m propagate.Mapping, namespace, name string, patch []byte, _ propagate.WriteOptions) (*unstructured.Unstructured, error) {
+func (f *fakeMember) MergePatch(_ context.Context, m members.Mapping, namespace, name string, patch []byte, _ members.WriteOptions) (*unstructured.Unstructured, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	obj, ok := f.objects[key(m, namespace, name)]
@@ -171,7 +183,7 @@ func (f *fakeMember) MergePatch(_ context.Context, m propagate.Mapping, namespac
 	return obj.DeepCopy(), nil
 }
 
-func (f *fakeMember) Delete(_ context.Context, m propagate.Mapping, namespace, name string, _ metav1.DeleteOptions) error {
+func (f *fakeMember) Delete(_ context.Context, m members.Mapping, namespace, name string, _ metav1.DeleteOptions) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.objects, key(m, namespace, name))

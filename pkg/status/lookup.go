@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
@@ -23,7 +24,7 @@ type LookupInput struct {
 	Namespace string // ignored for cluster-scoped types
 	Name      string
 	Clusters  []string
-	Appliers  func(cluster string) (propagate.Applier, error)
+	Clients   func(cluster string) (members.Client, error)
 	// Concurrency and Timeout as in Input.
 	Concurrency int
 	Timeout     time.Duration
@@ -84,21 +85,26 @@ func Lookup(ctx context.Context, in LookupInput) *Report {
 }
 
 func lookupMember(ctx context.Context, in LookupInput, cluster, source string) ([]ClusterStatus, error) {
-	a, err := in.Appliers(cluster)
+	a, err := in.Clients(cluster)
 	if err != nil {
 		return nil, err
 	}
-	m, err := a.Map(gvkOf(in.Type))
-	var ns *propagate.NotServedError
+	m, err := a.Map(ctx, gvkOf(in.Type))
+	var ns *members.NotServedError
 	switch {
 	case errors.As(err, &ns):
 		return nil, nil // nothing of the type there
 	case err != nil:
-		return nil, explain(err)
+		return nil, members.RequestError(err)
 	}
-	items, err := a.List(ctx, m, managedSelector)
+	var items []unstructured.Unstructured
+	err = members.Retry(ctx, members.Idempotent, func() error {
+		var err error
+		items, err = a.List(ctx, m, members.ListOptions{LabelSelector: managedSelector})
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", m.Resource.GroupResource(), explain(err))
+		return nil, fmt.Errorf("list %s: %w", m.Resource.GroupResource(), members.RequestError(err))
 	}
 	var out []ClusterStatus
 	for i := range items {

@@ -123,7 +123,7 @@ func ListObjects(ctx context.Context, in ListInput) []MemberObjects {
 			mo.Table, err = listTable(mctx, in, m, ns)
 		}
 		if err != nil {
-			mo.Err = fmt.Errorf("cluster %s: list %s: %w", m.Name, in.Type.Name(), explain(err))
+			mo.Err = fmt.Errorf("cluster %s: list %s: %w", m.Name, in.Type.Name(), members.RequestError(err))
 		}
 		out[i] = mo
 	})

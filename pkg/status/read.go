@@ -33,9 +33,9 @@ type Input struct {
 	Result *render.Result
 	// Clusters are the members to read, usually every member.
 	Clusters []string
-	// Appliers returns the Applier of a member (propagate.NewApplier); it
+	// Clients returns the Client of a member (members.NewMemberClient); it
 	// is called once per member and read, in that member's goroutine.
-	Appliers func(cluster string) (propagate.Applier, error)
+	Clients func(cluster string) (members.Client, error)
 	// Concurrency bounds the members read at once, Timeout the reading of
 	// one member; zero means the defaults.
 	Concurrency int
@@ -182,7 +182,7 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 		}
 		return mr
 	}
-	a, err := in.Appliers(cluster)
+	a, err := in.Clients(cluster)
 	if err != nil {
 		return notReady(err)
 	}
@@ -200,7 +200,7 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 		gvk := gvkOf(t.Type)
 		if notServed[gvk] {
 			st.Status, st.Readiness = TypeNotServed, NotFound
-			st.Message = (&propagate.NotServedError{GVK: gvk}).Error()
+			st.Message = (&members.NotServedError{GVK: gvk}).Error()
 			mr.entries = append(mr.entries, memberEntry{source: t.Source, status: st})
 			continue
 		}
@@ -218,9 +218,9 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 				continue
 			case err != nil:
 				if unreachable(err) {
-					return notReady(explain(err))
+					return notReady(members.RequestError(err))
 				}
-				st.Status, st.Readiness, st.Message = RetrievalFailed, Unknown, explain(err).Error()
+				st.Status, st.Readiness, st.Message = RetrievalFailed, Unknown, members.RequestError(err).Error()
 				mr.entries = append(mr.entries, memberEntry{source: t.Source, status: st})
 				continue
 			}
@@ -295,7 +295,7 @@ const managedSelector = federation.ManagedByLabel + "=" + federation.ManagedByVa
 // listManaged lists fedctl's objects of each of types in one member, one
 // LIST per resource, and returns them by key along with the types the
 // member does not serve. Any other failure fails the member.
-func listManaged(ctx context.Context, a propagate.Applier, types []typeconfig.Type) (map[liveKey]*unstructured.Unstructured, map[schema.GroupVersionKind]bool, error) {
+func listManaged(ctx context.Context, a members.Client, types []typeconfig.Type) (map[liveKey]*unstructured.Unstructured, map[schema.GroupVersionKind]bool, error) {
 	live := map[liveKey]*unstructured.Unstructured{}
 	notServed := map[schema.GroupVersionKind]bool{}
 	listed := map[schema.GroupResource]bool{}
@@ -304,22 +304,27 @@ func listManaged(ctx context.Context, a propagate.Applier, types []typeconfig.Ty
 		if notServed[gvk] {
 			continue
 		}
-		m, err := a.Map(gvk)
-		var ns *propagate.NotServedError
+		m, err := a.Map(ctx, gvk)
+		var ns *members.NotServedError
 		switch {
 		case errors.As(err, &ns):
 			notServed[gvk] = true
 			continue
 		case err != nil:
-			return nil, nil, explain(err)
+			return nil, nil, members.RequestError(err)
 		}
 		if listed[m.Resource.GroupResource()] {
 			continue
 		}
 		listed[m.Resource.GroupResource()] = true
-		items, err := a.List(ctx, m, managedSelector)
+		var items []unstructured.Unstructured
+		err = members.Retry(ctx, members.Idempotent, func() error {
+			var err error
+			items, err = a.List(ctx, m, members.ListOptions{LabelSelector: managedSelector})
+			return err
+		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("list %s: %w", m.Resource.GroupResource(), explain(err))
+			return nil, nil, fmt.Errorf("list %s: %w", m.Resource.GroupResource(), members.RequestError(err))
 		}
 		for i := range items {
 			obj := &items[i]
@@ -333,12 +338,18 @@ func listManaged(ctx context.Context, a propagate.Applier, types []typeconfig.Ty
 	return live, notServed, nil
 }
 
-func getObject(ctx context.Context, a propagate.Applier, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
-	m, err := a.Map(gvk)
+func getObject(ctx context.Context, a members.Client, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
+	m, err := a.Map(ctx, gvk)
 	if err != nil {
 		return nil, err
 	}
-	return a.Get(ctx, m, namespace, name)
+	var obj *unstructured.Unstructured
+	err = members.Retry(ctx, members.Idempotent, func() error {
+		var err error
+		obj, err = a.Get(ctx, m, namespace, name)
+		return err
+	})
+	return obj, err
 }
 
 // readiness fills in what kstatus says of obj and its replica counts.
@@ -393,4 +404,3 @@ func unreachable(err error) bool {
 }
 
 // explain says in words what a failed request means.
-func explain(err error) error { return members.RequestError(err) }

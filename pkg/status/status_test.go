@@ -82,13 +82,13 @@ func newFixture(t *testing.T, input string) *fixture {
 }
 
 func (f *fixture) input() Input {
-	return Input{Result: f.res, Clusters: []string{"us-1", "eu-1"}, Appliers: func(c string) (propagate.Applier, error) { return f.members[c], nil }}
+	return Input{Result: f.res, Clusters: []string{"us-1", "eu-1"}, Clients: func(c string) (members.Client, error) { return f.members[c], nil }}
 }
 
 func (f *fixture) apply(t *testing.T) {
 	t.Helper()
 	in := f.input()
-	report := propagate.Run(context.Background(), propagate.Input{Result: f.res, Clusters: in.Clusters, Appliers: in.Appliers})
+	report := propagate.Run(context.Background(), propagate.Input{Result: f.res, Clusters: in.Clusters, Clients: in.Clients})
 	require.Empty(t, report.Failed(), "%+v", report.Clusters)
 }
 
@@ -379,7 +379,7 @@ func TestLookup(t *testing.T) {
 	f.setReady("eu-1")
 	f.members["us-1"].edit("deployments/shop/web", func(d *unstructured.Unstructured) { d.SetGeneration(5) })
 	in := LookupInput{Type: deployType, Namespace: "shop", Name: "web", Clusters: []string{"eu-1", "us-1"},
-		Appliers: func(c string) (propagate.Applier, error) { return f.members[c], nil }}
+		Clients: func(c string) (members.Client, error) { return f.members[c], nil }}
 	assert.Equal(t, "FederatedDeployment/shop/web", in.Source())
 	r := Lookup(context.Background(), in)
 	require.Len(t, r.Items, 1)
