@@ -26,7 +26,7 @@ var (
 		"pkg/parallel", "pkg/yaml11", "pkg/printers", "pkg/iostreams",
 	}
 	// memberPackages talk to member clusters.
-	memberPackages = []string{"pkg/members", "pkg/propagate", "pkg/status"}
+	memberPackages = []string{"pkg/members", "pkg/propagate", "pkg/status", "pkg/inventory"}
 	// cliHelpers may import cobra: the Face's shared wiring.
 	cliHelpers = []string{"pkg/cmdutil"}
 	// testHelpers serve tests and the test harness only.

@@ -317,9 +317,9 @@ func TestApplyLifecycle(t *testing.T) {
 		cm := mustGet(t, c, cmGVR, ns, "cfg")
 		assert.Equal(t, "v1", cm.Object["data"].(map[string]any)["k"])
 		assert.Equal(t, "fedctl", cm.GetLabels()[federation.ManagedByLabel])
-		assert.NotEmpty(t, cm.GetAnnotations()[propagate.HashAnnotation])
+		assert.NotEmpty(t, cm.GetAnnotations()[federation.HashAnnotation])
 		d := mustGet(t, c, deployGVR, ns, "web")
-		assert.Equal(t, fmt.Sprint(d.GetGeneration()), d.GetAnnotations()[propagate.GenerationAnnotation], "the generation fedctl left it at")
+		assert.Equal(t, fmt.Sprint(d.GetGeneration()), d.GetAnnotations()[federation.GenerationAnnotation], "the generation fedctl left it at")
 		svc := mustGet(t, c, svcGVR, ns, "web")
 		ports[c], _, _ = unstructured.NestedSlice(svc.Object, "spec", "ports")
 		clusterIPs[c], _, _ = unstructured.NestedString(svc.Object, "spec", "clusterIP")
@@ -377,7 +377,7 @@ func TestApplyLifecycle(t *testing.T) {
 		assert.NotContains(t, d.GetLabels(), federation.ManagedByLabel)
 		assert.NotContains(t, d.GetLabels(), federation.ManagedLabel)
 		assert.NotContains(t, d.GetAnnotations(), federation.SourceAnnotation)
-		assert.NotContains(t, d.GetAnnotations(), propagate.HashAnnotation)
+		assert.NotContains(t, d.GetAnnotations(), federation.HashAnnotation)
 	}
 	assert.Equal(t, propagate.Unchanged, r.action("cluster1", "Deployment", ns, "web"))
 

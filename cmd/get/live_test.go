@@ -19,11 +19,12 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/inventory"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/propagate"
-	"github.com/fedctl/fedctl/pkg/status"
 	"github.com/fedctl/fedctl/pkg/testenv"
 	"github.com/fedctl/fedctl/pkg/testutil"
 )
@@ -207,13 +208,13 @@ func TestGetSecretsAreRedacted(t *testing.T) {
 		assert.Contains(t, r.out, "REDACTED")
 	}
 	r := runGet(t, "secrets", "-n", "shop", "-o", "json")
-	var list status.MemberObjectList
+	var list inventory.MemberObjectList
 	require.NoError(t, json.Unmarshal([]byte(r.out), &list))
 	require.Len(t, list.Items, 1)
 	assert.Equal(t, "cluster1", list.Items[0].Cluster)
 	assert.Equal(t, map[string]any{"password": "REDACTED"}, list.Items[0].Object["data"])
 	meta := list.Items[0].Object["metadata"].(map[string]any)
-	assert.Equal(t, "REDACTED", meta["annotations"].(map[string]any)[propagate.HashAnnotation], "a hash of the data is no better")
+	assert.Equal(t, "REDACTED", meta["annotations"].(map[string]any)[federation.HashAnnotation], "a hash of the data is no better")
 }
 
 // TestGetMemberDown: a member that does not answer is reported on stderr,

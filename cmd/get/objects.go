@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/inventory"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/printers"
-	"github.com/fedctl/fedctl/pkg/status"
 )
 
 // runObjects is "fedctl get TYPE [NAME]": the type is resolved through
@@ -28,7 +28,8 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 		return err
 	}
 	access.Timeout = o.Timeout
-	t, err := status.ResolveType(ctx, access, selected, o.TypeName, o.Timeout)
+	clients := members.Clients(fed, access, members.NewMemberClient)
+	t, err := inventory.ResolveType(ctx, clients, selected, o.TypeName, o.Timeout)
 	if err != nil {
 		return err
 	}
@@ -42,12 +43,12 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 			namespaces[m.Name] = members.ContextNamespace(access, m)
 		}
 	}
-	in := status.ListInput{
-		Access: access, Members: selected, Type: t, Namespaces: namespaces, Name: o.Name,
+	in := inventory.ListInput{
+		Clients: clients, Members: selected, Type: t, Namespaces: namespaces, Name: o.Name,
 		Objects: o.Output == "yaml" || o.Output == "json" || o.Output == "name",
 		Timeout: o.Timeout,
 	}
-	list := status.ListObjects(ctx, in)
+	list := inventory.ListObjects(ctx, in)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -78,16 +79,16 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 	return nil
 }
 
-func (o *GetOptions) printObjects(list []status.MemberObjects, rows int, namespaced bool) error {
+func (o *GetOptions) printObjects(list []inventory.MemberObjects, rows int, namespaced bool) error {
 	switch o.Output {
 	case "yaml":
-		return printers.YAML(o.IO.Out, status.ObjectList(list))
+		return printers.YAML(o.IO.Out, inventory.ObjectList(list))
 	case "json":
-		return printers.JSON(o.IO.Out, status.ObjectList(list))
+		return printers.JSON(o.IO.Out, inventory.ObjectList(list))
 	case "name":
 		for _, mo := range list {
 			for _, obj := range mo.Objects {
-				fmt.Fprintf(o.IO.Out, "%s %s\n", mo.Cluster, status.ObjectName(obj))
+				fmt.Fprintf(o.IO.Out, "%s %s\n", mo.Cluster, inventory.ObjectName(obj))
 			}
 		}
 		return nil
@@ -100,5 +101,5 @@ func (o *GetOptions) printObjects(list []status.MemberObjects, rows int, namespa
 		fmt.Fprintf(o.IO.ErrOut, "No %s managed by fedctl found %s.\n", o.TypeName, where)
 		return nil
 	}
-	return status.WriteObjectTable(o.IO.Out, list, status.TableOptions{Wide: o.Output == "wide", Namespace: namespaced && o.AllNamespaces})
+	return inventory.WriteObjectTable(o.IO.Out, list, inventory.TableOptions{Wide: o.Output == "wide", Namespace: namespaced && o.AllNamespaces})
 }

@@ -22,6 +22,18 @@ const (
 	SourceAnnotation = "fedctl.io/federated-object"
 )
 
+// Annotations fedctl records on each member object it applies, so that a
+// later run can tell from a LIST alone whether the object needs a write.
+const (
+	// HashAnnotation is the sha256 of the canonical JSON of the object fedctl
+	// applied, without this annotation.
+	HashAnnotation = "fedctl.io/applied-hash"
+	// GenerationAnnotation is the metadata.generation the object had after
+	// fedctl's last apply; a different live generation means someone else
+	// changed its spec since.
+	GenerationAnnotation = "fedctl.io/applied-generation"
+)
+
 // SourceOf is the value of SourceAnnotation for o:
 // "<FederatedKind>/<namespace>/<name>", or "<FederatedKind>/<name>" for
 // cluster-scoped objects.

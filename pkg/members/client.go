@@ -2,6 +2,7 @@ package members
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -340,12 +341,16 @@ func (c *dynamicClient) ListTable(ctx context.Context, m Mapping, opts ListOptio
 		if m.Namespaced && opts.Namespace != "" {
 			req = req.Namespace(opts.Namespace)
 		}
-		var page metav1.Table
-		if err := req.Do(ctx).Into(&page); err != nil {
+		raw, err := req.DoRaw(ctx)
+		if err != nil {
 			return nil, err
 		}
+		var page metav1.Table
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, fmt.Errorf("decode the API server's table: %w", err)
+		}
 		if page.Kind != "Table" {
-			return nil, fmt.Errorf("the API server did not return a table for %s", m.Resource.GroupResource())
+			return nil, fmt.Errorf("the API server answered with a %s instead of a Table; it may be too old for fedctl get", page.Kind)
 		}
 		if table == nil {
 			table = &page

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
+
+	"github.com/fedctl/fedctl/pkg/federation"
 )
 
 // Comparison is one object of one member as Compare saw it.
@@ -75,7 +77,7 @@ func namespaceNotFound(err error) bool {
 // bookkeepingAnnotations are fedctl's own records on member objects; a
 // change to them always comes with the change that caused it, so a diff
 // leaves them out.
-var bookkeepingAnnotations = []string{HashAnnotation, GenerationAnnotation}
+var bookkeepingAnnotations = []string{federation.HashAnnotation, federation.GenerationAnnotation}
 
 // stripServerFields returns a copy of obj without what the API server keeps for
 // itself and changes on every write: managedFields (and their times),

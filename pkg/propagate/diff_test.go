@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 )
 
@@ -87,7 +88,7 @@ func TestWriteDiffTrees(t *testing.T) {
 	live := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]any{"name": "web", "namespace": "shop", "uid": "u-1", "resourceVersion": "7", "generation": int64(2),
 			"creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": []any{map[string]any{"manager": "fedctl"}},
-			"annotations": map[string]any{HashAnnotation: "abc", GenerationAnnotation: "2"}, "labels": map[string]any{"app": "web"}},
+			"annotations": map[string]any{federation.HashAnnotation: "abc", federation.GenerationAnnotation: "2"}, "labels": map[string]any{"app": "web"}},
 		"spec": map[string]any{"replicas": int64(1)}}}
 	merged := live.DeepCopy()
 	_ = unstructured.SetNestedField(merged.Object, int64(3), "spec", "replicas")

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/render"
 )
 
@@ -14,7 +15,7 @@ import (
 // no longer matches what apply would send for t, and why; "" means it
 // matches, so apply would send nothing. The rules are apply's own (see
 // upToDate): the applied-hash annotation must be the hash of t's object,
-// metadata.generation must be the one recorded in GenerationAnnotation
+// metadata.generation must be the one recorded in federation.GenerationAnnotation
 // after the last apply, fedctl's labels and annotations must hold, and for
 // types without a generation every field fedctl sets must hold its value.
 // With spec.retainReplicas the replica count is left out of the
@@ -50,9 +51,9 @@ func Drift(t render.Target, live *unstructured.Unstructured) (string, error) {
 	}
 	ann := live.GetAnnotations()
 	switch {
-	case ann[HashAnnotation] == "":
-		return "fedctl has not applied it: it has no " + HashAnnotation + " annotation", nil
-	case ann[HashAnnotation] != hash:
+	case ann[federation.HashAnnotation] == "":
+		return "fedctl has not applied it: it has no " + federation.HashAnnotation + " annotation", nil
+	case ann[federation.HashAnnotation] != hash:
 		return "the manifests changed since fedctl last applied it", nil
 	}
 	if reason := GenerationDrift(live); reason != "" && !retain {
@@ -63,13 +64,13 @@ func Drift(t render.Target, live *unstructured.Unstructured) (string, error) {
 
 // GenerationDrift says whether someone changed live's spec since fedctl
 // last applied it, from live alone: its metadata.generation is not the one
-// fedctl recorded in GenerationAnnotation. "" means no such change shows.
+// fedctl recorded in federation.GenerationAnnotation. "" means no such change shows.
 // It needs no manifest, so it is all that can be told of an object whose
 // federated object is not at hand; objects without a generation
 // (ConfigMap, Secret, ...) never show drift this way.
 func GenerationDrift(live *unstructured.Unstructured) string {
 	gen := live.GetGeneration()
-	recorded, ok := live.GetAnnotations()[GenerationAnnotation]
+	recorded, ok := live.GetAnnotations()[federation.GenerationAnnotation]
 	if gen == 0 || !ok || recorded == strconv.FormatInt(gen, 10) {
 		return ""
 	}

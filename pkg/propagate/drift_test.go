@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/render"
 )
 
@@ -27,7 +28,7 @@ func TestDriftOfAnApplySetMember(t *testing.T) {
 	require.NoError(t, err)
 	live := u.DeepCopy()
 	ann := live.GetAnnotations()
-	ann[HashAnnotation] = hash
+	ann[federation.HashAnnotation] = hash
 	live.SetAnnotations(ann)
 
 	reason, err := Drift(target, live)

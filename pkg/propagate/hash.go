@@ -9,18 +9,8 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-)
 
-// Annotations fedctl records on each member object it applies, so that a
-// later run can tell from a LIST alone whether the object needs a write.
-const (
-	// HashAnnotation is the sha256 of the canonical JSON of the object fedctl
-	// applied, without this annotation.
-	HashAnnotation = "fedctl.io/applied-hash"
-	// GenerationAnnotation is the metadata.generation the object had after
-	// fedctl's last apply; a different live generation means someone else
-	// changed its spec since.
-	GenerationAnnotation = "fedctl.io/applied-generation"
+	"github.com/fedctl/fedctl/pkg/federation"
 )
 
 // hashOf is the hex sha256 of obj's JSON. encoding/json writes map keys
@@ -50,11 +40,11 @@ func hashOf(obj map[string]any) (string, error) {
 // it, and that alone must not cost a write at every run.
 func upToDate(live *unstructured.Unstructured, desired map[string]any, hash string, retainReplicas bool) bool {
 	ann := live.GetAnnotations()
-	if ann[HashAnnotation] != hash {
+	if ann[federation.HashAnnotation] != hash {
 		return false
 	}
 	gen := live.GetGeneration()
-	recorded := ann[GenerationAnnotation]
+	recorded := ann[federation.GenerationAnnotation]
 	generationHolds := gen == 0 && recorded == "" || gen != 0 && recorded == strconv.FormatInt(gen, 10)
 	if !generationHolds && !(retainReplicas && gen != 0) {
 		return false

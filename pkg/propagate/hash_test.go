@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 )
 
@@ -36,7 +37,7 @@ func TestUpToDate(t *testing.T) {
 	live := func(gen int64, recorded string, mutate func(map[string]any)) *unstructured.Unstructured {
 		obj := map[string]any{"apiVersion": "v1", "kind": "Service",
 			"metadata": map[string]any{"name": "web", "labels": map[string]any{"app": "web", "extra": "x"},
-				"annotations": map[string]any{HashAnnotation: hash}},
+				"annotations": map[string]any{federation.HashAnnotation: hash}},
 			"spec": map[string]any{"clusterIP": "10.0.0.1", "ports": []any{map[string]any{"port": int64(80), "nodePort": int64(30001), "protocol": "TCP"}}}}
 		u := &unstructured.Unstructured{Object: obj}
 		if gen != 0 {
@@ -44,7 +45,7 @@ func TestUpToDate(t *testing.T) {
 		}
 		if recorded != "" {
 			ann := u.GetAnnotations()
-			ann[GenerationAnnotation] = recorded
+			ann[federation.GenerationAnnotation] = recorded
 			u.SetAnnotations(ann)
 		}
 		if mutate != nil {
@@ -59,7 +60,7 @@ func TestUpToDate(t *testing.T) {
 	}{
 		{"same hash, fields the server added ignored", live(0, "", nil), true},
 		{"other hash", live(0, "", func(o map[string]any) {
-			o["metadata"].(map[string]any)["annotations"].(map[string]any)[HashAnnotation] = "old"
+			o["metadata"].(map[string]any)["annotations"].(map[string]any)[federation.HashAnnotation] = "old"
 		}), false},
 		{"a field fedctl sets was changed", live(0, "", func(o map[string]any) {
 			o["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["port"] = int64(81)
@@ -99,7 +100,7 @@ func TestUpToDateSecretStringData(t *testing.T) {
 	require.NoError(t, err)
 	live := func(data map[string]any) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-			"metadata": map[string]any{"name": "creds", "annotations": map[string]any{HashAnnotation: hash}},
+			"metadata": map[string]any{"name": "creds", "annotations": map[string]any{federation.HashAnnotation: hash}},
 			"data":     data}}
 	}
 	assert.True(t, upToDate(live(map[string]any{"user": "YWRtaW4=", "other": "eA=="}), desired, hash, false), "admin, base64-encoded")

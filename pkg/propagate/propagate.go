@@ -727,9 +727,9 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 	if ann == nil {
 		ann = map[string]string{}
 	}
-	ann[HashAnnotation] = hash
+	ann[federation.HashAnnotation] = hash
 	if gen, ok := s.expectedGeneration(it, live); ok && !adopting {
-		ann[GenerationAnnotation] = strconv.FormatInt(gen, 10)
+		ann[federation.GenerationAnnotation] = strconv.FormatInt(gen, 10)
 	}
 	obj.SetAnnotations(ann)
 	var applied *unstructured.Unstructured
@@ -785,7 +785,7 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 	}
 }
 
-// recordGeneration records in GenerationAnnotation the generation the
+// recordGeneration records in federation.GenerationAnnotation the generation the
 // apply left the object at, so that the next run can tell fedctl's own spec
 // changes from anybody else's. It is a second write, but only for objects
 // whose generation moved, that is whose spec fedctl just changed (or, for a
@@ -799,11 +799,11 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 // further objects of the type need one patch. At most two patches are sent.
 func (s *memberSync) recordGeneration(ctx context.Context, it *item, applied *unstructured.Unstructured) error {
 	gen := applied.GetGeneration()
-	recorded, has := applied.GetAnnotations()[GenerationAnnotation]
+	recorded, has := applied.GetAnnotations()[federation.GenerationAnnotation]
 	if gen == 0 && has {
 		// Expected where there is none (see expectedGeneration): a value
 		// left there would make every later run apply again.
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{GenerationAnnotation: nil}}})
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{federation.GenerationAnnotation: nil}}})
 		return withRetry(ctx, func() error {
 			_, err := s.client.MergePatch(ctx, it.mapping, it.result.Namespace, it.result.Name, patch, s.writeOptions())
 			return err
@@ -819,7 +819,7 @@ func (s *memberSync) recordGeneration(ctx context.Context, it *item, applied *un
 	}
 	prev := gen
 	for range 2 {
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{GenerationAnnotation: strconv.FormatInt(want, 10)}}})
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{federation.GenerationAnnotation: strconv.FormatInt(want, 10)}}})
 		var patched *unstructured.Unstructured
 		err := withRetry(ctx, func() error {
 			var err error
@@ -1189,7 +1189,7 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 var unmarkPatch = func() []byte {
 	data, _ := json.Marshal(map[string]any{"metadata": map[string]any{
 		"labels":      map[string]any{federation.ManagedLabel: nil, federation.ManagedByLabel: nil, ApplySetPartOfLabel: nil},
-		"annotations": map[string]any{federation.SourceAnnotation: nil, HashAnnotation: nil, GenerationAnnotation: nil},
+		"annotations": map[string]any{federation.SourceAnnotation: nil, federation.HashAnnotation: nil, federation.GenerationAnnotation: nil},
 	}})
 	return data
 }()

@@ -5,8 +5,7 @@
 // object no longer matches what apply would send, and the member object's
 // readiness as kstatus computes it (Current, InProgress, Failed,
 // Terminating, NotFound). Wait polls that until every placed member object
-// is Current. ListObjects lists the member objects fedctl manages with the
-// API servers' own table columns (fedctl get TYPE).
+// is Current.
 //
 // It reads with one label-selected LIST per type and member (a GET only for
 // a placed object that LIST did not return), members in parallel, and

@@ -67,9 +67,14 @@ func Lookup(ctx context.Context, in LookupInput) *Report {
 	clusters := slices.Compact(slices.Sorted(slices.Values(in.Clusters))) // --cluster may repeat
 	found := make([][]ClusterStatus, len(clusters))
 	errs := make([]error, len(clusters))
-	forEachMember(ctx, in.Concurrency, in.Timeout, clusters, func(mctx context.Context, i int) {
+	failed := forEachMember(ctx, in.Concurrency, in.Timeout, clusters, func(mctx context.Context, i int) {
 		found[i], errs[i] = lookupMember(mctx, in, clusters[i], source)
 	})
+	for i, err := range failed {
+		if err != nil {
+			errs[i] = err
+		}
+	}
 	report := &Report{}
 	for i, name := range clusters {
 		if errs[i] != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -90,9 +89,14 @@ func Read(ctx context.Context, in Input) *Report {
 
 	clusters := slices.Compact(slices.Sorted(slices.Values(in.Clusters))) // --cluster may repeat
 	perCluster := make([]memberRead, len(clusters))
-	forEachMember(ctx, in.Concurrency, in.Timeout, clusters, func(mctx context.Context, i int) {
+	errs := forEachMember(ctx, in.Concurrency, in.Timeout, clusters, func(mctx context.Context, i int) {
 		perCluster[i] = readMember(mctx, in, clusters[i], placed)
 	})
+	for i, err := range errs {
+		if err != nil {
+			perCluster[i] = memberRead{err: err}
+		}
+	}
 
 	report := &Report{}
 	for i, name := range clusters {
@@ -118,27 +122,17 @@ func joinMessage(a, b string) string {
 	return a + "; " + b
 }
 
-// forEachMember runs fn for each of clusters, at most concurrency at once,
-// each with its own timeout.
-func forEachMember(ctx context.Context, concurrency int, timeout time.Duration, clusters []string, fn func(context.Context, int)) {
+// forEachMember runs fn for each of clusters with members.ForEach, the
+// defaults filled in, and returns per member the error that kept fn from
+// running or ended it (a panic: a bug, that member's failure alone).
+func forEachMember(ctx context.Context, concurrency int, timeout time.Duration, clusters []string, fn func(context.Context, int)) []error {
 	if concurrency <= 0 {
 		concurrency = DefaultConcurrency
 	}
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	sem := make(chan struct{}, concurrency)
-	var wg sync.WaitGroup
-	for i := range clusters {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			mctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			fn(mctx, i)
-		})
-	}
-	wg.Wait()
+	return members.ForEach(ctx, concurrency, timeout, len(clusters), fn)
 }
 
 // memberRead is what was read in one member.

@@ -1,4 +1,4 @@
-package status
+package inventory
 
 import (
 	"context"
@@ -14,24 +14,24 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/printers"
-	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
-// tableAccept asks the API server for its Table rendering: the columns
-// kubectl get prints, computed server side (built-in printers, or a CRD's
-// additionalPrinterColumns), with JSON as the fallback.
-const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+// APIVersion of MemberObjectList.
+const APIVersion = "fedctl.io/v1alpha1"
 
-// listPage is the page size of the LISTs.
-const listPage = 500
+// managedSelector selects the objects fedctl manages.
+const managedSelector = federation.ManagedByLabel + "=" + federation.ManagedByValue
+
+// Defaults of ListInput.
+const (
+	DefaultConcurrency = 8
+	DefaultTimeout     = 30 * time.Second
+)
 
 // ResolveType finds the type called name (a plural, singular, kind, short
 // name or <plural>.<group>, any case, as kubectl takes it) through the
@@ -40,12 +40,17 @@ const listPage = 500
 // others have, does not stop the others. It returns the first member's
 // NotFoundError when no member serves it, and the errors of the members
 // when none answered.
-func ResolveType(ctx context.Context, a members.Access, ms []members.Member, name string, timeout time.Duration) (typeconfig.Type, error) {
+func ResolveType(ctx context.Context, clients func(string) (members.Client, error), ms []members.Member, name string, timeout time.Duration) (typeconfig.Type, error) {
 	var errs []error
 	var notFound error
 	for _, m := range ms {
+		c, err := clients(m.Name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		mctx, cancel := context.WithTimeout(ctx, timeout)
-		lists, err := members.APIResources(mctx, a, m)
+		lists, err := members.ResourcesOf(mctx, c, m)
 		cancel()
 		var de *members.DiscoveryError
 		if err != nil && !errors.As(err, &de) {
@@ -71,7 +76,8 @@ func ResolveType(ctx context.Context, a members.Access, ms []members.Member, nam
 
 // ListInput says which member objects ListObjects lists.
 type ListInput struct {
-	Access  members.Access
+	// Clients returns the Client of a member (members.Clients).
+	Clients func(cluster string) (members.Client, error)
 	Members []members.Member
 	Type    typeconfig.Type
 	// Namespaces gives the namespace to list in each member ("" for all
@@ -82,7 +88,8 @@ type ListInput struct {
 	// Objects lists the objects themselves instead of the API server's
 	// table (for -o yaml|json|name).
 	Objects bool
-	// Concurrency and Timeout as in Input.
+	// Concurrency bounds the members read at once, Timeout the time each
+	// has; zero means the defaults.
 	Concurrency int
 	Timeout     time.Duration
 }
@@ -105,70 +112,64 @@ type MemberObjects struct {
 // member (paged), in in.Members' order.
 func ListObjects(ctx context.Context, in ListInput) []MemberObjects {
 	out := make([]MemberObjects, len(in.Members))
-	names := make([]string, len(in.Members))
-	for i, m := range in.Members {
-		names[i] = m.Name
+	concurrency, timeout := in.Concurrency, in.Timeout
+	if concurrency <= 0 {
+		concurrency = DefaultConcurrency
 	}
-	forEachMember(ctx, in.Concurrency, in.Timeout, names, func(mctx context.Context, i int) {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	errs := members.ForEach(ctx, concurrency, timeout, len(in.Members), func(mctx context.Context, i int) {
 		m := in.Members[i]
-		mo := MemberObjects{Cluster: m.Name}
-		ns := ""
-		if in.Type.Namespaced() {
-			ns = in.Namespaces[m.Name]
-		}
-		var err error
-		if in.Objects {
-			mo.Objects, err = listObjects(mctx, in, m, ns)
-		} else {
-			mo.Table, err = listTable(mctx, in, m, ns)
-		}
+		out[i] = MemberObjects{Cluster: m.Name}
+		c, err := in.Clients(m.Name)
 		if err != nil {
-			mo.Err = fmt.Errorf("cluster %s: list %s: %w", m.Name, in.Type.Name(), members.RequestError(err))
+			out[i].Err = err
+			return
 		}
-		out[i] = mo
+		err = members.Retry(mctx, members.Idempotent, func() error {
+			var err error
+			if in.Objects {
+				out[i].Objects, err = c.List(mctx, in.mapping(), in.options(m))
+			} else {
+				out[i].Table, err = c.ListTable(mctx, in.mapping(), in.options(m))
+			}
+			return err
+		})
+		if err != nil {
+			out[i].Err = fmt.Errorf("cluster %s: list %s: %w", m.Name, in.Type.Name(), members.RequestError(err))
+			return
+		}
+		sortObjects(out[i].Objects)
+		sortRows(out[i].Table)
 	})
+	for i, err := range errs {
+		if err != nil {
+			out[i] = MemberObjects{Cluster: in.Members[i].Name, Err: fmt.Errorf("cluster %s: %w", in.Members[i].Name, err)}
+		}
+	}
 	return out
 }
 
-func (in ListInput) options() metav1.ListOptions {
-	opts := metav1.ListOptions{LabelSelector: managedSelector, Limit: listPage}
+func (in ListInput) mapping() members.Mapping {
+	return members.MappingOf(in.Type.Group, in.Type.Version, in.Type.Plural, in.Type.Namespaced())
+}
+
+func (in ListInput) options(m members.Member) members.ListOptions {
+	opts := members.ListOptions{LabelSelector: managedSelector}
+	if in.Type.Namespaced() {
+		opts.Namespace = in.Namespaces[m.Name]
+	}
 	if in.Name != "" {
 		opts.FieldSelector = "metadata.name=" + in.Name
 	}
 	return opts
 }
 
-func listObjects(ctx context.Context, in ListInput, m members.Member, ns string) ([]unstructured.Unstructured, error) {
-	cfg, err := in.Access.RESTConfig(m)
-	if err != nil {
-		return nil, err
-	}
-	client, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	gvr := schema.GroupVersionResource{Group: in.Type.Group, Version: in.Type.Version, Resource: in.Type.Plural}
-	var ri dynamic.ResourceInterface = client.Resource(gvr)
-	if ns != "" {
-		ri = client.Resource(gvr).Namespace(ns)
-	}
-	opts := in.options()
-	var items []unstructured.Unstructured
-	for {
-		list, err := ri.List(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, list.Items...)
-		if list.GetContinue() == "" {
-			break
-		}
-		opts.Continue = list.GetContinue()
-	}
+func sortObjects(items []unstructured.Unstructured) {
 	slices.SortFunc(items, func(a, b unstructured.Unstructured) int {
 		return compareNames(a.GetNamespace(), a.GetName(), b.GetNamespace(), b.GetName())
 	})
-	return items, nil
 }
 
 func compareNames(ns1, n1, ns2, n2 string) int {
@@ -178,77 +179,18 @@ func compareNames(ns1, n1, ns2, n2 string) int {
 	return strings.Compare(n1, n2)
 }
 
-func listTable(ctx context.Context, in ListInput, m members.Member, ns string) (*metav1.Table, error) {
-	cfg, err := in.Access.RESTConfig(m)
-	if err != nil {
-		return nil, err
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.GroupVersion = &schema.GroupVersion{Group: in.Type.Group, Version: in.Type.Version}
-	cfg.APIPath = "/apis"
-	if in.Type.Group == "" {
-		cfg.APIPath = "/api"
-	}
-	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
-	client, err := rest.RESTClientFor(cfg)
-	if err != nil {
-		return nil, err
-	}
-	opts := in.options()
-	var table *metav1.Table
-	for {
-		req := client.Get().Resource(in.Type.Plural).SetHeader("Accept", tableAccept).
-			Param("labelSelector", opts.LabelSelector).Param("limit", fmt.Sprint(opts.Limit))
-		if ns != "" {
-			req = req.Namespace(ns)
-		}
-		if opts.FieldSelector != "" {
-			req = req.Param("fieldSelector", opts.FieldSelector)
-		}
-		if opts.Continue != "" {
-			req = req.Param("continue", opts.Continue)
-		}
-		raw, err := req.DoRaw(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var page metav1.Table
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return nil, fmt.Errorf("decode the API server's table: %w", err)
-		}
-		if page.Kind != "Table" {
-			return nil, fmt.Errorf("the API server answered with a %s instead of a Table; it may be too old for fedctl get", page.Kind)
-		}
-		if table == nil {
-			table = &page
-		} else {
-			table.Rows = append(table.Rows, page.Rows...)
-		}
-		if page.Continue == "" {
-			break
-		}
-		opts.Continue = page.Continue
+// sortRows sorts a table's rows by namespace and name, from the object
+// metadata the API server sends with each row.
+func sortRows(table *metav1.Table) {
+	if table == nil {
+		return
 	}
 	table.Continue = ""
-	metas := make([]metav1.PartialObjectMetadata, len(table.Rows))
-	for i, row := range table.Rows {
-		if len(row.Object.Raw) > 0 {
-			_ = json.Unmarshal(row.Object.Raw, &metas[i])
-		}
-	}
-	idx := make([]int, len(table.Rows))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		return compareNames(metas[a].Namespace, metas[a].Name, metas[b].Namespace, metas[b].Name)
+	slices.SortStableFunc(table.Rows, func(a, b metav1.TableRow) int {
+		ans, an := RowMeta(a)
+		bns, bn := RowMeta(b)
+		return compareNames(ans, an, bns, bn)
 	})
-	rows := make([]metav1.TableRow, len(idx))
-	for i, j := range idx {
-		rows[i] = table.Rows[j]
-	}
-	table.Rows = rows
-	return table, nil
 }
 
 // RowMeta is the namespace and name of a table row, from the object
@@ -394,7 +336,7 @@ func redactSecret(obj map[string]any) map[string]any {
 	// fedctl's applied hash would let a short secret be guessed offline.
 	if meta, ok := obj["metadata"].(map[string]any); ok {
 		if ann, ok := meta["annotations"].(map[string]any); ok {
-			for _, k := range []string{"kubectl.kubernetes.io/last-applied-configuration", propagate.HashAnnotation} {
+			for _, k := range []string{"kubectl.kubernetes.io/last-applied-configuration", federation.HashAnnotation} {
 				if _, ok := ann[k]; ok {
 					ann[k] = redacted
 				}

@@ -1,0 +1,71 @@
+package inventory
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+)
+
+// TestObjectListRedactsSecrets: no Secret value, nor what is derived from
+// one, is printed; other kinds are left as they are.
+func TestObjectListRedactsSecrets(t *testing.T) {
+	t.Parallel()
+	secret := unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "db", "annotations": map[string]any{
+			federation.HashAnnotation: "abc", "kubectl.kubernetes.io/last-applied-configuration": `{"data":{"password":"aHVudGVyMg=="}}`, "other": "kept"}},
+		"data":       map[string]any{"password": "aHVudGVyMg=="},
+		"stringData": map[string]any{"user": "admin"},
+	}}
+	cm := unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "cfg"}, "data": map[string]any{"k": "v"}}}
+	list := ObjectList([]MemberObjects{
+		{Cluster: "a", Objects: []unstructured.Unstructured{secret, cm}},
+		{Cluster: "b", Err: errors.New("down")},
+	})
+	assert.Len(t, list.Items, 2, "the member that failed is left out")
+	got := list.Items[0].Object
+	assert.Equal(t, map[string]any{"password": "REDACTED"}, got["data"])
+	assert.Equal(t, map[string]any{"user": "REDACTED"}, got["stringData"])
+	ann := got["metadata"].(map[string]any)["annotations"].(map[string]any)
+	assert.Equal(t, "REDACTED", ann[federation.HashAnnotation])
+	assert.Equal(t, "REDACTED", ann["kubectl.kubernetes.io/last-applied-configuration"])
+	assert.Equal(t, "kept", ann["other"])
+	assert.Equal(t, "aHVudGVyMg==", secret.Object["data"].(map[string]any)["password"], "the object read is not changed")
+	assert.Equal(t, map[string]any{"k": "v"}, list.Items[1].Object["data"])
+	assert.Equal(t, "configmap/cfg", ObjectName(cm))
+}
+
+// TestWriteObjectTable: members' tables merge under the first member's
+// columns, with CLUSTER first; a member whose server lacks a column shows
+// <none> there, as kubectl does.
+func TestWriteObjectTable(t *testing.T) {
+	t.Parallel()
+	row := func(ns, name string, cells ...any) metav1.TableRow {
+		meta := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		return metav1.TableRow{Cells: cells, Object: runtime.RawExtension{Object: meta, Raw: mustJSON(meta)}}
+	}
+	cols := []metav1.TableColumnDefinition{{Name: "Name"}, {Name: "Data"}, {Name: "Age"}, {Name: "Extra", Priority: 1}}
+	var out bytes.Buffer
+	err := WriteObjectTable(&out, []MemberObjects{
+		{Cluster: "a", Table: &metav1.Table{ColumnDefinitions: cols, Rows: []metav1.TableRow{row("shop", "cfg", "cfg", float64(2), "5m", "x")}}},
+		{Cluster: "b", Table: &metav1.Table{ColumnDefinitions: cols[:2], Rows: []metav1.TableRow{row("shop", "cfg", "cfg", float64(3))}}},
+	}, TableOptions{Namespace: true})
+	assert.NoError(t, err)
+	assert.Equal(t, "CLUSTER   NAMESPACE   NAME   DATA   AGE\na         shop        cfg    2      5m\nb         shop        cfg    3      <none>\n", out.String())
+}
+
+func mustJSON(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return data
+}

@@ -1,0 +1,52 @@
+package members
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fedctl/fedctl/pkg/parallel"
+)
+
+// TestForEach: members run in parallel within the bound, each under its own
+// deadline; a panic fails that member only; a cancelled run starts no more.
+func TestForEach(t *testing.T) {
+	t.Parallel()
+	var running, most atomic.Int64
+	deadlines := make([]bool, 6)
+	errs := ForEach(context.Background(), 2, time.Minute, 6, func(ctx context.Context, i int) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		_, deadlines[i] = ctx.Deadline()
+		time.Sleep(10 * time.Millisecond)
+		if i == 3 {
+			panic("bug in member 3")
+		}
+	})
+	assert.LessOrEqual(t, most.Load(), int64(2))
+	assert.Equal(t, []bool{true, true, true, true, true, true}, deadlines)
+	var p *parallel.Panic
+	require.ErrorAs(t, errs[3], &p)
+	assert.Equal(t, "bug in member 3", p.Value)
+	for i, err := range errs {
+		if i != 3 {
+			assert.NoError(t, err, i)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls := 0
+	errs = ForEach(ctx, 1, time.Minute, 3, func(context.Context, int) { calls++ })
+	for _, err := range errs {
+		assert.True(t, errors.Is(err, context.Canceled), "%v", err)
+	}
+	assert.Zero(t, calls, "a cancelled run starts no member")
+}
