@@ -196,7 +196,7 @@ func (o *ApplyOptions) Validate() error {
 
 // applySet is the ApplySet of --prune --applyset; nil without --prune.
 func (o *ApplyOptions) applySet() (*propagate.ApplySet, error) {
-	return propagate.ApplySetFromFlags(o.Prune, o.ApplySet, o.Namespace, o.Version)
+	return cmdutil.ApplySetFromFlags(o.Prune, o.ApplySet, o.Namespace, o.Version)
 }
 
 // Run renders, then propagates. Problems in the input stop it before any
@@ -255,7 +255,10 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	report.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme())
+	cmdutil.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme(), report)
+	if p := report.Panic(); p != nil {
+		return p // a bug: cmd.Main reports it, exit 1
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -150,7 +150,10 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	report.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme())
+	cmdutil.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme(), report)
+	if p := report.Panic(); p != nil {
+		return p // a bug: cmd.Main reports it, exit 1
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

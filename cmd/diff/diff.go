@@ -136,7 +136,7 @@ func (o *DiffOptions) Validate() error {
 
 // applySet is the ApplySet of --prune --applyset; nil without --prune.
 func (o *DiffOptions) applySet() (*propagate.ApplySet, error) {
-	return propagate.ApplySetFromFlags(o.Prune, o.ApplySet, o.Namespace, o.Version)
+	return cmdutil.ApplySetFromFlags(o.Prune, o.ApplySet, o.Namespace, o.Version)
 }
 
 // Run renders, compares in every member, then shows the differences. Any
@@ -232,7 +232,7 @@ func (o *DiffOptions) showDiff(report *propagate.Report) (bool, error) {
 			return false, err
 		}
 	}
-	if _, err := propagate.WriteDiffTrees(report, live, merged); err != nil {
+	if _, err := WriteDiffTrees(report, live, merged); err != nil {
 		return false, err
 	}
 	name, args := o.diffProgram()

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"syscall"
 
 	authnv1 "k8s.io/api/authentication/v1"
@@ -16,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/fedctl/fedctl/pkg/parallel"
 )
 
 // Condition types and reasons of a member's health, as KubeFed's cluster
@@ -114,15 +115,15 @@ func Probe(ctx context.Context, a Access, m Member) Health {
 func ProbeAll(ctx context.Context, a Access, ms []Member, concurrency int) []Health {
 	out := make([]Health, len(ms))
 	sem := make(chan struct{}, max(concurrency, 1))
-	var wg sync.WaitGroup
+	var g parallel.Group
 	for i, m := range ms {
-		wg.Go(func() {
+		g.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			out[i] = Probe(ctx, a, m)
 		})
 	}
-	wg.Wait()
+	g.Wait()
 	return out
 }
 

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/parallel"
 )
 
 // ResourceCount is how many federation-managed objects of one resource a
@@ -57,9 +57,9 @@ func ManagedObjects(ctx context.Context, c Client) ([]ResourceCount, error) {
 	counts := make([]int, len(resources))
 	errs := make([]error, len(resources))
 	sem := make(chan struct{}, 8)
-	var wg sync.WaitGroup
+	var g parallel.Group
 	for i, m := range resources {
-		wg.Go(func() {
+		g.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			var items []metav1.PartialObjectMetadata
@@ -75,7 +75,7 @@ func ManagedObjects(ctx context.Context, c Client) ([]ResourceCount, error) {
 			counts[i] = len(items)
 		})
 	}
-	wg.Wait()
+	g.Wait()
 	var out []ResourceCount
 	for i, m := range resources {
 		if counts[i] > 0 {

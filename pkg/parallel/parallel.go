@@ -73,3 +73,29 @@ func Recover(report func(*Panic)) {
 	}
 	report(&Panic{Value: r, Stack: debug.Stack()})
 }
+
+// Group is a sync.WaitGroup whose goroutines' panics are not lost: Wait
+// raises the first one again, as a *Panic with its stack, in the caller's
+// goroutine, where cmd.Main (or members.ForEach, for one member) recovers
+// it. Every goroutine fedctl starts runs in a Group, a For or
+// members.ForEach.
+type Group struct {
+	wg    sync.WaitGroup
+	first atomic.Pointer[Panic]
+}
+
+// Go runs fn on a new goroutine.
+func (g *Group) Go(fn func()) {
+	g.wg.Go(func() {
+		defer Recover(func(p *Panic) { g.first.CompareAndSwap(nil, p) })
+		fn()
+	})
+}
+
+// Wait waits for every goroutine, then raises the first panic, if any.
+func (g *Group) Wait() {
+	g.wg.Wait()
+	if p := g.first.Load(); p != nil {
+		panic(p)
+	}
+}

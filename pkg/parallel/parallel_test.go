@@ -64,3 +64,28 @@ func TestRecoverKeepsTheFirstStack(t *testing.T) {
 	assert.Equal(t, "internal error: plain", got.Error())
 	assert.NotEmpty(t, got.Stack)
 }
+
+// TestGroupRaisesTheFirstPanicInWait: a Group's goroutine that panics does
+// not end the process; Wait raises it in the caller, after the others.
+func TestGroupRaisesTheFirstPanicInWait(t *testing.T) {
+	t.Parallel()
+	var done atomic.Int64
+	var got any
+	func() {
+		defer func() { got = recover() }()
+		var g Group
+		for i := range 4 {
+			g.Go(func() {
+				if i == 2 {
+					panic("bug")
+				}
+				done.Add(1)
+			})
+		}
+		g.Wait()
+	}()
+	p, ok := got.(*Panic)
+	require.True(t, ok, "%T", got)
+	assert.Equal(t, "bug", p.Value)
+	assert.Equal(t, int64(3), done.Load(), "the others ran to the end")
+}

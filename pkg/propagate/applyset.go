@@ -47,28 +47,6 @@ type ApplySet struct {
 	Tooling string
 }
 
-// ApplySetFromFlags is the ApplySet that --prune and --applyset ask for
-// (nil without --prune), with the tooling annotation of fedctl at version.
-// The flags go together: either alone is an error.
-func ApplySetFromFlags(prune bool, applyset, namespace, version string) (*ApplySet, error) {
-	switch {
-	case prune && applyset == "":
-		return nil, errors.New("--prune needs --applyset NAME: fedctl prunes only the objects of an ApplySet")
-	case !prune && applyset != "":
-		return nil, errors.New("--applyset needs --prune")
-	case !prune:
-		return nil, nil
-	}
-	if version == "" {
-		version = "dev"
-	}
-	set, err := ParseApplySet(applyset, namespace, "fedctl/"+version)
-	if err != nil {
-		return nil, err
-	}
-	return &set, nil
-}
-
 // ParseApplySet reads --applyset as kubectl does: NAME or secrets/NAME for
 // a Secret, configmaps/NAME for a ConfigMap. The parent lives in namespace.
 func ParseApplySet(value, namespace, tooling string) (ApplySet, error) {
@@ -233,7 +211,7 @@ func (s *memberSync) writeApplySetObject(ctx context.Context, gks sets.Set[schem
 	if err != nil {
 		return nil, err
 	}
-	if !s.in.DryRun {
+	if !s.mode.dryRun {
 		st.live = applied
 	}
 	return applied, nil
@@ -296,7 +274,7 @@ func (s *memberSync) closeApplySet(ctx context.Context, items []*item, kept []Ob
 	set := s.applySet.set
 	res := ObjectResult{APIVersion: "v1", Kind: set.Kind(), Namespace: set.Namespace, Name: set.Name}
 	switch {
-	case err != nil && s.in.DryRun && namespaceNotFound(err):
+	case err != nil && s.mode.dryRun && namespaceNotFound(err):
 		// its namespace is new: the real run creates it
 		s.compared(res, nil, s.applySetParent(gks, namespaces))
 		return nil

@@ -3,8 +3,6 @@ package propagate
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 )
@@ -172,38 +169,13 @@ func maskSecrets(live, merged *unstructured.Unstructured) {
 // lastAppliedAnnotation is where kubectl apply records what it applied.
 const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
-// WriteDiffTrees writes, for every comparison in report, the live object
-// under liveDir and the merged one under mergedDir, as YAML files named by
-// Comparison.FileName, the way kubectl diff lays out its LIVE and MERGED
-// directories: server-kept fields stripped (see stripServerFields), Secret values
-// masked, and no file where an object does not exist (diff -N shows it
-// added or deleted). It returns how many objects differ.
-func WriteDiffTrees(report *Report, liveDir, mergedDir string) (int, error) {
-	differ := 0
-	for _, cr := range report.Clusters {
-		for _, c := range cr.Comparisons {
-			live, merged := stripServerFields(c.Live), stripServerFields(c.Merged)
-			maskSecrets(live, merged)
-			if live == nil || merged == nil || !reflect.DeepEqual(live.Object, merged.Object) {
-				differ++
-			}
-			name := c.FileName(cr.Cluster)
-			for _, f := range []struct {
-				dir string
-				obj *unstructured.Unstructured
-			}{{liveDir, live}, {mergedDir, merged}} {
-				if f.obj == nil {
-					continue
-				}
-				data, err := yaml.Marshal(f.obj.Object)
-				if err != nil {
-					return differ, fmt.Errorf("cluster %s: %s: %w", cr.Cluster, c.Object.Ref(), err)
-				}
-				if err := os.WriteFile(filepath.Join(f.dir, name), data, 0o600); err != nil {
-					return differ, err
-				}
-			}
-		}
-	}
-	return differ, nil
+// Sides are the live and merged objects as kubectl diff compares them:
+// server-kept fields stripped (see stripServerFields), Secret values
+// masked, nil where an object does not exist (diff -N then shows it added
+// or deleted), and whether they differ. The comparison's own objects are
+// not modified.
+func (c Comparison) Sides() (live, merged *unstructured.Unstructured, differ bool) {
+	live, merged = stripServerFields(c.Live), stripServerFields(c.Merged)
+	maskSecrets(live, merged)
+	return live, merged, live == nil || merged == nil || !reflect.DeepEqual(live.Object, merged.Object)
 }

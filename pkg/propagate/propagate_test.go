@@ -427,3 +427,29 @@ func TestRunServerDryRunSkipsObjectsOfNewCRDs(t *testing.T) {
 	assert.Equal(t, []string{"created CustomResourceDefinition widgets.example.com", "skipped Widget w"}, actions(rep.Clusters[0]))
 	assert.Equal(t, ReasonCRDNotCreated, rep.Clusters[0].Objects[1].Reason)
 }
+
+// panickyClient panics on its first apply, as a bug in fedctl would.
+type panickyClient struct{ *fakeClient }
+
+func (panickyClient) Apply(context.Context, members.Mapping, *unstructured.Unstructured, members.WriteOptions) (*unstructured.Unstructured, error) {
+	panic("index out of range")
+}
+
+// TestRunReportsAPanicAsThatMembersBug: a panic while syncing one member
+// fails that member with an internal error, kept for cmd.Main to report
+// with its stack; the other members are synced.
+func TestRunReportsAPanicAsThatMembersBug(t *testing.T) {
+	t.Parallel()
+	good := newFake(cmType)
+	res := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a", "b"}})
+	rep := Run(context.Background(), Input{Result: res, Clusters: []string{"a", "b"}, Clients: func(c string) (members.Client, error) {
+		if c == "b" {
+			return panickyClient{newFake(cmType)}, nil
+		}
+		return good, nil
+	}})
+	assert.Equal(t, []string{"created ConfigMap cfg"}, actions(rep.Clusters[0]))
+	assert.Equal(t, "internal error: index out of range; this is a bug in fedctl, please report it", rep.Clusters[1].Error)
+	require.NotNil(t, rep.Panic())
+	assert.Contains(t, string(rep.Panic().Stack), "propagate_test.go", "the stack of the panic, for the report")
+}

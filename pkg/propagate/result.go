@@ -2,11 +2,9 @@ package propagate
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
-	"strings"
 
-	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/parallel"
 )
 
 // Action is what happened to one member object.
@@ -36,8 +34,8 @@ const (
 	Failed Action = "failed"
 )
 
-// actionOrder is the order of the counts in a summary line.
-var actionOrder = []Action{Created, Configured, Unchanged, Deleted, Orphaned, Skipped, Planned, Failed}
+// ActionOrder is the order of the counts in a summary line.
+var ActionOrder = []Action{Created, Configured, Unchanged, Deleted, Orphaned, Skipped, Planned, Failed}
 
 // Reasons that go with an action.
 const (
@@ -101,6 +99,19 @@ type ClusterResult struct {
 	Objects []ObjectResult `json:"objects"`
 	// Comparisons are kept by Compare only, sorted by file name.
 	Comparisons []Comparison `json:"-"`
+	// Panic is set when the sync of the member panicked: a bug, reported
+	// with its stack at -v 6 (see Report.Panic).
+	Panic *parallel.Panic `json:"-"`
+}
+
+// Panic is the first member's panic, if any: cmd.Main reports it as a bug.
+func (r *Report) Panic() *parallel.Panic {
+	for _, c := range r.Clusters {
+		if c.Panic != nil {
+			return c.Panic
+		}
+	}
+	return nil
 }
 
 // Failed says whether the member or any of its objects failed.
@@ -168,44 +179,4 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
-}
-
-// WriteSummary writes one line per member with its counts, then a line
-// for each object that failed or was skipped, for people (stderr).
-func (r *Report) WriteSummary(w io.Writer, cs *iostreams.ColorScheme) {
-	suffix := ""
-	switch r.DryRun {
-	case "client":
-		suffix = " (client dry run: nothing written)"
-	case "server":
-		suffix = " (server dry run: nothing changed)"
-	}
-	for _, c := range r.Clusters {
-		icon := cs.SuccessIcon()
-		if c.Failed() {
-			icon = cs.FailureIcon()
-		}
-		if c.Error != "" {
-			fmt.Fprintf(w, "%s cluster %s: %s\n", icon, c.Cluster, c.Error)
-			continue
-		}
-		var counts []string
-		for _, a := range actionOrder {
-			if n := c.Count(a); n > 0 {
-				counts = append(counts, fmt.Sprintf("%d %s", n, a))
-			}
-		}
-		if len(counts) == 0 {
-			counts = []string{"nothing to do"}
-		}
-		fmt.Fprintf(w, "%s cluster %s: %s%s\n", icon, c.Cluster, strings.Join(counts, ", "), suffix)
-		for _, o := range c.Objects {
-			switch o.Action {
-			case Failed:
-				fmt.Fprintf(w, "    %s %s: %s\n", cs.Red("failed"), o.Ref(), o.Error)
-			case Skipped:
-				fmt.Fprintf(w, "    %s %s: %s\n", cs.Yellow("skipped"), o.Ref(), o.Error)
-			}
-		}
-	}
 }

@@ -1,0 +1,283 @@
+package propagate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/render"
+)
+
+func (s *memberSync) applyAll(ctx context.Context, items []*item) {
+	s.scan(ctx, items)
+	s.parallel(ctx, len(items), func(i int) {
+		it := items[i]
+		if !it.mapped || it.result.Action == Failed {
+			return
+		}
+		s.apply(ctx, it)
+	})
+}
+
+// expectedGeneration is the metadata.generation a create of it will
+// leave, for types seen with one: 1. Recorded in the apply itself, it saves
+// recordGeneration's second write for every new object; the response says
+// whether it was right, and recordGeneration corrects it when it was not.
+//
+// Only creates carry it: on an existing object the annotation is owned by
+// the merge patch of recordGeneration (an Update, which server-side apply
+// counts as another manager even under fedctl's name), so an apply that set
+// it to a new value would conflict with fedctl itself.
+func (s *memberSync) expectedGeneration(it *item, live *unstructured.Unstructured) (int64, bool) {
+	if live != nil {
+		return 0, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return 1, s.generations[it.mapping.Resource.GroupResource()]
+}
+
+// apply brings one object up to date, sending nothing when it is.
+func (s *memberSync) apply(ctx context.Context, it *item) {
+	res := it.result
+	live := s.live[keyOf(it.mapping, res.Namespace, res.Name)]
+	adopting := false
+	needGet := live == nil
+	if meta, scanned := s.scannedObject(it.mapping, res.Namespace, res.Name); live == nil && scanned {
+		switch {
+		case meta == nil:
+			needGet = false // a new object
+		case federation.HandsOff(meta):
+			res.Action, res.Reason = Skipped, ReasonManagedLabelFalse
+			res.Error = fmt.Sprintf("labelled %s: \"false\"; not touched", federation.ManagedLabel)
+			return
+		case !federation.Owned(meta) && !s.in.Adopt:
+			it.fail(ReasonAlreadyExists, errors.New("already exists and was not created by fedctl; use --adopt to take it over"))
+			return
+		}
+	}
+	if needGet {
+		// Not among fedctl's objects; one GET tells a new object from one
+		// created by someone else.
+		var got *unstructured.Unstructured
+		err := withRetry(ctx, func() error {
+			var err error
+			got, err = s.client.Get(ctx, it.mapping, res.Namespace, res.Name)
+			return err
+		})
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			it.fail("", fmt.Errorf("get: %w", members.RequestError(err)))
+			return
+		case federation.HandsOff(got):
+		default:
+			if !federation.Owned(got) && !s.in.Adopt {
+				it.fail(ReasonAlreadyExists, errors.New("already exists and was not created by fedctl; use --adopt to take it over"))
+				return
+			}
+			live, adopting = got, !federation.Owned(got)
+		}
+		if got != nil && federation.HandsOff(got) {
+			live = got
+		}
+	}
+	if live != nil && federation.HandsOff(live) {
+		res.Action, res.Reason = Skipped, ReasonManagedLabelFalse
+		res.Error = fmt.Sprintf("labelled %s: \"false\"; not touched", federation.ManagedLabel)
+		return
+	}
+	desired, hashed := s.desired(it, live)
+	hash, err := hashOf(hashed)
+	if err != nil {
+		it.fail("", err)
+		return
+	}
+	// Compare sends every object: only the API server can say what other
+	// writers changed since.
+	if live != nil && !adopting && upToDate(live, hashed, hash, retains(it.target)) && !s.mode.sendUnchanged {
+		res.Action = Unchanged
+		return
+	}
+	obj := &unstructured.Unstructured{Object: desired}
+	ann := obj.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[federation.HashAnnotation] = hash
+	if gen, ok := s.expectedGeneration(it, live); ok && !adopting {
+		ann[federation.GenerationAnnotation] = strconv.FormatInt(gen, 10)
+	}
+	obj.SetAnnotations(ann)
+	var applied *unstructured.Unstructured
+	wo := s.writeOptions()
+	// Adopting takes the object over, fields included: its fields belong to
+	// whoever created it, and would otherwise all conflict.
+	wo.Force = wo.Force || adopting
+	err = withRetry(ctx, func() error {
+		var err error
+		applied, err = s.client.Apply(ctx, it.mapping, obj, wo)
+		return err
+	})
+	if err != nil && s.mode.dryRun && namespaceNotFound(err) && s.dryNamespace(res.Namespace) {
+		// A server-side dry run creates no Namespace, so nothing can check
+		// the objects that go in a new one.
+		res.Action, res.Reason = Skipped, ReasonNamespaceNotCreated
+		res.Error = "its namespace is not created in a dry run, so it cannot be checked"
+		s.compared(*res, nil, obj)
+		return
+	}
+	if err != nil {
+		reason := ""
+		if apierrors.IsConflict(err) {
+			reason = ReasonConflict
+			err = fmt.Errorf("%w; use --force-conflicts to take these fields over", err)
+		}
+		it.fail(reason, members.RequestError(err))
+		return
+	}
+	res.Action = Configured
+	if live == nil {
+		res.Action = Created
+	}
+	if applied.GetGeneration() > 0 {
+		s.mu.Lock()
+		s.generations[it.mapping.Resource.GroupResource()] = true
+		s.mu.Unlock()
+	}
+	if s.mode.dryRun {
+		if res.Kind == "Namespace" && live == nil {
+			s.mu.Lock()
+			s.dryNamespaces[res.Name] = true
+			s.mu.Unlock()
+		}
+		if s.mode.compare && live != nil && sameObject(live, applied) {
+			res.Action = Unchanged
+		}
+		s.compared(*res, live, applied)
+		return
+	}
+	if err := s.recordGeneration(ctx, it, applied); err != nil {
+		it.fail("", fmt.Errorf("record generation: %w", members.RequestError(err)))
+	}
+}
+
+// recordGeneration records in federation.GenerationAnnotation the generation the
+// apply left the object at, so that the next run can tell fedctl's own spec
+// changes from anybody else's. It is a second write, but only for objects
+// whose generation moved, that is whose spec fedctl just changed (or, for a
+// Deployment, whose annotations it changed).
+//
+// Some types count the annotation change itself as a new generation
+// (Deployment bumps metadata.generation when its annotations change), so
+// the patch's response is checked: when it moved the generation, the value
+// is written again as one more than the response, which is what that
+// second patch leaves. What is learnt is kept per type for the run, so
+// further objects of the type need one patch. At most two patches are sent.
+func (s *memberSync) recordGeneration(ctx context.Context, it *item, applied *unstructured.Unstructured) error {
+	gen := applied.GetGeneration()
+	recorded, has := applied.GetAnnotations()[federation.GenerationAnnotation]
+	if gen == 0 && has {
+		// Expected where there is none (see expectedGeneration): a value
+		// left there would make every later run apply again.
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{federation.GenerationAnnotation: nil}}})
+		return withRetry(ctx, func() error {
+			_, err := s.client.MergePatch(ctx, it.mapping, it.result.Namespace, it.result.Name, patch, s.writeOptions())
+			return err
+		})
+	}
+	if gen == 0 || recorded == strconv.FormatInt(gen, 10) {
+		return nil
+	}
+	gr := it.mapping.Resource.GroupResource()
+	want := gen
+	if s.bumpsOnAnnotations(gr, false, false) {
+		want = gen + 1
+	}
+	prev := gen
+	for range 2 {
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{federation.GenerationAnnotation: strconv.FormatInt(want, 10)}}})
+		var patched *unstructured.Unstructured
+		err := withRetry(ctx, func() error {
+			var err error
+			patched, err = s.client.MergePatch(ctx, it.mapping, it.result.Namespace, it.result.Name, patch, s.writeOptions())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		got := patched.GetGeneration()
+		if got == want {
+			return nil
+		}
+		bumped := got != prev
+		s.bumpsOnAnnotations(gr, true, bumped)
+		want, prev = got, got
+		if bumped {
+			want = got + 1
+		}
+	}
+	return nil // the next run sees a generation mismatch and applies again
+}
+
+// bumpsOnAnnotations reports what was learnt about gr, after recording
+// value when set.
+func (s *memberSync) bumpsOnAnnotations(gr schema.GroupResource, set, value bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if set {
+		s.bumps[gr] = value
+	}
+	return s.bumps[gr]
+}
+
+// desired returns what to apply and what to hash. With
+// spec.retainReplicas, an existing object keeps its live spec.replicas
+// (an HPA's, say): fedctl applies the live value, which never conflicts and
+// never resets it, where leaving the field out would make server-side apply
+// remove it (and the API server default it) whenever fedctl was its only
+// owner. The hash leaves replicas out, so scaling alone never causes a
+// write.
+//
+// With an ApplySet, the object also carries the set's part-of label.
+func (s *memberSync) desired(it *item, live *unstructured.Unstructured) (apply, hashed map[string]any) {
+	apply = runtime.DeepCopyJSON(it.target.Object)
+	if s.applySet != nil {
+		u := &unstructured.Unstructured{Object: apply}
+		labels := u.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[ApplySetPartOfLabel] = s.applySet.set.ID()
+		u.SetLabels(labels)
+	}
+	if rr := it.target.Source.Spec.RetainReplicas; rr == nil || !*rr {
+		return apply, apply
+	}
+	hashed = runtime.DeepCopyJSON(apply)
+	unstructured.RemoveNestedField(hashed, "spec", "replicas")
+	if live != nil {
+		if r, ok, _ := unstructured.NestedFieldNoCopy(live.Object, "spec", "replicas"); ok {
+			_ = unstructured.SetNestedField(apply, r, "spec", "replicas")
+		} else {
+			unstructured.RemoveNestedField(apply, "spec", "replicas")
+		}
+	}
+	return apply, hashed
+}
+
+// retains says whether t's federated object leaves spec.replicas to the
+// member (spec.retainReplicas: true).
+func retains(t render.Target) bool {
+	rr := t.Source.Spec.RetainReplicas
+	return rr != nil && *rr
+}

@@ -1,0 +1,66 @@
+package propagate
+
+import (
+	"context"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/render"
+)
+
+// Plan is the report of --dry-run=client: every member object that would
+// be applied, with no request sent. Without live state it cannot say which
+// objects are new, changed or to be removed.
+func Plan(res *render.Result, clusters []string) *Report {
+	report := &Report{DryRun: "client"}
+	for _, name := range slices.Sorted(slices.Values(clusters)) {
+		cr := ClusterResult{Cluster: name, Objects: []ObjectResult{}}
+		for _, t := range res.Targets {
+			if t.Cluster == name {
+				u := &unstructured.Unstructured{Object: t.Object}
+				cr.Objects = append(cr.Objects, ObjectResult{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), FederatedObject: federation.SourceOf(t.Source), Action: Planned})
+			}
+		}
+		cr.Objects = append(cr.Objects, renderFailures(res, name)...)
+		report.Clusters = append(report.Clusters, cr)
+	}
+	return report
+}
+
+// PlanLive is --dry-run=client when deletions matter (--prune): like Run,
+// it reads each member (discovery, LISTs, GETs) to tell new, changed and
+// unchanged objects and what would be deleted, but it sends no write at
+// all, not even a dry run, so the API servers validate nothing.
+func PlanLive(ctx context.Context, in Input) *Report {
+	clients := in.Clients
+	in.Clients = func(cluster string) (members.Client, error) {
+		a, err := clients(cluster)
+		if err != nil {
+			return nil, err
+		}
+		return readOnlyClient{a}, nil
+	}
+	report := runMembers(ctx, in, applyMode(true), (*memberSync).run)
+	report.DryRun = "client"
+	return report
+}
+
+// readOnlyClient reads through to a member and answers every write
+// itself, as if it had succeeded.
+type readOnlyClient struct{ members.Client }
+
+func (readOnlyClient) Apply(_ context.Context, _ members.Mapping, obj *unstructured.Unstructured, _ members.WriteOptions) (*unstructured.Unstructured, error) {
+	return obj.DeepCopy(), nil
+}
+
+func (r readOnlyClient) MergePatch(ctx context.Context, m members.Mapping, namespace, name string, _ []byte, _ members.WriteOptions) (*unstructured.Unstructured, error) {
+	return r.Get(ctx, m, namespace, name)
+}
+
+func (readOnlyClient) Delete(context.Context, members.Mapping, string, string, metav1.DeleteOptions) error {
+	return nil
+}

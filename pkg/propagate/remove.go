@@ -1,0 +1,258 @@
+package propagate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/render"
+)
+
+// foreignContents says why namespace must not be deleted on de-placement
+// or pruning, or "" when it may: deleting a Namespace deletes everything in
+// it, and fedctl deletes nothing it did not create. Objects a member makes
+// by itself (those with a controller owner, the default ServiceAccount,
+// kube-root-ca.crt, events, endpoints) do not count; fedctl's own objects
+// (by then removed, when the input de-placed them too) do not either.
+// fedctl delete, an explicit request, is not held back.
+func (s *memberSync) foreignContents(ctx context.Context, namespace string) string {
+	var objs []unstructured.Unstructured
+	err := withRetry(ctx, func() error {
+		var err error
+		objs, err = s.client.NamespaceContents(ctx, namespace)
+		return err
+	})
+	if err != nil {
+		return fmt.Sprintf("not deleted: cannot tell what the namespace holds: %v", members.RequestError(err))
+	}
+	var foreign []string
+	for i := range objs {
+		o := &objs[i]
+		if (federation.Owned(o) && !federation.HandsOff(o)) || federation.SkipContent(o) != "" {
+			continue
+		}
+		foreign = append(foreign, o.GetKind()+" "+o.GetName())
+	}
+	if len(foreign) == 0 {
+		return ""
+	}
+	slices.Sort(foreign)
+	shown := foreign[:min(len(foreign), 3)]
+	more := ""
+	if len(foreign) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(foreign)-len(shown))
+	}
+	return fmt.Sprintf("not deleted: the namespace holds %d object(s) fedctl did not create (%s%s), which deleting it would delete too; remove them first, or give the FederatedNamespace kubefed.io/orphan: \"true\" to leave the namespace there", len(foreign), strings.Join(shown, ", "), more)
+}
+
+// removal is one object to remove from the member.
+type removal struct {
+	obj     *unstructured.Unstructured
+	mapping members.Mapping
+	// placed is the federated object in the input it belongs to; zero
+	// for an object pruned from an ApplySet.
+	placed render.Placed
+	result ObjectResult
+}
+
+// orphan says whether the object is to be unmarked rather than deleted.
+func (r *removal) orphan() bool {
+	return r.placed.Object != nil && r.placed.Object.Annotations[federation.OrphanAnnotation] == "true"
+}
+
+// deletes says whether removing it sends a DELETE.
+func (r *removal) deletes() bool {
+	return r.result.Action == "" && !federation.HandsOff(r.obj) && !r.orphan() && r.obj.GetDeletionTimestamp() == nil
+}
+
+// removeUnplaced deletes, in reverse install order, the objects of
+// federated objects in the input that are no longer placed in the member
+// (§c.4), or strips fedctl's markers from them when the federated object
+// says kubefed.io/orphan: "true". Objects of federated objects that are not
+// in the input are left alone, unless they are part of the ApplySet being
+// pruned: those are deleted. MaxDeletions bounds the deletions.
+//
+// An object placed nowhere for want of its FederatedNamespace in the input
+// is left alone, as KubeFed leaves it (NamespaceNotFederated): applying a
+// few files of a directory must not delete what they hold.
+func (s *memberSync) removeUnplaced(ctx context.Context) []ObjectResult {
+	return s.removeAll(ctx, func(p render.Placed) bool {
+		return !slices.Contains(p.Clusters, s.cluster) && !p.NamespaceNotFederated
+	})
+}
+
+// removeAll removes, in reverse install order, fedctl's objects of the
+// federated objects in the input for which remove returns true, and with
+// an ApplySet the objects of the set whose federated object is not in the
+// input.
+func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) bool) []ObjectResult {
+	var removals []*removal
+	for _, k := range slices.SortedFunc(maps.Keys(s.live), compareKeys) {
+		obj := s.live[k]
+		if !federation.Owned(obj) {
+			continue
+		}
+		source := obj.GetAnnotations()[federation.SourceAnnotation]
+		p, inInput := s.placed[source]
+		pruned := !inInput && s.applySet != nil && s.mode.prune && obj.GetLabels()[ApplySetPartOfLabel] == s.applySet.set.ID()
+		if !pruned && (!inInput || !remove(p)) {
+			continue
+		}
+		m, err := s.client.Map(ctx, obj.GroupVersionKind())
+		r := &removal{obj: obj, mapping: m, placed: p, result: ObjectResult{
+			APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(),
+			FederatedObject: source,
+		}}
+		if pruned {
+			r.result.Reason = ReasonPruned
+		}
+		if err != nil {
+			r.result.Action, r.result.Error = Failed, err.Error()
+		}
+		removals = append(removals, r)
+	}
+	s.limitDeletions(removals)
+	slices.SortStableFunc(removals, func(x, y *removal) int { return rank(y.result.Kind) - rank(x.result.Kind) })
+	for start := 0; start < len(removals); {
+		end := start + 1
+		for end < len(removals) && rank(removals[end].result.Kind) == rank(removals[start].result.Kind) {
+			end++
+		}
+		batch := removals[start:end]
+		s.parallel(ctx, len(batch), func(i int) {
+			if batch[i].result.Action == "" {
+				s.remove(ctx, batch[i])
+			}
+		})
+		start = end
+	}
+	out := make([]ObjectResult, len(removals))
+	for i, r := range removals {
+		out[i] = r.result
+	}
+	return out
+}
+
+// limitDeletions fails every deletion when there are more than
+// MaxDeletions: a wrong -f path or a placement typo must not empty a
+// member. Orphaning and skipping go ahead.
+func (s *memberSync) limitDeletions(removals []*removal) {
+	if s.in.MaxDeletions == nil {
+		return
+	}
+	n := 0
+	for _, r := range removals {
+		if r.deletes() {
+			n++
+		}
+	}
+	if n <= *s.in.MaxDeletions {
+		return
+	}
+	msg := fmt.Sprintf("not deleted: %d objects would be deleted in this cluster, more than --max-deletions=%d; check the input, then raise --max-deletions to allow it", n, *s.in.MaxDeletions)
+	for _, r := range removals {
+		if r.deletes() {
+			r.result.Action, r.result.Error = Failed, msg
+			if r.result.Reason == "" {
+				r.result.Reason = ReasonTooManyDeletions
+			}
+		}
+	}
+}
+
+func (s *memberSync) remove(ctx context.Context, r *removal) {
+	res := &r.result
+	if federation.HandsOff(r.obj) {
+		res.Action, res.Reason = Skipped, ReasonManagedLabelFalse
+		res.Error = fmt.Sprintf("labelled %s: \"false\"; not removed", federation.ManagedLabel)
+		return
+	}
+	if r.obj.GetDeletionTimestamp() != nil && !r.orphan() {
+		// Being deleted already (finalizers pending): nothing to send.
+		res.Action, res.Reason = Deleted, ReasonTerminating
+		return
+	}
+	if r.orphan() {
+		var patched *unstructured.Unstructured
+		err := withRetry(ctx, func() error {
+			var err error
+			patched, err = s.client.MergePatch(ctx, r.mapping, res.Namespace, res.Name, unmarkPatch, s.writeOptions())
+			return err
+		})
+		if err != nil && !apierrors.IsNotFound(err) {
+			res.Action, res.Error = Failed, fmt.Sprintf("remove fedctl's markers: %v", members.RequestError(err))
+			return
+		}
+		res.Action = Orphaned
+		if patched != nil {
+			s.compared(*res, r.obj, patched)
+		}
+		return
+	}
+	if r.obj.GetKind() == "Namespace" && r.obj.GetAPIVersion() == "v1" && s.mode.guardNamespaces {
+		if msg := s.foreignContents(ctx, res.Name); msg != "" {
+			res.Action, res.Reason, res.Error = Failed, ReasonNamespaceNotEmpty, msg
+			return
+		}
+	}
+	uid := r.obj.GetUID()
+	opts := metav1.DeleteOptions{}
+	if s.mode.deleteOptions && r.placed.Object != nil {
+		// fedctl delete: KubeFed's kubefed.io/deleteoption, else --cascade
+		// (§c.5); de-placement passes no options, as KubeFed (§c.4).
+		if raw := r.placed.Object.Annotations[federation.DeleteOptionAnnotation]; raw != "" {
+			if err := json.Unmarshal([]byte(raw), &opts); err != nil {
+				res.Action, res.Error = Failed, fmt.Sprintf("annotation %s of %s: %v", federation.DeleteOptionAnnotation, res.FederatedObject, err)
+				return
+			}
+		}
+		if opts.PropagationPolicy == nil && s.in.Cascade != "" {
+			cascade := s.in.Cascade
+			opts.PropagationPolicy = &cascade
+		}
+	}
+	if opts.Preconditions == nil {
+		// Never delete an object created anew since the LIST.
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	if s.mode.dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	err := withRetry(ctx, func() error { return s.client.Delete(ctx, r.mapping, res.Namespace, res.Name, opts) })
+	if err != nil && !apierrors.IsNotFound(err) {
+		res.Action, res.Error = Failed, fmt.Sprintf("delete: %v", members.RequestError(err))
+		return
+	}
+	res.Action = Deleted
+	s.compared(*res, r.obj, nil)
+}
+
+// unmarkPatch removes fedctl's labels and annotations, the ApplySet's
+// part-of label included: what is left is an object like any other, which
+// neither fedctl nor a kubectl prune of the set will touch again.
+var unmarkPatch = func() []byte {
+	data, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"labels":      map[string]any{federation.ManagedLabel: nil, federation.ManagedByLabel: nil, ApplySetPartOfLabel: nil},
+		"annotations": map[string]any{federation.SourceAnnotation: nil, federation.HashAnnotation: nil, federation.GenerationAnnotation: nil},
+	}})
+	return data
+}()
+
+func compareKeys(a, b liveKey) int {
+	for _, c := range []int{strings.Compare(a.group, b.group), strings.Compare(a.resource, b.resource), strings.Compare(a.namespace, b.namespace), strings.Compare(a.name, b.name)} {
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
