@@ -30,7 +30,7 @@ var (
 	// cliHelpers may import cobra: the Face's shared wiring.
 	cliHelpers = []string{"pkg/cmdutil"}
 	// testHelpers serve tests and the test harness only.
-	testHelpers = []string{"pkg/testutil", "pkg/testenv", "pkg/testenv/cmd/fedctl-testenv"}
+	testHelpers = []string{"pkg/testutil", "pkg/testenv", "pkg/testenv/cmd/fedctl-testenv", "pkg/members/memberstest", "pkg/yaml11/yaml11test"}
 )
 
 // clusterClients are client-go's packages that reach an API server.

@@ -158,7 +158,7 @@ func TestApplyRunExitCodes(t *testing.T) {
 				if tt.failing[m.Name] {
 					return nil, errors.New("no route to host")
 				}
-				return okClient{}, nil
+				return okClient(), nil
 			}
 			tt.check(t, o.Run(context.Background()))
 			assert.Empty(t, out.String())
@@ -191,7 +191,7 @@ func TestApplySummaryColour(t *testing.T) {
 				return &members.File{Path: filepath.Join(dir, "f.yaml"), Federation: fed}, nil
 			},
 			Access:    func() (members.Access, error) { return members.Access{}, nil },
-			NewClient: func(members.Access, members.Member) (members.Client, error) { return okClient{}, nil },
+			NewClient: func(members.Access, members.Member) (members.Client, error) { return okClient(), nil },
 			Output:    "json", Filenames: []string{dir}, Namespace: "default", DryRun: "none", FieldManager: "fedctl", Concurrency: 3, Timeout: time.Second,
 		}
 		require.NoError(t, o.Run(context.Background()))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/members/memberstest"
 	"github.com/fedctl/fedctl/pkg/render"
 )
 
@@ -61,8 +62,8 @@ func setOf(t *testing.T, name string) *ApplySet {
 	return &set
 }
 
-func parentIn(f *fakeClient, set *ApplySet) *unstructured.Unstructured {
-	return f.objects[keyOf(set.mapping(), set.Namespace, set.Name)]
+func parentIn(f *memberstest.Fake, set *ApplySet) *unstructured.Unstructured {
+	return f.Object(memberstest.KeyOf(set.mapping(), set.Namespace, set.Name))
 }
 
 // TestRunPrunesTheApplySet: objects of the set whose federated objects
@@ -77,7 +78,7 @@ func TestRunPrunesTheApplySet(t *testing.T) {
 		spec{t: cmType, name: "hands-off", clusters: []string{"a"}},
 		spec{t: deployType, name: "web", clusters: []string{"a"}},
 	)
-	rep := run(t, res, map[string]*fakeClient{"a": fake}, Options{ApplySet: set})
+	rep := run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set})
 	require.Empty(t, rep.Failed(), "%+v", rep)
 	parent := parentIn(fake, set)
 	require.NotNil(t, parent, "the parent is created")
@@ -88,31 +89,31 @@ func TestRunPrunesTheApplySet(t *testing.T) {
 		ApplySetGroupKindsAnnotation: "ConfigMap,Deployment.apps",
 		ApplySetNamespacesAnnotation: "shop",
 	}, parent.GetAnnotations())
-	cfg := fake.objects[keyOf(mappingOf(cmType), "shop", "cfg")]
+	cfg := fake.Object(memberstest.KeyOf(mappingOf(cmType), "shop", "cfg"))
 	assert.Equal(t, set.ID(), cfg.GetLabels()[ApplySetPartOfLabel])
 
 	// a fedctl object of another input, not in the set
 	_, other := object(cmType, "shop", "other", nil)
-	fake.objects[keyOf(mappingOf(cmType), "shop", "other")] = &unstructured.Unstructured{Object: other}
+	fake.Put(memberstest.KeyOf(mappingOf(cmType), "shop", "other"), &unstructured.Unstructured{Object: other})
 	// someone marks one of the set hands off
-	hands := fake.objects[keyOf(mappingOf(cmType), "shop", "hands-off")]
+	hands := fake.Object(memberstest.KeyOf(mappingOf(cmType), "shop", "hands-off"))
 	labels := hands.GetLabels()
 	labels[federation.ManagedLabel] = "false"
 	hands.SetLabels(labels)
-	fake.calls = nil
+	fake.ClearCalls()
 
 	// web and hands-off leave the input
-	rep = run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*fakeClient{"a": fake}, Options{ApplySet: set})
+	rep = run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set})
 	require.Empty(t, rep.Failed(), "%+v", rep)
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "deleted Deployment web", "skipped ConfigMap hands-off"}, actions(rep.Clusters[0]),
 		"removals in reverse install order")
 	assert.Equal(t, ReasonPruned, rep.Clusters[0].Objects[1].Reason)
 	assert.Equal(t, "FederatedDeployment/shop/web", rep.Clusters[0].Objects[1].FederatedObject)
-	assert.Equal(t, []string{"DELETE deployments web", "APPLY Secret shop"}, fake.writes(),
+	assert.Equal(t, []string{"DELETE deployments web", "APPLY Secret shop"}, fake.Writes(),
 		"only web is deleted, then the parent lists what is left")
 	assert.Equal(t, "ConfigMap", parentIn(fake, set).GetAnnotations()[ApplySetGroupKindsAnnotation],
 		"the hands-off ConfigMap keeps ConfigMap listed anyway")
-	assert.Contains(t, fake.objects, keyOf(mappingOf(cmType), "shop", "other"))
+	assert.True(t, fake.Has(memberstest.KeyOf(mappingOf(cmType), "shop", "other")))
 }
 
 // TestRunKeepsAnotherSetsParent: a parent that belongs to another set or
@@ -139,10 +140,10 @@ func TestRunKeepsAnotherSetsParent(t *testing.T) {
 			parent.SetNamespace("default")
 			parent.SetLabels(tt.labels)
 			parent.SetAnnotations(tt.ann)
-			fake.objects[keyOf(set.mapping(), "default", "shop")] = parent
-			rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*fakeClient{"a": fake}, Options{ApplySet: set})
+			fake.Put(memberstest.KeyOf(set.mapping(), "default", "shop"), parent)
+			rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set})
 			assert.Equal(t, tt.wantErr, rep.Clusters[0].Error)
-			assert.Empty(t, fake.writes())
+			assert.Empty(t, fake.Writes())
 		})
 	}
 }
@@ -158,10 +159,10 @@ func TestRunMaxDeletions(t *testing.T) {
 		spec{t: cmType, name: "a2", clusters: []string{"a", "b"}},
 		spec{t: cmType, name: "kept", clusters: []string{"a", "b"}},
 	)
-	fakes := map[string]*fakeClient{"a": newFake(cmType), "b": newFake(cmType)}
+	fakes := map[string]*memberstest.Fake{"a": newFake(cmType), "b": newFake(cmType)}
 	require.Empty(t, run(t, all, fakes, Options{ApplySet: set}).Failed())
 	for _, f := range fakes {
-		f.calls = nil
+		f.ClearCalls()
 	}
 	// a1 leaves a only (de-placement), a2 leaves the input (prune)
 	next := resultFor(
@@ -176,8 +177,8 @@ func TestRunMaxDeletions(t *testing.T) {
 	assert.Equal(t, msg, rep.Clusters[0].Objects[1].Error)
 	assert.Equal(t, ReasonTooManyDeletions, rep.Clusters[0].Objects[1].Reason)
 	assert.Equal(t, ReasonPruned, rep.Clusters[0].Objects[2].Reason, "the reason a prune was withheld stays Pruned")
-	assert.NotContains(t, fakes["a"].writes(), "DELETE configmaps a1")
-	assert.NotContains(t, fakes["a"].writes(), "DELETE configmaps a2")
+	assert.NotContains(t, fakes["a"].Writes(), "DELETE configmaps a1")
+	assert.NotContains(t, fakes["a"].Writes(), "DELETE configmaps a2")
 	assert.Equal(t, "ConfigMap", parentIn(fakes["a"], set).GetAnnotations()[ApplySetGroupKindsAnnotation])
 	assert.Equal(t, []string{"unchanged ConfigMap a1", "unchanged ConfigMap kept", "deleted ConfigMap a2"}, actions(rep.Clusters[1]), "b has one deletion")
 
@@ -194,11 +195,11 @@ func TestRunServerDryRunPrunesNothing(t *testing.T) {
 	fake := newFake(cmType)
 	set := setOf(t, "shop")
 	require.Empty(t, run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "gone", clusters: []string{"a"}}),
-		map[string]*fakeClient{"a": fake}, Options{ApplySet: set}).Failed())
-	rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*fakeClient{"a": fake}, Options{ApplySet: set, DryRun: true})
+		map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set}).Failed())
+	rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set, DryRun: true})
 	require.Empty(t, rep.Failed())
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "deleted ConfigMap gone"}, actions(rep.Clusters[0]))
-	assert.Contains(t, fake.objects, keyOf(mappingOf(cmType), "shop", "gone"))
+	assert.True(t, fake.Has(memberstest.KeyOf(mappingOf(cmType), "shop", "gone")))
 }
 
 // TestPlanLiveSendsNoWrite: --dry-run=client --prune reads the member to
@@ -208,15 +209,15 @@ func TestPlanLiveSendsNoWrite(t *testing.T) {
 	fake := newFake(cmType)
 	set := setOf(t, "shop")
 	require.Empty(t, run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "gone", clusters: []string{"a"}}),
-		map[string]*fakeClient{"a": fake}, Options{ApplySet: set}).Failed())
-	fake.calls = nil
+		map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set}).Failed())
+	fake.ClearCalls()
 	rep := PlanLive(context.Background(), Input{Result: resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "added", clusters: []string{"a"}}),
 		Clusters: []string{"a"}, Clients: func(string) (members.Client, error) { return fake, nil }, Options: Options{ApplySet: set}})
 	require.Empty(t, rep.Failed())
 	assert.Equal(t, "client", rep.DryRun)
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "created ConfigMap added", "deleted ConfigMap gone"}, actions(rep.Clusters[0]))
-	assert.Empty(t, fake.writes(), "reads only: %v", fake.calls)
-	assert.Contains(t, fake.objects, keyOf(mappingOf(cmType), "shop", "gone"))
+	assert.Empty(t, fake.Writes(), "reads only: %v", fake.Calls())
+	assert.True(t, fake.Has(memberstest.KeyOf(mappingOf(cmType), "shop", "gone")))
 }
 
 // An object that fails to render for a member keeps its kind in the
@@ -227,7 +228,7 @@ func TestRunKeepsTheKindOfAnObjectThatFailedToRender(t *testing.T) {
 	fake := newFake(cmType, deployType)
 	set := setOf(t, "shop")
 	rep := run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: deployType, name: "web", clusters: []string{"a"}}),
-		map[string]*fakeClient{"a": fake}, Options{ApplySet: set})
+		map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set})
 	require.Empty(t, rep.Failed(), "%+v", rep)
 
 	// now web's overrides fail for a
@@ -243,8 +244,8 @@ func TestRunKeepsTheKindOfAnObjectThatFailedToRender(t *testing.T) {
 	}
 	res.Targets = kept
 	res.Errors = append(res.Errors, &render.TargetError{Cluster: "a", Object: web, Err: errors.New("override 0: path not found")})
-	rep = run(t, res, map[string]*fakeClient{"a": fake}, Options{ApplySet: set})
+	rep = run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set})
 	assert.Equal(t, "ConfigMap,Deployment.apps", parentIn(fake, set).GetAnnotations()[ApplySetGroupKindsAnnotation])
-	assert.Contains(t, fake.objects, keyOf(mappingOf(deployType), "shop", "web"), "not deleted either")
+	assert.True(t, fake.Has(memberstest.KeyOf(mappingOf(deployType), "shop", "web")), "not deleted either")
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "failed Deployment web"}, actions(rep.Clusters[0]))
 }

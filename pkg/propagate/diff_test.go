@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/members/memberstest"
 )
 
 func secret(data map[string]any) *unstructured.Unstructured {
@@ -88,8 +89,8 @@ func TestCompareSendsEveryObject(t *testing.T) {
 	fake := newFake(cmType)
 	res := resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"a"}},
 		spec{t: cmType, name: "gone", clusters: []string{"a"}})
-	run(t, res, map[string]*fakeClient{"a": fake}, Options{})
-	fake.calls = nil
+	run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{})
+	fake.ClearCalls()
 
 	res = resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"a"}},
 		spec{t: cmType, name: "gone", clusters: nil}, spec{t: cmType, name: "new", clusters: []string{"a"}})
@@ -97,9 +98,9 @@ func TestCompareSendsEveryObject(t *testing.T) {
 	require.Empty(t, rep.Failed())
 	assert.Equal(t, "server", rep.DryRun)
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "created ConfigMap new", "deleted ConfigMap gone"}, actions(rep.Clusters[0]))
-	assert.ElementsMatch(t, []string{"APPLY ConfigMap cfg", "APPLY ConfigMap new", "DELETE configmaps gone"}, fake.writes(), "every object is sent, as a dry run")
-	assert.Contains(t, fake.objects, keyOf(mappingOf(cmType), "shop", "gone"), "nothing deleted")
-	assert.NotContains(t, fake.objects, keyOf(mappingOf(cmType), "shop", "new"), "nothing created")
+	assert.ElementsMatch(t, []string{"APPLY ConfigMap cfg", "APPLY ConfigMap new", "DELETE configmaps gone"}, fake.Writes(), "every object is sent, as a dry run")
+	assert.True(t, fake.Has(memberstest.KeyOf(mappingOf(cmType), "shop", "gone")), "nothing deleted")
+	assert.False(t, fake.Has(memberstest.KeyOf(mappingOf(cmType), "shop", "new")), "nothing created")
 
 	cmp := rep.Clusters[0].Comparisons
 	require.Len(t, cmp, 3)

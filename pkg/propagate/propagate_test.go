@@ -5,20 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/members/memberstest"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
@@ -39,187 +38,7 @@ func mappingOf(t typeconfig.Type) members.Mapping {
 	return members.Mapping{Resource: schema.GroupVersionResource{Group: t.Group, Version: t.Version, Resource: t.Plural}, Namespaced: t.Namespaced()}
 }
 
-// fakeClient is one member in memory. Applied objects are stored as sent;
-// a CRD makes its type served after Reset.
-type fakeClient struct {
-	mu       sync.Mutex
-	served   map[schema.GroupVersionKind]members.Mapping
-	pending  map[schema.GroupVersionKind]members.Mapping // served after the next Reset
-	objects  map[liveKey]*unstructured.Unstructured
-	calls    []string // "APPLY Kind name", "LIST resource", ...
-	resets   int
-	applyErr func(obj *unstructured.Unstructured, attempt int) error
-	attempts map[string]int
-	delay    time.Duration
-	inFlight int
-	maxIn    int
-}
-
-func newFake(types ...typeconfig.Type) *fakeClient {
-	f := &fakeClient{served: map[schema.GroupVersionKind]members.Mapping{}, pending: map[schema.GroupVersionKind]members.Mapping{},
-		objects: map[liveKey]*unstructured.Unstructured{}, attempts: map[string]int{}}
-	for _, t := range types {
-		f.served[gvkOf(t)] = mappingOf(t)
-	}
-	return f
-}
-
-func (f *fakeClient) record(call string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls = append(f.calls, call)
-}
-
-func (f *fakeClient) writes() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var w []string
-	for _, c := range f.calls {
-		if c[:3] != "GET" && c[:4] != "LIST" {
-			w = append(w, c)
-		}
-	}
-	return w
-}
-
-func (f *fakeClient) Map(_ context.Context, gvk schema.GroupVersionKind) (members.Mapping, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if m, ok := f.served[gvk]; ok {
-		return m, nil
-	}
-	for served, m := range f.served {
-		if gvk.Version == "" && served.GroupKind() == gvk.GroupKind() {
-			return m, nil // the preferred version
-		}
-	}
-	return members.Mapping{}, &members.NotServedError{GVK: gvk}
-}
-
-func (f *fakeClient) Server() string { return "https://fake.example" }
-
-func (f *fakeClient) Resources(context.Context) ([]*metav1.APIResourceList, error) {
-	return nil, errors.New("not used by propagate")
-}
-
-func (f *fakeClient) ListTable(context.Context, members.Mapping, members.ListOptions) (*metav1.Table, error) {
-	return nil, errors.New("not used by propagate")
-}
-
-func (f *fakeClient) Reset() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.resets++
-	for k, v := range f.pending {
-		f.served[k] = v
-	}
-}
-
-func (f *fakeClient) List(_ context.Context, m members.Mapping, _ members.ListOptions) ([]unstructured.Unstructured, error) {
-	f.record("LIST " + m.Resource.Resource)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []unstructured.Unstructured
-	for k, o := range f.objects {
-		if k.resource == m.Resource.Resource && k.group == m.Resource.Group && federation.Owned(o) {
-			out = append(out, *o.DeepCopy())
-		}
-	}
-	return out, nil
-}
-
-func (f *fakeClient) ListMetadata(_ context.Context, m members.Mapping, opts members.ListOptions) ([]metav1.PartialObjectMetadata, error) {
-	namespace := opts.Namespace
-	f.record("LIST " + m.Resource.Resource + " metadata " + namespace)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []metav1.PartialObjectMetadata
-	for k, o := range f.objects {
-		if k.resource == m.Resource.Resource && k.group == m.Resource.Group && (namespace == "" || k.namespace == namespace) {
-			out = append(out, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
-				Namespace: o.GetNamespace(), Name: o.GetName(), Labels: o.GetLabels(), Annotations: o.GetAnnotations(), Generation: o.GetGeneration(),
-			}})
-		}
-	}
-	return out, nil
-}
-
-func (f *fakeClient) NamespaceContents(_ context.Context, namespace string) ([]unstructured.Unstructured, error) {
-	f.record("LIST * " + namespace)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []unstructured.Unstructured
-	for k, o := range f.objects {
-		if k.namespace == namespace && o.GetKind() != "Namespace" {
-			out = append(out, *o.DeepCopy())
-		}
-	}
-	return out, nil
-}
-
-func (f *fakeClient) Get(_ context.Context, m members.Mapping, namespace, name string) (*unstructured.Unstructured, error) {
-	f.record("GET " + m.Resource.Resource + " " + name)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if o, ok := f.objects[keyOf(m, namespace, name)]; ok {
-		return o.DeepCopy(), nil
-	}
-	return nil, apierrors.NewNotFound(m.Resource.GroupResource(), name)
-}
-
-func (f *fakeClient) Apply(ctx context.Context, m members.Mapping, obj *unstructured.Unstructured, opts members.WriteOptions) (*unstructured.Unstructured, error) {
-	f.record("APPLY " + obj.GetKind() + " " + obj.GetName())
-	f.mu.Lock()
-	f.inFlight++
-	f.maxIn = max(f.maxIn, f.inFlight)
-	key := obj.GetKind() + "/" + obj.GetName()
-	f.attempts[key]++
-	attempt := f.attempts[key]
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		f.inFlight--
-		f.mu.Unlock()
-	}()
-	if f.delay > 0 {
-		time.Sleep(f.delay)
-	}
-	if f.applyErr != nil {
-		if err := f.applyErr(obj, attempt); err != nil {
-			return nil, err
-		}
-	}
-	if opts.DryRun {
-		return obj.DeepCopy(), nil
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	stored := obj.DeepCopy()
-	if obj.GetKind() == "CustomResourceDefinition" {
-		stored.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Established", "status": "True"}}}
-		group, _, _ := unstructured.NestedString(obj.Object, "spec", "group")
-		kind, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "kind")
-		f.pending[schema.GroupVersionKind{Group: group, Version: "v1", Kind: kind}] = mappingOf(widgetType)
-	}
-	f.objects[keyOf(m, obj.GetNamespace(), obj.GetName())] = stored
-	return stored.DeepCopy(), nil
-}
-
-func (f *fakeClient) MergePatch(_ context.Context, m members.Mapping, namespace, name string, _ []byte, _ members.WriteOptions) (*unstructured.Unstructured, error) {
-	f.record("PATCH " + m.Resource.Resource + " " + name)
-	return nil, errors.New("not implemented by the fake")
-}
-
-func (f *fakeClient) Delete(_ context.Context, m members.Mapping, namespace, name string, opts metav1.DeleteOptions) error {
-	f.record("DELETE " + m.Resource.Resource + " " + name)
-	if len(opts.DryRun) > 0 {
-		return nil
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	delete(f.objects, keyOf(m, namespace, name))
-	return nil
-}
+func newFake(types ...typeconfig.Type) *memberstest.Fake { return memberstest.New(types...) }
 
 // object returns a federated object of type t and its member object.
 func object(t typeconfig.Type, ns, name string, body map[string]any) (*federation.Object, map[string]any) {
@@ -263,7 +82,7 @@ func resultFor(specs ...spec) *render.Result {
 	return res
 }
 
-func run(t *testing.T, res *render.Result, fakes map[string]*fakeClient, opts Options) *Report {
+func run(t *testing.T, res *render.Result, fakes map[string]*memberstest.Fake, opts Options) *Report {
 	t.Helper()
 	return Run(context.Background(), Input{
 		Result: res,
@@ -290,6 +109,7 @@ func actions(c ClusterResult) []string {
 func TestRunAppliesInInstallOrder(t *testing.T) {
 	t.Parallel()
 	fake := newFake(nsType, cmType, deployType, crdType)
+	fake.ServeAfterReset(widgetType)
 	res := resultFor(
 		spec{t: deployType, name: "web", clusters: []string{"a"}},
 		spec{t: widgetType, name: "w", clusters: []string{"a"}},
@@ -297,11 +117,11 @@ func TestRunAppliesInInstallOrder(t *testing.T) {
 		spec{t: crdType, name: "widgets.example.com", clusters: []string{"a"}, body: map[string]any{"spec": map[string]any{"group": "example.com", "names": map[string]any{"kind": "Widget"}}}},
 		spec{t: nsType, name: "shop", clusters: []string{"a"}},
 	)
-	rep := run(t, res, map[string]*fakeClient{"a": fake}, Options{Requests: 1})
+	rep := run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{Requests: 1})
 	require.Empty(t, rep.Failed(), "%+v", rep)
-	assert.Equal(t, []string{"APPLY Namespace shop", "APPLY CustomResourceDefinition widgets.example.com", "APPLY ConfigMap cfg", "APPLY Deployment web", "APPLY Widget w"}, fake.writes(),
+	assert.Equal(t, []string{"APPLY Namespace shop", "APPLY CustomResourceDefinition widgets.example.com", "APPLY ConfigMap cfg", "APPLY Deployment web", "APPLY Widget w"}, fake.Writes(),
 		"Namespaces and CRDs first, the Widget once its CRD is established")
-	assert.Equal(t, 1, fake.resets, "types are discovered again after a CRD")
+	assert.Equal(t, 1, fake.Resets(), "types are discovered again after a CRD")
 	assert.Equal(t, []string{"created Namespace shop", "created CustomResourceDefinition widgets.example.com", "created ConfigMap cfg", "created Deployment web", "created Widget w"}, actions(rep.Clusters[0]))
 }
 
@@ -309,10 +129,10 @@ func TestRunPreflightFailsTheMemberAlone(t *testing.T) {
 	t.Parallel()
 	full, lacking := newFake(cmType, widgetType), newFake(cmType)
 	res := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a", "b"}}, spec{t: widgetType, name: "w", clusters: []string{"a", "b"}})
-	rep := run(t, res, map[string]*fakeClient{"a": full, "b": lacking}, Options{})
+	rep := run(t, res, map[string]*memberstest.Fake{"a": full, "b": lacking}, Options{})
 	assert.Equal(t, []string{"b"}, rep.Failed())
 	assert.Equal(t, "FederatedWidget shop/w: type example.com/v1 Widget is not served by this cluster; install its CRD there first", rep.Clusters[1].Error)
-	assert.Empty(t, lacking.writes(), "nothing is written to a member that fails the preflight")
+	assert.Empty(t, lacking.Writes(), "nothing is written to a member that fails the preflight")
 	assert.Equal(t, []string{"created ConfigMap cfg", "created Widget w"}, actions(rep.Clusters[0]))
 }
 
@@ -322,7 +142,7 @@ func TestRunPreflightFailsTheMemberAlone(t *testing.T) {
 func TestRunRetriesTransientErrors(t *testing.T) {
 	t.Parallel()
 	fake := newFake(cmType)
-	fake.applyErr = func(obj *unstructured.Unstructured, attempt int) error {
+	fake.ApplyErr = func(obj *unstructured.Unstructured, attempt int) error {
 		switch {
 		case obj.GetName() == "busy" && attempt < 3:
 			return apierrors.NewTooManyRequests("slow down", 0)
@@ -334,43 +154,43 @@ func TestRunRetriesTransientErrors(t *testing.T) {
 		return nil
 	}
 	res := resultFor(spec{t: cmType, name: "busy", clusters: []string{"a"}}, spec{t: cmType, name: "bad", clusters: []string{"a"}}, spec{t: cmType, name: "down", clusters: []string{"a"}})
-	rep := run(t, res, map[string]*fakeClient{"a": fake}, Options{Timeout: 2 * time.Second})
+	rep := run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{Timeout: 2 * time.Second})
 	assert.Equal(t, []string{"created ConfigMap busy", "failed ConfigMap bad", "failed ConfigMap down"}, actions(rep.Clusters[0]))
-	assert.Equal(t, 3, fake.attempts["ConfigMap/busy"], "429 retried until it succeeds")
-	assert.Equal(t, 1, fake.attempts["ConfigMap/bad"], "a 400 is final")
-	assert.Greater(t, fake.attempts["ConfigMap/down"], 4, "a 503 is retried until the member's time runs out, more than the old fixed 4 tries")
+	assert.Equal(t, 3, fake.Attempts("ConfigMap", "busy"), "429 retried until it succeeds")
+	assert.Equal(t, 1, fake.Attempts("ConfigMap", "bad"), "a 400 is final")
+	assert.Greater(t, fake.Attempts("ConfigMap", "down"), 4, "a 503 is retried until the member's time runs out, more than the old fixed 4 tries")
 }
 
 func TestRunBoundsRequestsPerMember(t *testing.T) {
 	t.Parallel()
 	fake := newFake(cmType)
-	fake.delay = 20 * time.Millisecond
+	fake.Delay = 20 * time.Millisecond
 	var specs []spec
 	for i := range 10 {
 		specs = append(specs, spec{t: cmType, name: fmt.Sprintf("cm-%d", i), clusters: []string{"a"}})
 	}
-	rep := run(t, resultFor(specs...), map[string]*fakeClient{"a": fake}, Options{Requests: 3})
+	rep := run(t, resultFor(specs...), map[string]*memberstest.Fake{"a": fake}, Options{Requests: 3})
 	require.Empty(t, rep.Failed())
-	assert.Equal(t, 3, fake.maxIn)
+	assert.Equal(t, 3, fake.MaxInFlight())
 }
 
 func TestRunSendsNothingWhenNothingChanged(t *testing.T) {
 	t.Parallel()
-	fakes := map[string]*fakeClient{"a": newFake(cmType), "b": newFake(cmType)}
+	fakes := map[string]*memberstest.Fake{"a": newFake(cmType), "b": newFake(cmType)}
 	res := resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"a", "b"}})
 	run(t, res, fakes, Options{})
 	for _, f := range fakes {
-		f.calls = nil
+		f.ClearCalls()
 	}
 	rep := run(t, res, fakes, Options{})
 	for name, f := range fakes {
-		assert.Empty(t, f.writes(), name)
-		assert.Equal(t, []string{"LIST configmaps"}, f.calls, "one LIST per type and no GET in %s", name)
+		assert.Empty(t, f.Writes(), name)
+		assert.Equal(t, []string{"LIST configmaps"}, f.Calls(), "one LIST per type and no GET in %s", name)
 	}
 	assert.Equal(t, []string{"unchanged ConfigMap cfg"}, actions(rep.Clusters[0]))
 
 	// someone edits the data in b: the next run applies there only
-	fakes["b"].objects[keyOf(mappingOf(cmType), "shop", "cfg")].Object["data"] = map[string]any{"k": "edited"}
+	fakes["b"].Object(memberstest.KeyOf(mappingOf(cmType), "shop", "cfg")).Object["data"] = map[string]any{"k": "edited"}
 	rep = run(t, res, fakes, Options{})
 	assert.Equal(t, []string{"unchanged ConfigMap cfg"}, actions(rep.Clusters[0]))
 	assert.Equal(t, []string{"configured ConfigMap cfg"}, actions(rep.Clusters[1]))
@@ -380,16 +200,16 @@ func TestRunRemovesWhatIsNoLongerPlaced(t *testing.T) {
 	t.Parallel()
 	fake := newFake(cmType)
 	res := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "kept", clusters: []string{"a"}})
-	run(t, res, map[string]*fakeClient{"a": fake}, Options{})
+	run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{})
 	// an object of a federated object that is not in the input
 	_, other := object(cmType, "shop", "other", nil)
-	fake.objects[keyOf(mappingOf(cmType), "shop", "other")] = &unstructured.Unstructured{Object: other}
-	fake.calls = nil
+	fake.Put(memberstest.KeyOf(mappingOf(cmType), "shop", "other"), &unstructured.Unstructured{Object: other})
+	fake.ClearCalls()
 
 	res = resultFor(spec{t: cmType, name: "cfg", clusters: nil}, spec{t: cmType, name: "kept", clusters: []string{"a"}})
-	rep := run(t, res, map[string]*fakeClient{"a": fake}, Options{})
+	rep := run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{})
 	assert.Equal(t, []string{"unchanged ConfigMap kept", "deleted ConfigMap cfg"}, actions(rep.Clusters[0]))
-	assert.Equal(t, []string{"DELETE configmaps cfg"}, fake.writes(), "the object of a federated object outside the input is left alone")
+	assert.Equal(t, []string{"DELETE configmaps cfg"}, fake.Writes(), "the object of a federated object outside the input is left alone")
 }
 
 func TestRunReportsRenderErrorsPerObject(t *testing.T) {
@@ -398,10 +218,10 @@ func TestRunReportsRenderErrorsPerObject(t *testing.T) {
 	res := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: cmType, name: "broken", clusters: []string{"a"}})
 	res.Targets = res.Targets[:1]
 	res.Errors = []error{&render.TargetError{Cluster: "a", Object: res.Placed[1].Object, Err: errors.New("override 0: bad path")}}
-	rep := run(t, res, map[string]*fakeClient{"a": fake}, Options{})
+	rep := run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{})
 	assert.Equal(t, []string{"created ConfigMap cfg", "failed ConfigMap broken"}, actions(rep.Clusters[0]))
 	assert.Equal(t, ReasonRenderFailed, rep.Clusters[0].Objects[1].Reason)
-	assert.Equal(t, []string{"APPLY ConfigMap cfg"}, fake.writes(), "a placed object that failed to render is not removed")
+	assert.Equal(t, []string{"APPLY ConfigMap cfg"}, fake.Writes(), "a placed object that failed to render is not removed")
 }
 
 func TestRunStopsWhenCancelled(t *testing.T) {
@@ -412,7 +232,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	rep := Run(ctx, Input{Result: resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), Clusters: []string{"a"},
 		Clients: func(string) (members.Client, error) { return fake, nil }, Options: Options{Concurrency: 1}})
 	assert.Equal(t, []string{"a"}, rep.Failed())
-	assert.Empty(t, fake.writes())
+	assert.Empty(t, fake.Writes())
 }
 
 func TestRunServerDryRunSkipsObjectsOfNewCRDs(t *testing.T) {
@@ -422,14 +242,14 @@ func TestRunServerDryRunSkipsObjectsOfNewCRDs(t *testing.T) {
 		spec{t: widgetType, name: "w", clusters: []string{"a"}},
 		spec{t: crdType, name: "widgets.example.com", clusters: []string{"a"}, body: map[string]any{"spec": map[string]any{"group": "example.com", "names": map[string]any{"kind": "Widget"}}}},
 	)
-	rep := run(t, res, map[string]*fakeClient{"a": fake}, Options{DryRun: true})
+	rep := run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{DryRun: true})
 	assert.Empty(t, rep.Failed())
 	assert.Equal(t, []string{"created CustomResourceDefinition widgets.example.com", "skipped Widget w"}, actions(rep.Clusters[0]))
 	assert.Equal(t, ReasonCRDNotCreated, rep.Clusters[0].Objects[1].Reason)
 }
 
 // panickyClient panics on its first apply, as a bug in fedctl would.
-type panickyClient struct{ *fakeClient }
+type panickyClient struct{ *memberstest.Fake }
 
 func (panickyClient) Apply(context.Context, members.Mapping, *unstructured.Unstructured, members.WriteOptions) (*unstructured.Unstructured, error) {
 	panic("index out of range")

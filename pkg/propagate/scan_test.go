@@ -11,6 +11,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/members/memberstest"
 )
 
 // A first apply of several objects of one type in one namespace reads what
@@ -20,8 +21,8 @@ func TestRunScansInsteadOfGettingEachObject(t *testing.T) {
 	t.Parallel()
 	f := newFake(cmType)
 	put := func(name string, labels map[string]any) {
-		f.objects[keyOf(mappingOf(cmType), "shop", name)] = &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": "shop", "labels": labels}}}
+		f.Put(memberstest.KeyOf(mappingOf(cmType), "shop", name), &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": "shop", "labels": labels}}})
 	}
 	put("theirs", nil)
 	put("hands-off", map[string]any{federation.ManagedLabel: "false"})
@@ -29,14 +30,14 @@ func TestRunScansInsteadOfGettingEachObject(t *testing.T) {
 	for _, name := range []string{"a", "b", "c", "theirs", "hands-off"} {
 		specs = append(specs, spec{t: cmType, name: name, body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
 	}
-	rep := run(t, resultFor(specs...), map[string]*fakeClient{"m": f}, Options{})
+	rep := run(t, resultFor(specs...), map[string]*memberstest.Fake{"m": f}, Options{})
 
 	assert.Equal(t, []string{
 		"created ConfigMap a", "created ConfigMap b", "created ConfigMap c",
 		"failed ConfigMap theirs", "skipped ConfigMap hands-off",
 	}, sortedActions(rep.Clusters[0]))
 	var gets, metadataLists int
-	for _, c := range f.calls {
+	for _, c := range f.Calls() {
 		switch {
 		case c[:4] == "GET ":
 			gets++
@@ -44,8 +45,8 @@ func TestRunScansInsteadOfGettingEachObject(t *testing.T) {
 			metadataLists++
 		}
 	}
-	assert.Zero(t, gets, "no GET per object: %v", f.calls)
-	assert.Equal(t, 1, metadataLists, "one metadata LIST for the type and namespace: %v", f.calls)
+	assert.Zero(t, gets, "no GET per object: %v", f.Calls())
+	assert.Equal(t, 1, metadataLists, "one metadata LIST for the type and namespace: %v", f.Calls())
 	assert.Equal(t, ReasonAlreadyExists, objectResult(rep.Clusters[0], "theirs").Reason)
 }
 
@@ -55,10 +56,10 @@ func TestRunGetsASingleUnknownObject(t *testing.T) {
 	t.Parallel()
 	f := newFake(cmType)
 	rep := run(t, resultFor(spec{t: cmType, name: "a", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}}),
-		map[string]*fakeClient{"m": f}, Options{})
+		map[string]*memberstest.Fake{"m": f}, Options{})
 	require.Equal(t, []string{"created ConfigMap a"}, actions(rep.Clusters[0]))
-	assert.Contains(t, f.calls, "GET configmaps a")
-	assert.NotContains(t, f.calls, "LIST configmaps metadata shop")
+	assert.Contains(t, f.Calls(), "GET configmaps a")
+	assert.NotContains(t, f.Calls(), "LIST configmaps metadata shop")
 }
 
 func sortedActions(c ClusterResult) []string {
@@ -80,12 +81,12 @@ func objectResult(c ClusterResult, name string) ObjectResult {
 func TestRunLeavesObjectsOfAnUnfederatedNamespace(t *testing.T) {
 	t.Parallel()
 	f := newFake(cmType)
-	fakes := map[string]*fakeClient{"m": f}
+	fakes := map[string]*memberstest.Fake{"m": f}
 	both := resultFor(
 		spec{t: cmType, name: "kept", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}},
 		spec{t: cmType, name: "moved", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
 	run(t, both, fakes, Options{})
-	require.Len(t, f.objects, 2)
+	require.Len(t, f.Keys(), 2)
 
 	later := resultFor(
 		spec{t: cmType, name: "kept", body: map[string]any{"data": map[string]any{"k": "v"}}},
@@ -93,8 +94,8 @@ func TestRunLeavesObjectsOfAnUnfederatedNamespace(t *testing.T) {
 	later.Placed[0].NamespaceNotFederated = true
 	rep := run(t, later, fakes, Options{})
 	assert.Equal(t, []string{"deleted ConfigMap moved"}, actions(rep.Clusters[0]))
-	assert.Contains(t, f.objects, keyOf(mappingOf(cmType), "shop", "kept"))
-	assert.NotContains(t, f.objects, keyOf(mappingOf(cmType), "shop", "moved"))
+	assert.True(t, f.Has(memberstest.KeyOf(mappingOf(cmType), "shop", "kept")))
+	assert.False(t, f.Has(memberstest.KeyOf(mappingOf(cmType), "shop", "moved")))
 }
 
 func TestReportNothingDone(t *testing.T) {
@@ -145,14 +146,14 @@ func TestNamesRejected(t *testing.T) {
 func TestRunKeepsANamespaceHoldingOthersObjects(t *testing.T) {
 	t.Parallel()
 	f := newFake(nsType, cmType)
-	fakes := map[string]*fakeClient{"m": f}
+	fakes := map[string]*memberstest.Fake{"m": f}
 	placed := resultFor(spec{t: nsType, name: "shop", clusters: []string{"m"}},
 		spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
 	run(t, placed, fakes, Options{})
 	put := func(name string, meta map[string]any) {
 		meta["name"], meta["namespace"] = name, "shop"
-		f.objects[keyOf(mappingOf(cmType), "shop", name)] = &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}}
+		f.Put(memberstest.KeyOf(mappingOf(cmType), "shop", name), &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}})
 	}
 	put("kube-root-ca.crt", map[string]any{})
 	put("theirs", map[string]any{})
@@ -164,9 +165,9 @@ func TestRunKeepsANamespaceHoldingOthersObjects(t *testing.T) {
 	ns := objectResult(rep.Clusters[0], "shop")
 	assert.Equal(t, ReasonNamespaceNotEmpty, ns.Reason)
 	assert.Contains(t, ns.Error, "1 object(s) fedctl did not create (ConfigMap theirs)")
-	assert.Contains(t, f.objects, keyOf(mappingOf(nsType), "", "shop"))
+	assert.True(t, f.Has(memberstest.KeyOf(mappingOf(nsType), "", "shop")))
 
-	delete(f.objects, keyOf(mappingOf(cmType), "shop", "theirs"))
+	f.Remove(memberstest.KeyOf(mappingOf(cmType), "shop", "theirs"))
 	rep = run(t, gone, fakes, Options{})
 	assert.Equal(t, []string{"deleted Namespace shop"}, actions(rep.Clusters[0]))
 }

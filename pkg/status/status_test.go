@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/members/memberstest"
 	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/render"
@@ -61,7 +62,7 @@ spec:
 // two fake members with propagate, as fedctl apply does.
 type fixture struct {
 	res     *render.Result
-	members map[string]*fakeMember
+	members map[string]*memberstest.Fake
 }
 
 func newFixture(t *testing.T, input string) *fixture {
@@ -74,7 +75,7 @@ func newFixture(t *testing.T, input string) *fixture {
 	}
 	out, err := pipeline.Run(pipeline.Input{Filenames: []string{path}, DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
 	require.NoError(t, err)
-	f := &fixture{res: out.Result, members: map[string]*fakeMember{
+	f := &fixture{res: out.Result, members: map[string]*memberstest.Fake{
 		"eu-1": newFakeMember(nsType, cmType, deployType),
 		"us-1": newFakeMember(nsType, cmType, deployType),
 	}}
@@ -95,7 +96,7 @@ func (f *fixture) apply(t *testing.T) {
 // setReady gives the Deployment in cluster the status its controller
 // writes once every replica is available.
 func (f *fixture) setReady(cluster string) {
-	f.members[cluster].edit("deployments/shop/web", func(d *unstructured.Unstructured) {
+	f.members[cluster].Edit(memberstest.KeyOf(memberstest.MappingOf(deployType), "shop", "web"), func(d *unstructured.Unstructured) {
 		n, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
 		d.Object["status"] = map[string]any{
 			"observedGeneration": d.GetGeneration(), "replicas": n, "updatedReplicas": n, "readyReplicas": n, "availableReplicas": n,
@@ -123,7 +124,7 @@ func TestReadAfterApplyIsOK(t *testing.T) {
 	f := newFixture(t, manifests)
 	f.apply(t)
 	f.setReady("eu-1")
-	listsBefore := f.members["eu-1"].lists
+	listsBefore := f.members["eu-1"].Count("LIST")
 	r := Read(context.Background(), f.input())
 	for _, o := range r.Items {
 		assert.Equal(t, "True", o.Status.Conditions[0].Status, o.Ref())
@@ -137,7 +138,7 @@ func TestReadAfterApplyIsOK(t *testing.T) {
 	assert.Equal(t, int64(2), *us.DesiredReplicas)
 	assert.Equal(t, int64(0), *us.ReadyReplicas)
 	assert.Equal(t, "3 federated objects, 6 member objects: 5 Current, 1 InProgress; propagation: 6 OK", r.Summary.String())
-	assert.Equal(t, 3, f.members["eu-1"].lists-listsBefore, "one LIST per type: namespaces, configmaps, deployments")
+	assert.Equal(t, 3, f.members["eu-1"].Count("LIST")-listsBefore, "one LIST per type: namespaces, configmaps, deployments")
 
 	var table bytes.Buffer
 	require.NoError(t, WriteTable(&table, r, false, nil))
@@ -157,7 +158,7 @@ func TestReadStates(t *testing.T) {
 		{
 			name: "a spec changed by someone else is Drifted",
 			change: func(f *fixture) {
-				f.members["us-1"].edit("deployments/shop/web", func(d *unstructured.Unstructured) { d.SetGeneration(2) })
+				f.members["us-1"].Edit(memberstest.KeyOf(memberstest.MappingOf(deployType), "shop", "web"), func(d *unstructured.Unstructured) { d.SetGeneration(2) })
 			},
 			ref: "FederatedDeployment shop/web", cluster: "us-1", want: Drifted,
 			message: "its spec was changed since fedctl applied it (generation 2, fedctl applied generation 1)",
@@ -165,21 +166,23 @@ func TestReadStates(t *testing.T) {
 		{
 			name: "edited data of a type without generation is Drifted",
 			change: func(f *fixture) {
-				f.members["eu-1"].edit("configmaps/shop/settings", func(c *unstructured.Unstructured) { c.Object["data"] = map[string]any{"k": "edited"} })
+				f.members["eu-1"].Edit(memberstest.KeyOf(memberstest.MappingOf(cmType), "shop", "settings"), func(c *unstructured.Unstructured) { c.Object["data"] = map[string]any{"k": "edited"} })
 			},
 			ref: "FederatedConfigMap shop/settings", cluster: "eu-1", want: Drifted,
 			message: "its labels, annotations or fields were changed since fedctl applied it",
 		},
 		{
-			name:   "an object deleted from the member is NotApplied",
-			change: func(f *fixture) { f.members["eu-1"].remove("configmaps/shop/settings") },
-			ref:    "FederatedConfigMap shop/settings", cluster: "eu-1", want: NotApplied,
+			name: "an object deleted from the member is NotApplied",
+			change: func(f *fixture) {
+				f.members["eu-1"].Remove(memberstest.KeyOf(memberstest.MappingOf(cmType), "shop", "settings"))
+			},
+			ref: "FederatedConfigMap shop/settings", cluster: "eu-1", want: NotApplied,
 			message: "placed here but not in the cluster; fedctl apply creates it",
 		},
 		{
 			name: "an object without fedctl's label is AlreadyExists",
 			change: func(f *fixture) {
-				f.members["eu-1"].edit("configmaps/shop/settings", func(c *unstructured.Unstructured) { c.SetLabels(nil) })
+				f.members["eu-1"].Edit(memberstest.KeyOf(memberstest.MappingOf(cmType), "shop", "settings"), func(c *unstructured.Unstructured) { c.SetLabels(nil) })
 			},
 			ref: "FederatedConfigMap shop/settings", cluster: "eu-1", want: AlreadyExists,
 			message: "exists and was not created by fedctl; fedctl apply --adopt takes it over",
@@ -187,7 +190,7 @@ func TestReadStates(t *testing.T) {
 		{
 			name: "kubefed.io/managed: false is ManagedLabelFalse",
 			change: func(f *fixture) {
-				f.members["us-1"].edit("configmaps/shop/settings", func(c *unstructured.Unstructured) {
+				f.members["us-1"].Edit(memberstest.KeyOf(memberstest.MappingOf(cmType), "shop", "settings"), func(c *unstructured.Unstructured) {
 					l := c.GetLabels()
 					l["kubefed.io/managed"] = "false"
 					c.SetLabels(l)
@@ -198,14 +201,14 @@ func TestReadStates(t *testing.T) {
 		},
 		{
 			name:   "a member that does not answer is ClusterNotReady",
-			change: func(f *fixture) { f.members["us-1"].setDown(errRefused) },
+			change: func(f *fixture) { f.members["us-1"].SetDown(errRefused) },
 			ref:    "FederatedDeployment shop/web", cluster: "us-1", want: ClusterNotReady,
 			message: "dial tcp 127.0.0.1:1: connect: connection refused",
 		},
 		{
 			name: "a type the member does not serve is TypeNotServed",
 			change: func(f *fixture) {
-				delete(f.members["us-1"].served, gvkOf(deployType))
+				f.members["us-1"].Unserve(deployType)
 			},
 			ref: "FederatedDeployment shop/web", cluster: "us-1", want: TypeNotServed,
 			message: "type apps/v1 Deployment is not served by this cluster; install its CRD there first",
@@ -333,7 +336,7 @@ func TestWait(t *testing.T) {
 		f := newFixture(t, manifests)
 		f.apply(t)
 		f.setReady("eu-1")
-		f.members["us-1"].edit("deployments/shop/web", func(d *unstructured.Unstructured) {
+		f.members["us-1"].Edit(memberstest.KeyOf(memberstest.MappingOf(deployType), "shop", "web"), func(d *unstructured.Unstructured) {
 			d.Object["status"] = map[string]any{"observedGeneration": d.GetGeneration(), "conditions": []any{
 				map[string]any{"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded"},
 			}}
@@ -377,7 +380,7 @@ func TestLookup(t *testing.T) {
 	f := newFixture(t, manifests)
 	f.apply(t)
 	f.setReady("eu-1")
-	f.members["us-1"].edit("deployments/shop/web", func(d *unstructured.Unstructured) { d.SetGeneration(5) })
+	f.members["us-1"].Edit(memberstest.KeyOf(memberstest.MappingOf(deployType), "shop", "web"), func(d *unstructured.Unstructured) { d.SetGeneration(5) })
 	in := LookupInput{Type: deployType, Namespace: "shop", Name: "web", Clusters: []string{"eu-1", "us-1"},
 		Clients: func(c string) (members.Client, error) { return f.members[c], nil }}
 	assert.Equal(t, "FederatedDeployment/shop/web", in.Source())
@@ -392,7 +395,7 @@ func TestLookup(t *testing.T) {
 	cm := LookupInput{Type: typeconfig.Type{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Plural: "clusterroles", Scope: typeconfig.Cluster}, Namespace: "ignored", Name: "reader"}
 	assert.Equal(t, "FederatedClusterRole/reader", cm.Source())
 
-	f.members["us-1"].setDown(errRefused)
+	f.members["us-1"].SetDown(errRefused)
 	in.Name = "nothing"
 	r = Lookup(context.Background(), in)
 	require.Len(t, r.Items[0].Status.Clusters, 1, "only the member that could not be read")
