@@ -18,7 +18,7 @@ const docsKey = "test-ns/test-deployment"
 
 // TestPlanWorkedExamples pins the worked examples of KubeFed's user guide
 // (KubeFed's docs/userguide.md, section ReplicaSchedulingPreference, clusters A, B and C) and
-// of the documents the project started from (/work/shared/seeds), with the
+// of the design documents fedctl started from (Federation v1's and KubeFed's proposals), with the
 // key KubeFed's controller would use. The expected values are derived by
 // hand from the rules in Plan's doc comment; the derivation is spelled out
 // where it is not obvious.

@@ -28,7 +28,7 @@ func hashOf(obj map[string]any) (string, error) {
 // nobody changed it since, so that applying desired again would change
 // nothing. It reads only live: no request.
 //
-// As in KubeFed (§c.6), spec drift shows through metadata.generation, which
+// As in KubeFed (pkg/controller/sync/version, which compares generations), spec drift shows through metadata.generation, which
 // fedctl recorded after its apply; labels and annotations are compared
 // directly. Objects without a generation (ConfigMap, Secret, Service, ...)
 // have their content compared too, since nothing else would show drift:

@@ -85,7 +85,7 @@ func Compare(ctx context.Context, in Input) *Report {
 
 // Delete removes from every member of in.Clusters the objects fedctl
 // manages for the federated objects in in.Result, wherever they are placed
-// (fedctl delete, §c.5): deleted with the options of the federated
+// (fedctl delete, as KubeFed's sync controller deletes: pkg/controller/sync/controller.go): deleted with the options of the federated
 // object's kubefed.io/deleteoption annotation or Options.Cascade, or only
 // unmarked when it says kubefed.io/orphan: "true". Members fail alone, an
 // unreachable one included (kubefed#1254).

@@ -77,7 +77,7 @@ func (r *removal) deletes() bool {
 
 // removeUnplaced deletes, in reverse install order, the objects of
 // federated objects in the input that are no longer placed in the member
-// (§c.4), or strips fedctl's markers from them when the federated object
+// (KubeFed's pkg/controller/sync/controller.go removeUnwantedClusters), or strips fedctl's markers from them when the federated object
 // says kubefed.io/orphan: "true". Objects of federated objects that are not
 // in the input are left alone, unless they are part of the ApplySet being
 // pruned: those are deleted. MaxDeletions bounds the deletions.
@@ -209,7 +209,8 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 	opts := metav1.DeleteOptions{}
 	if s.mode.deleteOptions && r.placed.Object != nil {
 		// fedctl delete: KubeFed's kubefed.io/deleteoption, else --cascade
-		// (§c.5); de-placement passes no options, as KubeFed (§c.4).
+		// (KubeFed's delete handling); de-placement passes no options, as KubeFed's
+		// removeUnwantedClusters does.
 		if raw := r.placed.Object.Annotations[federation.DeleteOptionAnnotation]; raw != "" {
 			if err := json.Unmarshal([]byte(raw), &opts); err != nil {
 				res.Action, res.Error = Failed, fmt.Sprintf("annotation %s of %s: %v", federation.DeleteOptionAnnotation, res.FederatedObject, err)

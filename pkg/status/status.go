@@ -11,7 +11,7 @@ import (
 )
 
 // Per-member propagation statuses. The first ones are KubeFed's
-// (PropagationStatus, §e of the KubeFed reference), with the same meaning
+// (PropagationStatus, pkg/controller/sync/status/status.go), with the same meaning
 // where fedctl can tell them client side; the others are fedctl's own.
 const (
 	// OK: the member object is what fedctl would apply. KubeFed writes it

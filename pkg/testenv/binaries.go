@@ -21,7 +21,7 @@ import (
 // next to the old one instead of silently reusing it.
 //
 // Kubernetes stays at 1.33 although client-go is newer: the module proxy
-// refuses the source zip of 1.37 (see shared/reference/test-clusters.md), and
+// refuses the source zip of 1.37 (measured when the harness was written), and
 // the version skew is harmless for every API fedctl uses.
 const (
 	KubernetesVersion = "v1.33.13"
