@@ -78,7 +78,7 @@ func reportPanic(ios *iostreams.IOStreams, r any, verbosity int) {
 // the flag, else FEDCTL_V.
 func panicVerbosity(root *cobra.Command) int {
 	if root != nil {
-		if f := root.PersistentFlags().Lookup(keyVerbosity); f != nil && f.Changed {
+		if f := root.PersistentFlags().Lookup(cmdutil.FlagVerbosity); f != nil && f.Changed {
 			v, _ := strconv.Atoi(f.Value.String())
 			return v
 		}

@@ -6,13 +6,15 @@ import (
 	"strconv"
 
 	"k8s.io/klog/v2"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
 )
 
 // clientLogVerbosity is the -v level from which client-go's own log lines
 // (klog) reach stderr, with the request log: below it a dropped connection
 // would print a hundred raw "Unexpected error when reading response body"
 // lines for what fedctl reports once, in words, per member.
-const clientLogVerbosity = requestLogVerbosity
+const clientLogVerbosity = cmdutil.RequestLogVerbosity
 
 // routeClientLogs sends client-go's klog output to errOut at -v 6 and up,
 // with klog's own verbosity set to -v, as kubectl's -v sets it, and drops

@@ -27,14 +27,6 @@ import (
 	"github.com/fedctl/fedctl/pkg/iostreams"
 )
 
-// Viper keys of the global flags. Each also reads FEDCTL_<KEY>.
-const (
-	keyConfig     = "config"
-	keyKubeconfig = "kubeconfig"
-	keyColor      = "color"
-	keyVerbosity  = "v"
-)
-
 // annotationStandalone marks commands that must work even when the
 // federation file is missing or broken, such as version and completion.
 const annotationStandalone = "fedctl.io/standalone"
@@ -46,8 +38,8 @@ func NewRootCmd(ios *iostreams.IOStreams, argv0 string) *cobra.Command {
 	v.SetEnvPrefix("FEDCTL")
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	v.AutomaticEnv()
-	v.SetDefault(keyColor, "auto")
-	f := newFactory(ios, v)
+	v.SetDefault(cmdutil.FlagColor, "auto")
+	f := cmdutil.NewFactory(ios, v, buildInfo())
 
 	root := &cobra.Command{
 		Use:   "fedctl",
@@ -65,8 +57,8 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if isStandalone(cmd) {
 				// No federation file here: flags and FEDCTL_COLOR only.
-				_ = ios.SetColorMode(v.GetString(keyColor))
-				routeClientLogs(ios.ErrOut, v.GetInt(keyVerbosity))
+				_ = ios.SetColorMode(v.GetString(cmdutil.FlagColor))
+				routeClientLogs(ios.ErrOut, v.GetInt(cmdutil.FlagVerbosity))
 				return nil
 			}
 			s, err := f.Settings()
@@ -86,14 +78,14 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.FlagErrorWrap(err) })
 
 	pf := root.PersistentFlags()
-	pf.String(keyKubeconfig, "", "Path to the kubeconfig file for members that name none (default: KUBECONFIG, then ~/.kube/config)")
-	pf.String(keyConfig, "", "Path to the federation file (default $XDG_CONFIG_HOME/fedctl/config.yaml)")
-	pf.String(keyColor, "auto", "When to colour output: auto, always or never; NO_COLOR turns it off")
-	pf.IntP(keyVerbosity, "v", 0, "Log verbosity; 6 and up logs every request sent to a member")
-	for _, key := range []string{keyKubeconfig, keyConfig, keyColor, keyVerbosity} {
+	pf.String(cmdutil.FlagKubeconfig, "", "Path to the kubeconfig file for members that name none (default: KUBECONFIG, then ~/.kube/config)")
+	pf.String(cmdutil.FlagConfig, "", "Path to the federation file (default $XDG_CONFIG_HOME/fedctl/config.yaml)")
+	pf.String(cmdutil.FlagColor, "auto", "When to colour output: auto, always or never; NO_COLOR turns it off")
+	pf.IntP(cmdutil.FlagVerbosity, "v", 0, "Log verbosity; 6 and up logs every request sent to a member")
+	for _, key := range []string{cmdutil.FlagKubeconfig, cmdutil.FlagConfig, cmdutil.FlagColor, cmdutil.FlagVerbosity} {
 		_ = v.BindPFlag(key, pf.Lookup(key))
 	}
-	_ = root.RegisterFlagCompletionFunc(keyColor, cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc(cmdutil.FlagColor, cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 
 	root.AddGroup(
 		&cobra.Group{ID: "objects", Title: "Federated objects:"},

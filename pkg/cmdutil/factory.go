@@ -1,6 +1,11 @@
 package cmdutil
 
 import (
+	"path/filepath"
+	"sync"
+
+	"github.com/spf13/viper"
+
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 )
@@ -35,4 +40,92 @@ type Factory struct {
 	Federation func() (*members.File, error)
 	// Access says how to reach the members.
 	Access func() (members.Access, error)
+}
+
+// Viper keys of the global flags. Each also reads FEDCTL_<KEY>.
+const (
+	FlagConfig     = "config"
+	FlagKubeconfig = "kubeconfig"
+	FlagColor      = "color"
+	FlagVerbosity  = "v"
+)
+
+// RequestLogVerbosity is the -v level from which every HTTP request to a
+// member is logged, as kubectl does from -v 6.
+const RequestLogVerbosity = 6
+
+// NewFactory fills in the Factory from the global flags in v. Every func is lazy and reads viper only
+// when called, after cobra has parsed the flags.
+func NewFactory(ios *iostreams.IOStreams, v *viper.Viper, build BuildInfo) *Factory {
+	f := &Factory{IOStreams: ios, Build: build}
+
+	var (
+		loadOnce sync.Once
+		file     *members.File
+		loadErr  error
+	)
+	// Depends on --config and FEDCTL_CONFIG only: the federation file
+	// cannot choose its own path.
+	f.Federation = func() (*members.File, error) {
+		loadOnce.Do(func() {
+			path := v.GetString(FlagConfig)
+			named := path != ""
+			if !named {
+				if path, loadErr = members.DefaultPath(); loadErr != nil {
+					return
+				}
+			}
+			file, loadErr = members.Load(path)
+			if file != nil {
+				file.Named = named
+			}
+		})
+		return file, loadErr
+	}
+
+	// Depends on the flags, FEDCTL_* variables and the federation file's
+	// defaults section, which sits below the variables in viper's order.
+	f.Settings = func() (Settings, error) {
+		file, err := f.Federation()
+		if err != nil {
+			return Settings{}, err
+		}
+		if d := file.Federation.Defaults; d != nil {
+			layer := map[string]any{}
+			if d.Color != "" {
+				layer[FlagColor] = d.Color
+			}
+			if d.Verbosity != nil {
+				layer[FlagVerbosity] = *d.Verbosity
+			}
+			if err := v.MergeConfigMap(layer); err != nil {
+				return Settings{}, err
+			}
+		}
+		return Settings{
+			ConfigPath: file.Path,
+			Kubeconfig: v.GetString(FlagKubeconfig),
+			Color:      v.GetString(FlagColor),
+			Verbosity:  v.GetInt(FlagVerbosity),
+		}, nil
+	}
+
+	// Depends on Settings.
+	f.Access = func() (members.Access, error) {
+		s, err := f.Settings()
+		if err != nil {
+			return members.Access{}, err
+		}
+		a := members.Access{
+			Kubeconfig: s.Kubeconfig,
+			BaseDir:    filepath.Dir(s.ConfigPath),
+			UserAgent:  "fedctl/" + f.Build.Version,
+			Warnings:   ios.ErrOut,
+		}
+		if s.Verbosity >= RequestLogVerbosity {
+			a.RequestLog = ios.ErrOut
+		}
+		return a, nil
+	}
+	return f
 }
