@@ -125,7 +125,7 @@ func lookupMember(ctx context.Context, in LookupInput, cluster, source string) (
 func lookupStatus(cluster string, obj *unstructured.Unstructured) ClusterStatus {
 	st := ClusterStatus{Name: cluster, Object: refOf(obj.Object), placed: true}
 	switch {
-	case obj.GetLabels()[federation.ManagedLabel] == "false":
+	case federation.HandsOff(obj):
 		st.Status = ManagedLabelFalse
 		st.Message = fmt.Sprintf("labelled %s: \"false\"; fedctl does not touch it", federation.ManagedLabel)
 	default:

@@ -220,10 +220,10 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 			}
 		}
 		switch {
-		case obj.GetLabels()[federation.ManagedLabel] == "false":
+		case federation.HandsOff(obj):
 			st.Status = ManagedLabelFalse
 			st.Message = fmt.Sprintf("labelled %s: \"false\"; fedctl does not touch it", federation.ManagedLabel)
-		case obj.GetLabels()[federation.ManagedByLabel] != federation.ManagedByValue:
+		case !federation.Owned(obj):
 			st.Status = AlreadyExists
 			st.Message = "exists and was not created by fedctl; fedctl apply --adopt takes it over"
 		default:
