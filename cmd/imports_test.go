@@ -23,7 +23,7 @@ var (
 	pureStages = []string{
 		"pkg/manifest", "pkg/dialect", "pkg/dialect/kubefed", "pkg/federation", "pkg/typeconfig",
 		"pkg/placement", "pkg/planner", "pkg/overrides", "pkg/render", "pkg/pipeline", "pkg/explain",
-		"pkg/parallel", "pkg/yaml11", "pkg/printers", "pkg/iostreams",
+		"pkg/parallel", "pkg/yaml11", "pkg/printers", "pkg/iostreams", "pkg/drift",
 	}
 	// memberPackages talk to member clusters.
 	memberPackages = []string{"pkg/members", "pkg/propagate", "pkg/status", "pkg/inventory"}

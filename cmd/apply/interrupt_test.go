@@ -56,10 +56,7 @@ func TestApplyInterrupted(t *testing.T) {
 		t.Skip("builds fedctl")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "fedctl")
-	build := exec.Command("go", "build", "-o", bin, "../..")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := fedctlBinary(t)
 
 	addr, connected := hangingServer(t)
 	kubeconfig := filepath.Join(dir, "kubeconfig")
@@ -115,4 +112,14 @@ clusters:
 	assert.Less(t, time.Since(start), 10*time.Second)
 	assert.Equal(t, "✗ cluster hang: interrupted\nerror: interrupted\n", errOut.String())
 	assert.Empty(t, out.String())
+}
+
+// fedctlBinary builds fedctl for a test that runs it as a user would.
+func fedctlBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "fedctl")
+	build := exec.Command("go", "build", "-o", bin, "../..")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	return bin
 }

@@ -135,7 +135,13 @@ func runApply(t *testing.T, fed *members.Federation, args ...string) applyRun {
 // (when set), to act from inside a run.
 func runApplyWith(t *testing.T, fed *members.Federation, wrap func(cluster string, a members.Client) members.Client, args ...string) applyRun {
 	t.Helper()
-	e := testenv.Require(t, env)
+	return runApplyVia(t, fed, testenv.Require(t, env).Kubeconfig, wrap, args...)
+}
+
+// runApplyVia is runApplyWith with the members' contexts in kubeconfig.
+func runApplyVia(t *testing.T, fed *members.Federation, kubeconfig string, wrap func(cluster string, a members.Client) members.Client, args ...string) applyRun {
+	t.Helper()
+	testenv.Require(t, env)
 	ios, _, out, errOut := iostreams.Test()
 	counter := &requestCounter{counts: map[string]map[string]int{}, lists: map[string]int{}}
 	f := &cmdutil.Factory{
@@ -144,7 +150,7 @@ func runApplyWith(t *testing.T, fed *members.Federation, wrap func(cluster strin
 			return &members.File{Path: filepath.Join(t.TempDir(), "federation.yaml"), Federation: fed}, nil
 		},
 		Access: func() (members.Access, error) {
-			return members.Access{Kubeconfig: e.Kubeconfig, RequestLog: counter}, nil
+			return members.Access{Kubeconfig: kubeconfig, RequestLog: counter}, nil
 		},
 	}
 	var runF func(*ApplyOptions) error
@@ -721,4 +727,74 @@ func slicesIndex(s []string, v string) int {
 		}
 	}
 	return -1
+}
+
+// TestApplyRetainReplicasYieldsToThePlan: KubeFed retains spec.replicas
+// and then applies overrides, so an RSP's planned count (and an override
+// of /spec/replicas) beats retainReplicas (kubefed#1278): raising
+// totalReplicas is applied, where a member without such an override keeps
+// its live count.
+func TestApplyRetainReplicasYieldsToThePlan(t *testing.T) {
+	fed := federationOf()
+	dir := t.TempDir()
+	const ns = "retainrsp"
+	rsp := func(total int) string {
+		return fmt.Sprintf(`---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata:
+  name: web
+  namespace: %s
+spec:
+  targetKind: FederatedDeployment
+  totalReplicas: %d
+  clusters:
+    cluster1: {weight: 1}
+    cluster2: {weight: 1}
+`, ns, total)
+	}
+	placement := "    clusters: [{name: cluster1}, {name: cluster2}]"
+	base := namespaceDoc(ns) + deploymentDoc(ns, "web", "nginx:1.27", 5, "  retainReplicas: true", placement, "") +
+		deploymentDoc(ns, "solo", "nginx:1.27", 2, "  retainReplicas: true", placement, "")
+	write(t, dir, base+rsp(4))
+	require.NoError(t, runApply(t, fed, "-f", dir).err)
+	replicas := func(c, name string) int64 {
+		n, _, _ := unstructured.NestedInt64(mustGet(t, c, deployGVR, ns, name).Object, "spec", "replicas")
+		return n
+	}
+	assert.Equal(t, []int64{2, 2}, []int64{replicas("cluster1", "web"), replicas("cluster2", "web")})
+
+	// someone scales both; the RSP's plan wins for web, solo keeps its count
+	for _, c := range []string{"cluster1", "cluster2"} {
+		for _, name := range []string{"web", "solo"} {
+			update(t, c, deployGVR, ns, name, "hpa", func(u *unstructured.Unstructured) {
+				require.NoError(t, unstructured.SetNestedField(u.Object, int64(7), "spec", "replicas"))
+			})
+		}
+	}
+	write(t, dir, base+rsp(10))
+	r := runApply(t, fed, "-f", dir)
+	// the scaler owns spec.replicas now: server-side apply says so, where
+	// KubeFed's controller would overwrite it and fight the HPA
+	// (kubefed#1278)
+	assertPartial(t, r.err, "cluster1", "cluster2")
+	web := r.object("cluster1", "Deployment", ns, "web")
+	assert.Equal(t, propagate.ReasonConflict, web.Reason)
+	assert.Contains(t, web.Error, `conflict with "hpa" using apps/v1: .spec.replicas`)
+	assert.Equal(t, propagate.Unchanged, r.action("cluster1", "Deployment", ns, "solo"), "solo's count is the scaler's to keep")
+
+	r = runApply(t, fed, "-f", dir, "--force-conflicts")
+	require.NoError(t, r.err)
+	assert.Equal(t, propagate.Configured, r.action("cluster1", "Deployment", ns, "web"))
+	assert.Equal(t, []int64{5, 5}, []int64{replicas("cluster1", "web"), replicas("cluster2", "web")}, "totalReplicas 10, split 1:1")
+	assert.Equal(t, int64(7), replicas("cluster1", "solo"), "no plan for solo: its live count stays")
+	assert.Equal(t, propagate.Unchanged, r.action("cluster1", "Deployment", ns, "solo"))
+
+	// and a re-run is a no-op
+	r = runApply(t, fed, "-f", dir)
+	require.NoError(t, r.err)
+	assert.Equal(t, propagate.Unchanged, r.action("cluster1", "Deployment", ns, "web"))
+	for _, c := range clusterNames {
+		assert.Zero(t, r.requests.writes(c), c)
+	}
 }

@@ -52,14 +52,14 @@ func TestApplyPruneApplySet(t *testing.T) {
 		assert.Equal(t, "ConfigMap,Deployment.apps,Namespace", parent.GetAnnotations()[propagate.ApplySetGroupKindsAnnotation], c)
 		assert.Equal(t, "", parent.GetAnnotations()[propagate.ApplySetNamespacesAnnotation], "every object is in the parent's namespace or cluster-scoped")
 		assert.Equal(t, "fedctl/dev", parent.GetAnnotations()[propagate.ApplySetToolingAnnotation])
-		members, err := client(t, c).Resource(cmGVR).Namespace(ns).List(context.Background(), metav1.ListOptions{LabelSelector: propagate.ApplySetPartOfLabel + "=" + pruneSetID})
+		members, err := client(t, c).Resource(cmGVR).Namespace(ns).List(context.Background(), metav1.ListOptions{LabelSelector: federation.ApplySetPartOfLabel + "=" + pruneSetID})
 		require.NoError(t, err)
 		assert.Len(t, members.Items, 2, "cfg and extra in %s", c)
 	}
 	// someone else's object, labelled as part of the set: never fedctl's
 	// to delete
 	createObject(t, "cluster1", cmGVR, map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": "theirs", "namespace": ns, "labels": map[string]any{propagate.ApplySetPartOfLabel: pruneSetID}}}, "kubectl")
+		"metadata": map[string]any{"name": "theirs", "namespace": ns, "labels": map[string]any{federation.ApplySetPartOfLabel: pruneSetID}}}, "kubectl")
 
 	// extra and web leave the input
 	write(t, dir, namespaceDoc(ns)+configMapDoc(ns, "cfg", "v1", allClusters, ""))

@@ -565,3 +565,48 @@ func TestStatusClusterDown(t *testing.T) {
 	assert.Contains(t, r.err.Error(), "cluster cluster3:\n    Deployment down/web: Unknown (ClusterNotReady)")
 	assert.False(t, errors.Is(r.err, context.DeadlineExceeded))
 }
+
+// TestStatusWaitBoundedWhenAMemberHangs: a member that completes TLS and
+// then never answers holds a wait for --timeout, not for the request
+// timeout of client-go or of a read (30 s): the reliability issue saw
+// "status --wait --timeout 8s" take 30 s.
+func TestStatusWaitBoundedWhenAMemberHangs(t *testing.T) {
+	e := testenv.Require(t, env)
+	dir := t.TempDir()
+	const ns = "hangwait"
+	nsFile := writeFile(t, dir, "ns.yaml", namespaceDoc(ns))
+	cm := writeFile(t, dir, "cm.yaml", configMapDoc(ns, "cfg", "v1", ""))
+	apply(t, nsFile, cm)
+
+	p, err := e.StartFaultProxy("cluster2")
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, p.Close()) })
+	kubeconfig := e.KubeconfigVia(t, "cluster2-proxied", "cluster2", p.Server)
+	fed := testFederation()
+	m, _ := fed.Member("cluster2")
+	m.Context = "cluster2-proxied"
+	require.NoError(t, fed.Put(m, true))
+	p.Set(testenv.Faults{Hang: true})
+
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{
+		IOStreams: ios,
+		Federation: func() (*members.File, error) {
+			return &members.File{Path: filepath.Join(t.TempDir(), "federation.yaml"), Federation: fed}, nil
+		},
+		Access: func() (members.Access, error) { return members.Access{Kubeconfig: kubeconfig}, nil },
+	}
+	cmd := NewCmdStatus(f, nil)
+	cmd.SetArgs([]string{"-f", dir, "--wait", "--timeout", "4s", "--poll-interval", "200ms"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	start := time.Now()
+	err = cmd.ExecuteContext(context.Background())
+	took := time.Since(start)
+	t.Logf("status --wait --timeout 4s with cluster2 silent: %s\nstdout:\n%s\nstderr:\n%s", took.Round(10*time.Millisecond), out, errOut)
+	var nr *status.NotReadyError
+	require.ErrorAs(t, err, &nr)
+	assert.True(t, nr.TimedOut)
+	assert.Less(t, took, 10*time.Second, "bounded by --timeout 4s")
+	_, injected := p.Counts()
+	assert.Positive(t, injected, "cluster2 was asked and never answered")
+}

@@ -47,20 +47,29 @@ func WriteSummary(w io.Writer, cs *iostreams.ColorScheme, r *propagate.Report) {
 		if c.Failed() {
 			icon = cs.FailureIcon()
 		}
-		if c.Error != "" {
-			fmt.Fprintf(w, "%s cluster %s: %s\n", icon, c.Cluster, c.Error)
-			continue
-		}
 		var counts []string
 		for _, a := range propagate.ActionOrder {
 			if n := c.Count(a); n > 0 {
 				counts = append(counts, fmt.Sprintf("%d %s", n, a))
 			}
 		}
-		if len(counts) == 0 {
-			counts = []string{"nothing to do"}
+		retries := ""
+		if c.Retries > 0 {
+			retries = fmt.Sprintf(" (%d %s, %.1fs waiting)", c.Retries, plural(c.Retries, "retry", "retries"), c.RetryWaitSeconds)
 		}
-		fmt.Fprintf(w, "%s cluster %s: %s%s\n", icon, c.Cluster, strings.Join(counts, ", "), suffix)
+		switch {
+		case c.Error != "" && c.Count(propagate.Failed) == len(c.Objects):
+			// nothing was done: the reason is the whole story
+			fmt.Fprintf(w, "%s cluster %s: %s%s\n", icon, c.Cluster, c.Error, retries)
+			continue
+		case c.Error != "":
+			// part was done before, or beside, what failed
+			fmt.Fprintf(w, "%s cluster %s: %s%s%s; %s\n", icon, c.Cluster, strings.Join(counts, ", "), suffix, retries, c.Error)
+		case len(counts) == 0:
+			fmt.Fprintf(w, "%s cluster %s: nothing to do%s%s\n", icon, c.Cluster, suffix, retries)
+		default:
+			fmt.Fprintf(w, "%s cluster %s: %s%s%s\n", icon, c.Cluster, strings.Join(counts, ", "), suffix, retries)
+		}
 		for _, o := range c.Objects {
 			switch o.Action {
 			case propagate.Failed:
@@ -70,4 +79,11 @@ func WriteSummary(w io.Writer, cs *iostreams.ColorScheme, r *propagate.Report) {
 			}
 		}
 	}
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

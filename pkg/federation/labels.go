@@ -55,3 +55,8 @@ func Owned(obj metav1.Object) bool {
 func HandsOff(obj metav1.Object) bool {
 	return obj.GetLabels()[ManagedLabel] == "false"
 }
+
+// ApplySetPartOfLabel, on every object of a kubectl ApplySet (KEP-3659),
+// holds the set's ID: apply adds it to what it applies, and drift checks
+// expect it there.
+const ApplySetPartOfLabel = "applyset.kubernetes.io/part-of"

@@ -211,7 +211,7 @@ func (c *dynamicClient) restMapper(ctx context.Context) (meta.RESTMapper, map[st
 	err := Retry(ctx, Idempotent, func() error {
 		tries++
 		var err error
-		groups, err = restmapper.GetAPIGroupResourcesWithContext(ctx, c.disco)
+		groups, err = discoverGroups(ctx, c.disco)
 		failed = nil
 		if fg, partial := discovery.GroupDiscoveryFailedErrorGroups(err); partial {
 			failed = fg
@@ -231,6 +231,34 @@ func (c *dynamicClient) restMapper(ctx context.Context) (meta.RESTMapper, map[st
 	}
 	c.mapper = restmapper.NewDiscoveryRESTMapper(groups)
 	return c.mapper, c.failed, nil
+}
+
+// discoverGroups is the member's API groups with their resources, for a
+// RESTMapper. Unlike restmapper.GetAPIGroupResources, which drops the
+// error of a partial discovery, it returns the groups that were discovered
+// together with the *discovery.ErrGroupDiscoveryFailed naming those that
+// were not (stale aggregated APIs among them): not knowing what a group
+// serves must never read as its types being absent.
+func discoverGroups(ctx context.Context, disco discovery.DiscoveryInterfaceWithContext) ([]*restmapper.APIGroupResources, error) {
+	groupList, resourceLists, err := disco.ServerGroupsAndResourcesWithContext(ctx)
+	if groupList == nil || resourceLists == nil {
+		return nil, err
+	}
+	byVersion := make(map[string][]metav1.APIResource, len(resourceLists))
+	for _, rl := range resourceLists {
+		byVersion[rl.GroupVersion] = rl.APIResources
+	}
+	groups := make([]*restmapper.APIGroupResources, 0, len(groupList))
+	for _, g := range groupList {
+		gr := &restmapper.APIGroupResources{Group: *g, VersionedResources: map[string][]metav1.APIResource{}}
+		for _, v := range g.Versions {
+			if resources, ok := byVersion[v.GroupVersion]; ok {
+				gr.VersionedResources[v.Version] = resources
+			}
+		}
+		groups = append(groups, gr)
+	}
+	return groups, err
 }
 
 func (c *dynamicClient) Map(ctx context.Context, gvk schema.GroupVersionKind) (Mapping, error) {

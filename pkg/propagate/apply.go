@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/fedctl/fedctl/pkg/drift"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/render"
@@ -77,7 +78,7 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
-			it.fail("", fmt.Errorf("get: %w", members.RequestError(err)))
+			it.fail(reasonOf(err), fmt.Errorf("get: %w", members.RequestError(err)))
 			return
 		case federation.HandsOff(got):
 		default:
@@ -97,14 +98,14 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		return
 	}
 	desired, hashed := s.desired(it, live)
-	hash, err := hashOf(hashed)
+	hash, err := drift.Hash(hashed)
 	if err != nil {
 		it.fail("", err)
 		return
 	}
 	// Compare sends every object: only the API server can say what other
 	// writers changed since.
-	if live != nil && !adopting && upToDate(live, hashed, hash, retains(it.target)) && !s.mode.sendUnchanged {
+	if live != nil && !adopting && drift.UpToDate(live, hashed, hash, retains(it.target)) && !s.mode.sendUnchanged {
 		res.Action = Unchanged
 		return
 	}
@@ -137,9 +138,8 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		return
 	}
 	if err != nil {
-		reason := ""
+		reason := reasonOf(err)
 		if apierrors.IsConflict(err) {
-			reason = ReasonConflict
 			err = fmt.Errorf("%w; use --force-conflicts to take these fields over", err)
 		}
 		it.fail(reason, members.RequestError(err))
@@ -169,6 +169,18 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 	if err := s.recordGeneration(ctx, it, applied); err != nil {
 		it.fail("", fmt.Errorf("record generation: %w", members.RequestError(err)))
 	}
+}
+
+// reasonOf is the report's reason for a request that failed with err, ""
+// when the error says it all.
+func reasonOf(err error) string {
+	switch {
+	case apierrors.IsConflict(err):
+		return ReasonConflict
+	case apierrors.IsForbidden(err):
+		return ReasonForbidden
+	}
+	return ""
 }
 
 // recordGeneration records in federation.GenerationAnnotation the generation the
@@ -240,12 +252,13 @@ func (s *memberSync) bumpsOnAnnotations(gr schema.GroupResource, set, value bool
 	return s.bumps[gr]
 }
 
-// desired returns what to apply and what to hash. With
-// spec.retainReplicas, an existing object keeps its live spec.replicas
-// (an HPA's, say): fedctl applies the live value, which never conflicts and
-// never resets it, where leaving the field out would make server-side apply
-// remove it (and the API server default it) whenever fedctl was its only
-// owner. The hash leaves replicas out, so scaling alone never causes a
+// desired returns what to apply and what to hash. When the target retains
+// replicas (spec.retainReplicas, and no override or RSP sets them for this
+// member: render.Target.RetainReplicas), an existing object keeps its live
+// spec.replicas (an HPA's, say): fedctl applies the live value, which never
+// conflicts and never resets it, where leaving the field out would make
+// server-side apply remove it (and the API server default it) whenever
+// fedctl was its only owner. The hash leaves replicas out, so scaling alone never causes a
 // write.
 //
 // With an ApplySet, the object also carries the set's part-of label.
@@ -257,10 +270,10 @@ func (s *memberSync) desired(it *item, live *unstructured.Unstructured) (apply, 
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		labels[ApplySetPartOfLabel] = s.applySet.set.ID()
+		labels[federation.ApplySetPartOfLabel] = s.applySet.set.ID()
 		u.SetLabels(labels)
 	}
-	if rr := it.target.Source.Spec.RetainReplicas; rr == nil || !*rr {
+	if !it.target.RetainReplicas {
 		return apply, apply
 	}
 	hashed = runtime.DeepCopyJSON(apply)
@@ -275,9 +288,8 @@ func (s *memberSync) desired(it *item, live *unstructured.Unstructured) (apply, 
 	return apply, hashed
 }
 
-// retains says whether t's federated object leaves spec.replicas to the
-// member (spec.retainReplicas: true).
-func retains(t render.Target) bool {
-	rr := t.Source.Spec.RetainReplicas
-	return rr != nil && *rr
-}
+// retains says whether the member keeps its live spec.replicas for t:
+// spec.retainReplicas, unless an override (an RSP's planned count
+// included) sets the field for that member, as KubeFed applies overrides
+// after retention (kubefed#1278). render decides it per member.
+func retains(t render.Target) bool { return t.RetainReplicas }

@@ -22,8 +22,7 @@ import (
 const (
 	// ApplySetIDLabel, on the parent, holds the set's ID.
 	ApplySetIDLabel = "applyset.kubernetes.io/id"
-	// ApplySetPartOfLabel, on every object of the set, holds the set's ID.
-	ApplySetPartOfLabel = "applyset.kubernetes.io/part-of"
+	// The objects of the set carry federation.ApplySetPartOfLabel.
 	// ApplySetToolingAnnotation, on the parent, names the tool that manages
 	// the set as "name/version"; a tool leaves alone a set another manages.
 	ApplySetToolingAnnotation = "applyset.kubernetes.io/tooling"
@@ -260,6 +259,12 @@ func (s *memberSync) closeApplySet(ctx context.Context, items []*item, kept []Ob
 		return nil // the parent still lists every kind the set may hold
 	}
 	gks, namespaces := inputGroupKinds(items)
+	if s.unreadReason() != "" {
+		// What could not be read may still be in the set: a failure never
+		// narrows what the parent lists, or later prunes would miss it.
+		gks = gks.Union(s.applySet.groupKinds)
+		namespaces = namespaces.Union(s.applySet.namespaces)
+	}
 	for _, r := range kept {
 		if r.Action == Deleted || r.Action == Orphaned {
 			continue

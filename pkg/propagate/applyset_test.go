@@ -90,7 +90,7 @@ func TestRunPrunesTheApplySet(t *testing.T) {
 		ApplySetNamespacesAnnotation: "shop",
 	}, parent.GetAnnotations())
 	cfg := fake.Object(memberstest.KeyOf(mappingOf(cmType), "shop", "cfg"))
-	assert.Equal(t, set.ID(), cfg.GetLabels()[ApplySetPartOfLabel])
+	assert.Equal(t, set.ID(), cfg.GetLabels()[federation.ApplySetPartOfLabel])
 
 	// a fedctl object of another input, not in the set
 	_, other := object(cmType, "shop", "other", nil)
@@ -176,7 +176,7 @@ func TestRunMaxDeletions(t *testing.T) {
 	const msg = "not deleted: 2 objects would be deleted in this cluster, more than --max-deletions=1; check the input, then raise --max-deletions to allow it"
 	assert.Equal(t, msg, rep.Clusters[0].Objects[1].Error)
 	assert.Equal(t, ReasonTooManyDeletions, rep.Clusters[0].Objects[1].Reason)
-	assert.Equal(t, ReasonPruned, rep.Clusters[0].Objects[2].Reason, "the reason a prune was withheld stays Pruned")
+	assert.Equal(t, ReasonTooManyDeletions, rep.Clusters[0].Objects[2].Reason, "a withheld prune is not reported Pruned: nothing was deleted")
 	assert.NotContains(t, fakes["a"].Writes(), "DELETE configmaps a1")
 	assert.NotContains(t, fakes["a"].Writes(), "DELETE configmaps a2")
 	assert.Equal(t, "ConfigMap", parentIn(fakes["a"], set).GetAnnotations()[ApplySetGroupKindsAnnotation])

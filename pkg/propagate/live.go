@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -62,11 +64,19 @@ func (s *memberSync) mapType(ctx context.Context, gvk schema.GroupVersionKind) (
 // list reads, with one label-selected LIST per type, every object fedctl
 // manages in the member among the types of the input and the extra
 // group-kinds (those an ApplySet parent lists). A type the member does not
-// serve holds nothing and is not listed. Any failure fails the member, so
-// nothing is removed on the strength of a partial listing.
+// serve holds nothing and is not listed.
+//
+// A type whose objects cannot be read (its LIST is forbidden, or its API
+// group failed discovery, as an unavailable aggregated API does) is
+// recorded in s.unread rather than failing the member: the member still
+// gets the types it may write, objects of an unread type in the input are
+// looked up one by one, and nothing is pruned in the member (see
+// removeAll). Any other failure fails the member, so nothing is removed on
+// the strength of a partial listing.
 func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind]) error {
 	seen := map[schema.GroupResource]bool{}
 	var mappings []members.Mapping
+	var kinds []schema.GroupKind // of each mapping
 	var gvks []schema.GroupVersionKind
 	for _, p := range s.in.Result.Placed {
 		gvks = append(gvks, schema.GroupVersionKind{Group: p.Type.Group, Version: p.Type.Version, Kind: p.Type.Kind})
@@ -79,8 +89,12 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 	for _, gvk := range gvks {
 		m, err := s.mapType(ctx, gvk)
 		var ns *members.NotServedError
+		var gde *members.GroupDiscoveryError
 		switch {
 		case errors.As(err, &ns):
+			continue
+		case errors.As(err, &gde) && ctx.Err() == nil:
+			s.unreadKind(gvk.GroupKind(), gvk.GroupKind().String()+": "+err.Error())
 			continue
 		case err != nil:
 			return members.RequestError(err)
@@ -88,19 +102,23 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 		if !seen[m.Resource.GroupResource()] {
 			seen[m.Resource.GroupResource()] = true
 			mappings = append(mappings, m)
+			kinds = append(kinds, gvk.GroupKind())
 		}
 	}
 	selector := federation.ManagedByLabel + "=" + federation.ManagedByValue
 	lists := make([][]unstructured.Unstructured, len(mappings))
 	errs := make([]error, len(mappings))
 	s.parallel(ctx, len(mappings), func(i int) {
-		errs[i] = withRetry(ctx, func() error {
+		err := withRetry(ctx, func() error {
 			var err error
 			lists[i], err = s.client.List(ctx, mappings[i], members.ListOptions{LabelSelector: selector})
 			return err
 		})
-		if errs[i] != nil {
-			errs[i] = fmt.Errorf("list %s: %w", mappings[i].Resource.GroupResource(), members.RequestError(errs[i]))
+		switch {
+		case apierrors.IsForbidden(err):
+			s.unreadKind(kinds[i], fmt.Sprintf("%s: %v", kinds[i], err))
+		case err != nil:
+			errs[i] = fmt.Errorf("list %s: %w", mappings[i].Resource.GroupResource(), members.RequestError(err))
 		}
 	})
 	if err := errors.Join(errs...); err != nil {
@@ -117,6 +135,37 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 	}
 	return nil
 }
+
+// unreadKind records that fedctl's objects of gk in the member could not
+// be read, and why.
+func (s *memberSync) unreadKind(gk schema.GroupKind, why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unread[gk] = why
+}
+
+// unreadReason says, when some kinds could not be read, what the member's
+// report must say: which, why, and what was not done for want of knowing
+// them. "" when everything was read.
+func (s *memberSync) unreadReason() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.unread) == 0 {
+		return ""
+	}
+	var whys []string
+	for _, gk := range slices.SortedFunc(maps.Keys(s.unread), func(a, b schema.GroupKind) int { return strings.Compare(a.String(), b.String()) }) {
+		whys = append(whys, s.unread[gk])
+	}
+	not := "objects of these types that are no longer placed here were not looked for"
+	if s.pruning() {
+		not = "nothing was pruned here, and " + not
+	}
+	return "fedctl's objects of some types could not be read, so " + not + ": " + strings.Join(whys, "; ")
+}
+
+// pruning says whether this sync prunes an ApplySet.
+func (s *memberSync) pruning() bool { return s.applySet != nil && s.mode.prune }
 
 // scanThreshold is how many objects of one type and namespace that
 // fedctl does not manage yet make scan list that namespace rather than GET

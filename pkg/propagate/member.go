@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -42,7 +43,11 @@ func runMembers(ctx context.Context, in Input, m mode, sync1 func(*memberSync, c
 	}
 	report := &Report{DryRun: dry, Clusters: make([]ClusterResult, len(clusters))}
 	errs := members.ForEach(ctx, opts.Concurrency, opts.Timeout, len(clusters), func(mctx context.Context, i int) {
-		report.Clusters[i] = sync1(newMemberSync(in, m, clusters[i]), mctx)
+		var stats members.RetryStats
+		cr := sync1(newMemberSync(in, m, clusters[i]), members.WithRetryStats(mctx, &stats))
+		cr.Retries = stats.Retries.Load()
+		cr.RetryWaitSeconds = time.Duration(stats.Waited.Load()).Round(time.Millisecond).Seconds()
+		report.Clusters[i] = cr
 	})
 	for i, err := range errs {
 		var p *parallel.Panic
@@ -129,6 +134,9 @@ type memberSync struct {
 
 	// applySet is the ApplySet's parent in the member, with Options.ApplySet.
 	applySet *applySetState
+	// unread holds the kinds whose objects in the member could not be
+	// listed, and why (see list). Guarded by mu.
+	unread map[schema.GroupKind]string
 	// dryNamespaces are the Namespaces a dry run would create.
 	dryNamespaces map[string]bool
 	// comparisons are kept in compare mode (under mu).
@@ -157,7 +165,7 @@ func newMemberSync(in Input, m mode, cluster string) *memberSync {
 	for _, p := range in.Result.Placed {
 		placed[federation.SourceOf(p.Object)] = p
 	}
-	return &memberSync{in: in, mode: m, cluster: cluster, live: map[liveKey]*unstructured.Unstructured{}, placed: placed, bumps: map[schema.GroupResource]bool{}, dryNamespaces: map[string]bool{},
+	return &memberSync{in: in, mode: m, cluster: cluster, live: map[liveKey]*unstructured.Unstructured{}, placed: placed, bumps: map[schema.GroupResource]bool{}, dryNamespaces: map[string]bool{}, unread: map[schema.GroupKind]string{},
 		generations: map[schema.GroupResource]bool{}, existing: map[liveKey]*metav1.PartialObjectMetadata{}, scanned: map[liveKey]bool{}}
 }
 
@@ -170,7 +178,7 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 	failures := renderFailures(s.in.Result, s.cluster)
 	a, err := s.in.Clients(s.cluster)
 	if err != nil {
-		cr.Error = err.Error()
+		cr.Error = members.RequestError(err).Error() // the report names the member
 		return cr
 	}
 	s.client = a
@@ -274,12 +282,13 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 	cr.Objects = append(cr.Objects, failures...)
 	removed := s.removeUnplaced(ctx)
 	cr.Objects = append(cr.Objects, removed...)
+	cr.Error = s.unreadReason()
 	if s.in.ApplySet != nil {
 		// Objects that failed to render for this member may be in the set
 		// from an earlier run: their kinds stay listed, or no later prune
 		// would find them.
 		if err := s.closeApplySet(ctx, items, append(slices.Clone(removed), failures...)); err != nil {
-			cr.Error = err.Error()
+			cr.Error = joinErrors(cr.Error, err.Error())
 		}
 	}
 	cr.Comparisons = s.sortedComparisons()
@@ -297,6 +306,14 @@ func (s *memberSync) finish(cr ClusterResult, items []*item) ClusterResult {
 	}
 	cr.Comparisons = s.sortedComparisons()
 	return cr
+}
+
+// joinErrors joins two member errors, either of which may be "".
+func joinErrors(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
 }
 
 func objectName(o *federation.Object) string {

@@ -97,6 +97,7 @@ func (s *memberSync) removeUnplaced(ctx context.Context) []ObjectResult {
 // input.
 func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) bool) []ObjectResult {
 	var removals []*removal
+	incomplete := s.unreadReason() != ""
 	for _, k := range slices.SortedFunc(maps.Keys(s.live), compareKeys) {
 		obj := s.live[k]
 		if !federation.Owned(obj) {
@@ -104,7 +105,7 @@ func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) b
 		}
 		source := obj.GetAnnotations()[federation.SourceAnnotation]
 		p, inInput := s.placed[source]
-		pruned := !inInput && s.applySet != nil && s.mode.prune && obj.GetLabels()[ApplySetPartOfLabel] == s.applySet.set.ID()
+		pruned := !inInput && s.pruning() && obj.GetLabels()[federation.ApplySetPartOfLabel] == s.applySet.set.ID()
 		if !pruned && (!inInput || !remove(p)) {
 			continue
 		}
@@ -115,6 +116,12 @@ func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) b
 		}}
 		if pruned {
 			r.result.Reason = ReasonPruned
+			if incomplete {
+				// Pruning needs to know every object of the set: what
+				// could not be read might be what the input still holds.
+				r.result.Action, r.result.Reason = Skipped, ReasonNotPruned
+				r.result.Error = "not pruned: some of fedctl's objects in this cluster could not be read (see the cluster's error)"
+			}
 		}
 		if err != nil {
 			r.result.Action, r.result.Error = Failed, err.Error()
@@ -162,10 +169,8 @@ func (s *memberSync) limitDeletions(removals []*removal) {
 	msg := fmt.Sprintf("not deleted: %d objects would be deleted in this cluster, more than --max-deletions=%d; check the input, then raise --max-deletions to allow it", n, *s.in.MaxDeletions)
 	for _, r := range removals {
 		if r.deletes() {
-			r.result.Action, r.result.Error = Failed, msg
-			if r.result.Reason == "" {
-				r.result.Reason = ReasonTooManyDeletions
-			}
+			// the reason is what happened: nothing was deleted, pruned or not
+			r.result.Action, r.result.Reason, r.result.Error = Failed, ReasonTooManyDeletions, msg
 		}
 	}
 }
@@ -243,7 +248,7 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 // neither fedctl nor a kubectl prune of the set will touch again.
 var unmarkPatch = func() []byte {
 	data, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"labels":      map[string]any{federation.ManagedLabel: nil, federation.ManagedByLabel: nil, ApplySetPartOfLabel: nil},
+		"labels":      map[string]any{federation.ManagedLabel: nil, federation.ManagedByLabel: nil, federation.ApplySetPartOfLabel: nil},
 		"annotations": map[string]any{federation.SourceAnnotation: nil, federation.HashAnnotation: nil, federation.GenerationAnnotation: nil},
 	}})
 	return data

@@ -43,7 +43,10 @@ const (
 	ReasonManagedLabelFalse = "ManagedLabelFalse"
 	ReasonNotServed         = "TypeNotServed"
 	ReasonConflict          = "Conflict"
-	ReasonRenderFailed      = "RenderFailed"
+	// ReasonForbidden: fedctl's user may not read or write the object
+	// there (RBAC); the member's other objects are handled.
+	ReasonForbidden    = "Forbidden"
+	ReasonRenderFailed = "RenderFailed"
 	// ReasonTerminating: the object was being deleted already; fedctl sent
 	// nothing and the API server removes it once its finalizers are done.
 	ReasonTerminating = "Terminating"
@@ -57,6 +60,10 @@ const (
 	// ReasonPruned: deleted (or to be deleted) because it is part of the
 	// ApplySet and its federated object left the input (--prune).
 	ReasonPruned = "Pruned"
+	// ReasonNotPruned: an object of the ApplySet whose federated object
+	// left the input, not deleted because some of fedctl's objects in the
+	// member could not be read: pruning needs to know the whole set.
+	ReasonNotPruned = "NotPruned"
 	// ReasonTooManyDeletions: not deleted because the member had more
 	// deletions than --max-deletions allows.
 	ReasonTooManyDeletions = "TooManyDeletions"
@@ -97,6 +104,11 @@ type ClusterResult struct {
 	// Objects are in the order they were handled: install order, then
 	// removals.
 	Objects []ObjectResult `json:"objects"`
+	// Retries counts the requests to the member that were sent again after
+	// a transient failure (429, 5xx, a broken connection), and
+	// RetryWaitSeconds the time spent waiting between tries.
+	Retries          int64   `json:"retries,omitempty"`
+	RetryWaitSeconds float64 `json:"retryWaitSeconds,omitempty"`
 	// Comparisons are kept by Compare only, sorted by file name.
 	Comparisons []Comparison `json:"-"`
 	// Panic is set when the sync of the member panicked: a bug, reported

@@ -9,9 +9,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/fedctl/fedctl/pkg/drift"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
-	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
@@ -129,7 +129,7 @@ func lookupStatus(cluster string, obj *unstructured.Unstructured) ClusterStatus 
 		st.Status = ManagedLabelFalse
 		st.Message = fmt.Sprintf("labelled %s: \"false\"; fedctl does not touch it", federation.ManagedLabel)
 	default:
-		if reason := propagate.GenerationDrift(obj); reason != "" {
+		if reason := drift.Generation(obj); reason != "" {
 			st.Status, st.Message = Drifted, reason
 		}
 	}

@@ -13,9 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
+	"github.com/fedctl/fedctl/pkg/drift"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
-	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
@@ -227,7 +227,7 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 			st.Status = AlreadyExists
 			st.Message = "exists and was not created by fedctl; fedctl apply --adopt takes it over"
 		default:
-			reason, err := propagate.Drift(t, obj)
+			reason, err := drift.Check(t, obj)
 			if err != nil {
 				reason = err.Error()
 			}

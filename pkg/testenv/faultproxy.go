@@ -27,6 +27,9 @@ type Faults struct {
 	// Paths limits the faults to requests whose URL path starts with one
 	// of these ("/apis/apps/v1/namespaces/"); nil means every request.
 	Paths []string
+	// ExactPaths makes Paths match whole paths only: "/api" and "/apis"
+	// are then the discovery documents and nothing below them.
+	ExactPaths bool
 	// Methods limits them to these methods (GET, PATCH, ...); nil: all.
 	Methods []string
 	// Rate is the share of matching requests that get the fault, drawn
@@ -172,7 +175,9 @@ func (p *FaultProxy) decide(r *http.Request) (Faults, bool) {
 	defer p.mu.Unlock()
 	p.requests++
 	f := p.faults
-	matches := (f.Paths == nil || slices.ContainsFunc(f.Paths, func(prefix string) bool { return strings.HasPrefix(r.URL.Path, prefix) })) &&
+	matches := (f.Paths == nil || slices.ContainsFunc(f.Paths, func(p string) bool {
+		return r.URL.Path == p || (!f.ExactPaths && strings.HasPrefix(r.URL.Path, p))
+	})) &&
 		(f.Methods == nil || slices.Contains(f.Methods, r.Method))
 	if !matches || (f.Times > 0 && p.injected >= f.Times) {
 		return f, false

@@ -1,4 +1,4 @@
-package propagate
+package drift
 
 import (
 	"errors"
@@ -19,9 +19,9 @@ import (
 
 func TestHashOfIgnoresKeyOrder(t *testing.T) {
 	t.Parallel()
-	a, err := hashOf(map[string]any{"a": int64(1), "b": map[string]any{"x": "y", "z": true}})
+	a, err := Hash(map[string]any{"a": int64(1), "b": map[string]any{"x": "y", "z": true}})
 	require.NoError(t, err)
-	b, err := hashOf(map[string]any{"b": map[string]any{"z": true, "x": "y"}, "a": int64(1)})
+	b, err := Hash(map[string]any{"b": map[string]any{"z": true, "x": "y"}, "a": int64(1)})
 	require.NoError(t, err)
 	assert.Equal(t, a, b)
 	assert.Len(t, a, 64)
@@ -32,7 +32,7 @@ func TestUpToDate(t *testing.T) {
 	desired := map[string]any{"apiVersion": "v1", "kind": "Service",
 		"metadata": map[string]any{"name": "web", "labels": map[string]any{"app": "web"}},
 		"spec":     map[string]any{"ports": []any{map[string]any{"port": int64(80)}}}}
-	hash, err := hashOf(desired)
+	hash, err := Hash(desired)
 	require.NoError(t, err)
 	live := func(gen int64, recorded string, mutate func(map[string]any)) *unstructured.Unstructured {
 		obj := map[string]any{"apiVersion": "v1", "kind": "Service",
@@ -73,7 +73,7 @@ func TestUpToDate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, upToDate(tt.live, desired, hash, false))
+			assert.Equal(t, tt.want, UpToDate(tt.live, desired, hash, false))
 		})
 	}
 
@@ -81,12 +81,12 @@ func TestUpToDate(t *testing.T) {
 	// a field fedctl does not set (replicas, scaled by an autoscaler) may
 	// have changed, one it sets may not.
 	scaled := live(5, "4", func(o map[string]any) { o["spec"].(map[string]any)["replicas"] = int64(7) })
-	assert.False(t, upToDate(scaled, desired, hash, false))
-	assert.True(t, upToDate(scaled, desired, hash, true), "only what fedctl leaves alone changed")
+	assert.False(t, UpToDate(scaled, desired, hash, false))
+	assert.True(t, UpToDate(scaled, desired, hash, true), "only what fedctl leaves alone changed")
 	edited := live(5, "4", func(o map[string]any) {
 		o["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["port"] = int64(81)
 	})
-	assert.False(t, upToDate(edited, desired, hash, true), "a field fedctl sets changed")
+	assert.False(t, UpToDate(edited, desired, hash, true), "a field fedctl sets changed")
 }
 
 // A Secret written with stringData is read back with data only: its
@@ -96,16 +96,16 @@ func TestUpToDateSecretStringData(t *testing.T) {
 	desired := map[string]any{"apiVersion": "v1", "kind": "Secret",
 		"metadata":   map[string]any{"name": "creds"},
 		"stringData": map[string]any{"user": "admin"}}
-	hash, err := hashOf(desired)
+	hash, err := Hash(desired)
 	require.NoError(t, err)
 	live := func(data map[string]any) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
 			"metadata": map[string]any{"name": "creds", "annotations": map[string]any{federation.HashAnnotation: hash}},
 			"data":     data}}
 	}
-	assert.True(t, upToDate(live(map[string]any{"user": "YWRtaW4=", "other": "eA=="}), desired, hash, false), "admin, base64-encoded")
-	assert.False(t, upToDate(live(map[string]any{"user": "cm9vdA=="}), desired, hash, false), "edited to root")
-	assert.False(t, upToDate(live(nil), desired, hash, false), "removed")
+	assert.True(t, UpToDate(live(map[string]any{"user": "YWRtaW4=", "other": "eA=="}), desired, hash, false), "admin, base64-encoded")
+	assert.False(t, UpToDate(live(map[string]any{"user": "cm9vdA=="}), desired, hash, false), "edited to root")
+	assert.False(t, UpToDate(live(nil), desired, hash, false), "removed")
 }
 
 func TestTransient(t *testing.T) {

@@ -1,4 +1,4 @@
-package propagate
+package drift
 
 import (
 	"fmt"
@@ -11,20 +11,20 @@ import (
 	"github.com/fedctl/fedctl/pkg/render"
 )
 
-// Drift says whether live, the member object of t as read from its member,
+// Check says whether live, the member object of t as read from its member,
 // no longer matches what apply would send for t, and why; "" means it
 // matches, so apply would send nothing. The rules are apply's own (see
-// upToDate): the applied-hash annotation must be the hash of t's object,
+// UpToDate): the applied-hash annotation must be the hash of t's object,
 // metadata.generation must be the one recorded in federation.GenerationAnnotation
 // after the last apply, fedctl's labels and annotations must hold, and for
 // types without a generation every field fedctl sets must hold its value.
 // With spec.retainReplicas the replica count is left out of the
 // comparison, as apply leaves it to whoever scales the object. Neither
 // argument is modified.
-func Drift(t render.Target, live *unstructured.Unstructured) (string, error) {
+func Check(t render.Target, live *unstructured.Unstructured) (string, error) {
 	hashed := t.Object
-	retain := retains(t)
-	setID := live.GetLabels()[ApplySetPartOfLabel]
+	retain := t.RetainReplicas
+	setID := live.GetLabels()[federation.ApplySetPartOfLabel]
 	if retain || setID != "" {
 		hashed = runtime.DeepCopyJSON(t.Object)
 	}
@@ -39,14 +39,14 @@ func Drift(t render.Target, live *unstructured.Unstructured) (string, error) {
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		labels[ApplySetPartOfLabel] = setID
+		labels[federation.ApplySetPartOfLabel] = setID
 		u.SetLabels(labels)
 	}
-	hash, err := hashOf(hashed)
+	hash, err := Hash(hashed)
 	if err != nil {
 		return "", fmt.Errorf("hash %s %s: %w", t.Type.Kind, t.Name(), err)
 	}
-	if upToDate(live, hashed, hash, retain) {
+	if UpToDate(live, hashed, hash, retain) {
 		return "", nil
 	}
 	ann := live.GetAnnotations()
@@ -56,19 +56,19 @@ func Drift(t render.Target, live *unstructured.Unstructured) (string, error) {
 	case ann[federation.HashAnnotation] != hash:
 		return "the manifests changed since fedctl last applied it", nil
 	}
-	if reason := GenerationDrift(live); reason != "" && !retain {
+	if reason := Generation(live); reason != "" && !retain {
 		return reason, nil
 	}
 	return "its labels, annotations or fields were changed since fedctl applied it", nil
 }
 
-// GenerationDrift says whether someone changed live's spec since fedctl
+// Generation says whether someone changed live's spec since fedctl
 // last applied it, from live alone: its metadata.generation is not the one
 // fedctl recorded in federation.GenerationAnnotation. "" means no such change shows.
 // It needs no manifest, so it is all that can be told of an object whose
 // federated object is not at hand; objects without a generation
 // (ConfigMap, Secret, ...) never show drift this way.
-func GenerationDrift(live *unstructured.Unstructured) string {
+func Generation(live *unstructured.Unstructured) string {
 	gen := live.GetGeneration()
 	recorded, ok := live.GetAnnotations()[federation.GenerationAnnotation]
 	if gen == 0 || !ok || recorded == strconv.FormatInt(gen, 10) {

@@ -1,4 +1,4 @@
-package propagate
+package drift
 
 import (
 	"crypto/sha256"
@@ -13,9 +13,9 @@ import (
 	"github.com/fedctl/fedctl/pkg/federation"
 )
 
-// hashOf is the hex sha256 of obj's JSON. encoding/json writes map keys
+// Hash is the hex sha256 of obj's JSON. encoding/json writes map keys
 // sorted, so equal objects give equal hashes.
-func hashOf(obj map[string]any) (string, error) {
+func Hash(obj map[string]any) (string, error) {
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return "", err
@@ -24,7 +24,7 @@ func hashOf(obj map[string]any) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// upToDate says whether live is what fedctl applied last time with hash and
+// UpToDate says whether live is what fedctl applied last time with hash and
 // nobody changed it since, so that applying desired again would change
 // nothing. It reads only live: no request.
 //
@@ -38,7 +38,7 @@ func hashOf(obj map[string]any) (string, error) {
 // retainReplicas (desired then holds no spec.replicas) compares content
 // when the generation moved: an autoscaler changing spec.replicas moves
 // it, and that alone must not cost a write at every run.
-func upToDate(live *unstructured.Unstructured, desired map[string]any, hash string, retainReplicas bool) bool {
+func UpToDate(live *unstructured.Unstructured, desired map[string]any, hash string, retainReplicas bool) bool {
 	ann := live.GetAnnotations()
 	if ann[federation.HashAnnotation] != hash {
 		return false

@@ -1,4 +1,4 @@
-package propagate
+package drift
 
 import (
 	"testing"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
 // What apply --prune --applyset writes carries the set's label, in the
@@ -22,21 +23,36 @@ func TestDriftOfAnApplySetMember(t *testing.T) {
 	applied := runtime.DeepCopyJSON(obj)
 	u := &unstructured.Unstructured{Object: applied}
 	labels := u.GetLabels()
-	labels[ApplySetPartOfLabel] = "applyset-abc-v1"
+	labels[federation.ApplySetPartOfLabel] = "applyset-abc-v1"
 	u.SetLabels(labels)
-	hash, err := hashOf(applied)
+	hash, err := Hash(applied)
 	require.NoError(t, err)
 	live := u.DeepCopy()
 	ann := live.GetAnnotations()
 	ann[federation.HashAnnotation] = hash
 	live.SetAnnotations(ann)
 
-	reason, err := Drift(target, live)
+	reason, err := Check(target, live)
 	require.NoError(t, err)
 	assert.Empty(t, reason, "as applied with the set")
 
 	unstructured.SetNestedField(live.Object, "edited", "data", "k")
-	reason, err = Drift(target, live)
+	reason, err = Check(target, live)
 	require.NoError(t, err)
 	assert.NotEmpty(t, reason, "an edit still shows")
+}
+
+var cmType = typeconfig.Type{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Scope: typeconfig.Namespaced}
+
+// object returns a federated object of type t and its member object, as
+// render makes it.
+func object(t typeconfig.Type, ns, name string, body map[string]any) (*federation.Object, map[string]any) {
+	o := &federation.Object{}
+	o.Kind, o.Namespace, o.Name = t.FederatedKind(), ns, name
+	obj := runtime.DeepCopyJSON(body)
+	meta := map[string]any{"name": name, "namespace": ns,
+		"labels":      map[string]any{federation.ManagedLabel: "true", federation.ManagedByLabel: federation.ManagedByValue},
+		"annotations": map[string]any{federation.SourceAnnotation: federation.SourceOf(o)}}
+	obj["metadata"], obj["apiVersion"], obj["kind"] = meta, t.APIVersion(), t.Kind
+	return o, obj
 }
