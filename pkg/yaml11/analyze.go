@@ -39,6 +39,12 @@ func analyze(value string) analysis {
 	if a, ok := analyzePrintableASCII(value); ok {
 		return a
 	}
+	return analyzeEach(value)
+}
+
+// analyzeEach is analyze looking at every character, for a value that is
+// not empty.
+func analyzeEach(value string) analysis {
 	var blockIndicators, lineBreaks, specialCharacters bool
 	var leadingSpace, leadingBreak, trailingSpace, trailingBreak, breakSpace, spaceBreak bool
 	var previousSpace, previousBreak bool

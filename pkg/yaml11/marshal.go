@@ -177,15 +177,21 @@ func (e *emitter) str(s string, simpleKey bool) bool {
 	if !roundTrips(s) {
 		return false
 	}
-	st := doubleQuotedStyle
+	e.scalar(s, stringStyle(s), simpleKey)
+	return true
+}
+
+// stringStyle is the style encoder.stringv asks for: literal for text with
+// a line feed, plain when yaml.v2 would read the plain text back as the
+// same string, double-quoted otherwise.
+func stringStyle(s string) style {
 	switch {
 	case strings.Contains(s, "\n"):
-		st = literalStyle
+		return literalStyle
 	case Resolve(s).Kind == String && !isBase60Float(s):
-		st = plainStyle
+		return plainStyle
 	}
-	e.scalar(s, st, simpleKey)
-	return true
+	return doubleQuotedStyle
 }
 
 // roundTrips reports whether s survives sigs.k8s.io/yaml's JSON detour
@@ -214,6 +220,24 @@ func roundTrips(s string) bool {
 // scalar is yaml_emitter_emit_scalar for an untagged scalar outside flow
 // collections: select the style, then write it one indentation level in.
 func (e *emitter) scalar(value string, st style, simpleKey bool) {
+	st = selectStyle(value, st, simpleKey)
+	e.increaseIndent(true, false)
+	switch st {
+	case plainStyle:
+		e.writePlain(value, !simpleKey)
+	case singleQuotedStyle:
+		e.writeSingleQuoted(value, !simpleKey)
+	case doubleQuotedStyle:
+		e.writeDoubleQuoted(value, !simpleKey)
+	case literalStyle:
+		e.writeLiteral(value)
+	}
+	e.popIndent()
+}
+
+// selectStyle is yaml_emitter_select_scalar_style: the style the emitter
+// writes value in when st is asked for, given what the value allows.
+func selectStyle(value string, st style, simpleKey bool) style {
 	a := analyze(value)
 	if simpleKey && a.multiline {
 		st = doubleQuotedStyle
@@ -229,16 +253,5 @@ func (e *emitter) scalar(value string, st style, simpleKey bool) {
 	if st == literalStyle && (!a.blockAllowed || simpleKey) {
 		st = doubleQuotedStyle
 	}
-	e.increaseIndent(true, false)
-	switch st {
-	case plainStyle:
-		e.writePlain(value, !simpleKey)
-	case singleQuotedStyle:
-		e.writeSingleQuoted(value, !simpleKey)
-	case doubleQuotedStyle:
-		e.writeDoubleQuoted(value, !simpleKey)
-	case literalStyle:
-		e.writeLiteral(value)
-	}
-	e.popIndent()
+	return st
 }

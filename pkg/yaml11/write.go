@@ -81,14 +81,30 @@ func (e *emitter) writePlain(value string, allowBreaks bool) {
 	if !e.whitespace {
 		e.put(' ')
 	}
-	if cols, ok := asciiWidth(value); ok && (!allowBreaks || e.column+cols <= bestWidth || strings.IndexByte(value, ' ') < 0) {
-		// Nothing to fold or break: no space past the width limit.
-		e.buf = append(e.buf, value...)
-		e.column += cols
-		e.whitespace = false
-		e.indention = false
-		return
+	if !e.appendVerbatim(value, allowBreaks) {
+		e.writePlainFolded(value, allowBreaks)
 	}
+	e.whitespace = false
+	e.indention = false
+}
+
+// appendVerbatim is the fast path of writePlain and writeDoubleQuoted: it
+// appends value as it is, and reports true, when writing it character by
+// character would do the same because it is printable ASCII (' ' to '~')
+// with no space past the width limit where the line could be folded.
+func (e *emitter) appendVerbatim(value string, allowBreaks bool) bool {
+	cols, ok := asciiWidth(value)
+	if !ok || allowBreaks && e.column+cols > bestWidth && strings.IndexByte(value, ' ') >= 0 {
+		return false
+	}
+	e.buf = append(e.buf, value...)
+	e.column += cols
+	return true
+}
+
+// writePlainFolded writes a plain scalar character by character, folding
+// long lines at spaces.
+func (e *emitter) writePlainFolded(value string, allowBreaks bool) {
 	spaces, breaks := false, false
 	for i := 0; i < len(value); {
 		switch {
@@ -116,8 +132,6 @@ func (e *emitter) writePlain(value string, allowBreaks bool) {
 			spaces, breaks = false, false
 		}
 	}
-	e.whitespace = false
-	e.indention = false
 }
 
 func (e *emitter) writeSingleQuoted(value string, allowBreaks bool) {
@@ -160,18 +174,20 @@ func (e *emitter) writeSingleQuoted(value string, allowBreaks bool) {
 const upperHex = "0123456789ABCDEF"
 
 func (e *emitter) writeDoubleQuoted(value string, allowBreaks bool) {
-	spaces := false
 	e.writeIndicator(`"`, true, false, false)
-	if cols, ok := asciiWidth(value); ok && !isBOM(value, 0) && strings.IndexAny(value, `"\\`) < 0 &&
-		(!allowBreaks || e.column+cols <= bestWidth || strings.IndexByte(value, ' ') < 0) {
-		// Nothing to escape, fold or break.
-		e.buf = append(e.buf, value...)
-		e.column += cols
-		e.writeIndicator(`"`, false, false, false)
-		e.whitespace = false
-		e.indention = false
-		return
+	if strings.IndexAny(value, `"\\`) >= 0 || !e.appendVerbatim(value, allowBreaks) {
+		e.writeDoubleQuotedEscaped(value, allowBreaks)
 	}
+	e.writeIndicator(`"`, false, false, false)
+	e.whitespace = false
+	e.indention = false
+}
+
+// writeDoubleQuotedEscaped writes the text of a double-quoted scalar
+// character by character, escaping what is not printable and folding long
+// lines at spaces.
+func (e *emitter) writeDoubleQuotedEscaped(value string, allowBreaks bool) {
+	spaces := false
 	for i := 0; i < len(value); {
 		if !isPrintable(value, i) || isBOM(value, i) || isBreak(value, i) || value[i] == '"' || value[i] == '\\' {
 			r, w := utf8.DecodeRuneInString(value[i:])
@@ -241,9 +257,6 @@ func (e *emitter) writeDoubleQuoted(value string, allowBreaks bool) {
 			spaces = false
 		}
 	}
-	e.writeIndicator(`"`, false, false, false)
-	e.whitespace = false
-	e.indention = false
 }
 
 func (e *emitter) writeLiteral(value string) {
