@@ -1,6 +1,8 @@
 package yaml11
 
 import (
+	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -9,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	yamlv2 "sigs.k8s.io/yaml/goyaml.v2"
+
+	"github.com/fedctl/fedctl/pkg/yaml11/scalartest"
 )
 
 // The emitter has fast paths for the common printable-ASCII case beside the
@@ -21,9 +25,12 @@ import (
 // text of every length, for the tests below.
 func scalarSample(seed uint64) []string {
 	r := rand.New(rand.NewPCG(seed, seed+1))
-	out := slices.Concat(trickyStrings, scalarWords)
+	out := slices.Concat(trickyStrings, scalartest.Words)
 	for range 4000 {
-		out = append(out, randomText(r, []int{4, 20, 120, 300}[r.IntN(4)], false))
+		out = append(out, scalartest.Text(r, []int{4, 20, 120, 300}[r.IntN(4)], false))
+		if r.IntN(50) == 0 {
+			out = append(out, scalartest.Long(r))
+		}
 	}
 	return out
 }
@@ -153,5 +160,25 @@ func TestKeyLessASCIIIsRunes(t *testing.T) {
 	for range 20000 {
 		a, b := key(), key()
 		assert.Equal(t, keyLess(runes([]rune(a)), runes([]rune(b))), keyLess(asciiRunes(a), asciiRunes(b)), "%q %q", a, b)
+	}
+}
+
+// TestAppendJSONFloatIsJSONMarshal holds the float formatting that both the
+// YAML emitter and the JSON encoder use to encoding/json, on random bit
+// patterns (every exponent) and on the edges of its two formats.
+func TestAppendJSONFloatIsJSONMarshal(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(26, 27))
+	floats := []float64{0, math.Copysign(0, -1), 1e-6, 9.999999999999999e-7, 1e-7, 1e21, 9.999999999999998e20, 1e20, math.MaxFloat64, math.SmallestNonzeroFloat64, 5e-324, 1.5e300, 123456789.125}
+	for range 50000 {
+		floats = append(floats, math.Float64frombits(r.Uint64()), r.NormFloat64()*math.Pow(10, float64(r.IntN(60)-30)))
+	}
+	for _, f := range floats {
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			continue
+		}
+		want, err := json.Marshal(f)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(AppendJSONFloat(nil, f)), "%v", f)
 	}
 }

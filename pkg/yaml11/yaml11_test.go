@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 	yamlv2 "sigs.k8s.io/yaml/goyaml.v2"
+
+	"github.com/fedctl/fedctl/pkg/yaml11/scalartest"
 )
 
 // trickyStrings need care in YAML 1.1: they read as something else when
@@ -166,7 +168,7 @@ func randomKey(r *rand.Rand) string {
 			return s
 		}
 	}
-	return keyBreaks.Replace(randomText(r, 12, false))
+	return keyBreaks.Replace(scalartest.Text(r, 12, false))
 }
 
 func randomValue(r *rand.Rand, depth int) any {
@@ -194,69 +196,19 @@ func randomValue(r *rand.Rand, depth int) any {
 	default:
 		switch r.IntN(100) {
 		case 0:
-			return randomText(r, 120, true) // may be refused
+			return scalartest.Text(r, 120, true) // may be refused
 		case 1, 2:
-			return randomText(r, 1500, false) // past 1 KiB, long lines
+			return scalartest.Long(r)
 		}
-		return randomText(r, 120, false)
+		return scalartest.Text(r, 120, false)
 	}
-}
-
-// scalarWords are whole scalars that YAML 1.1 reads as something other than
-// a string, or that sit next to such a reading.
-var scalarWords = []string{
-	"1e3", "1E+3", "-1.5e-3", "0x1F", "0o17", "017", "08", "0b101", "1_000", "1:20:30", "-1:20", "190:20:30.15",
-	".inf", "-.Inf", "+.INF", ".NaN", "y", "Y", "yes", "No", "on", "OFF", "n", "~", "null", "Null", "true", "False",
-	"<<", "=", "2001-12-14", "2001-12-14T21:59:43.10Z", "-0", "+1", "1.", ".5", "---", "...",
-}
-
-// textAlphabet holds letters, every digit, the letters of number forms
-// (exponents, hex, octal), the YAML indicators, quotes and blanks.
-const textAlphabet = "abcXYZeExXoObB0123456789+-_.:#'\"!&*?,[]{}|>%@`\\/=~ \t\n"
-
-// nonASCII are characters past ASCII that yaml.v2 prints, escapes or reads
-// as a break: accents, CJK, an astral emoji, NBSP, the BOM, U+2028, U+2029,
-// a zero-width space, a private-use character.
-var nonASCII = []string{"é", "日", "😀", "\u00a0", "\ufeff", "\u2028", "\u2029", "\u200b", "\ue000", "\u00ff", "\u0100"}
-
-// refusedText is what AppendMarshal refuses, leaving it to the library:
-// invalid UTF-8, DEL, NEL and other C1 controls, U+FFFE, U+FFFF.
-var refusedText = []string{"\xff", "\xc3", "\xed\xa0\x80", "\x7f", "\u0085", "\u009f", "\ufffe", "\uffff"}
-
-// randomText draws from the whole scalar space: textAlphabet, every C0
-// control character (\r among them), non-ASCII characters, whole
-// scalarWords, and sometimes leading or trailing spaces. With refusable it
-// also draws refusedText.
-func randomText(r *rand.Rand, maxLen int, refusable bool) string {
-	var b strings.Builder
-	if r.IntN(10) == 0 {
-		b.WriteString(" ")
-	}
-	for range r.IntN(maxLen + 1) {
-		switch n := r.IntN(100); {
-		case n < 4:
-			b.WriteString(scalarWords[r.IntN(len(scalarWords))])
-		case n < 7:
-			b.WriteByte(byte(r.IntN(0x20)))
-		case n < 12:
-			b.WriteString(nonASCII[r.IntN(len(nonASCII))])
-		case n < 13 && refusable:
-			b.WriteString(refusedText[r.IntN(len(refusedText))])
-		default:
-			b.WriteByte(textAlphabet[r.IntN(len(textAlphabet))])
-		}
-	}
-	if r.IntN(10) == 0 {
-		b.WriteString(" ")
-	}
-	return b.String()
 }
 
 func FuzzAppendMarshal(f *testing.F) {
 	for _, s := range trickyStrings {
 		f.Add(s, s, 1.5)
 	}
-	for _, s := range scalarWords {
+	for _, s := range scalartest.Words {
 		f.Add("k", s, 1e21)
 	}
 	f.Fuzz(func(t *testing.T, key, value string, num float64) {
@@ -277,7 +229,7 @@ func TestResolve(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	scalars := slices.Clone(trickyStrings)
 	for range 5000 {
-		scalars = append(scalars, randomText(r, 10, false))
+		scalars = append(scalars, scalartest.Text(r, 10, false))
 	}
 	compared := 0
 	for _, s := range scalars {
