@@ -17,7 +17,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/members"
-	"github.com/fedctl/fedctl/pkg/yaml11/scalartest"
+	"github.com/fedctl/fedctl/pkg/yaml11/yaml11test"
 )
 
 // trickyScalars are plain scalars whose meaning differs between YAML 1.1
@@ -116,9 +116,9 @@ func TestDecodeFastMatchesReferenceRandom(t *testing.T) {
 	}
 	decoded, rejected := 0, 0
 	for range n {
-		s := scalartest.Text(r, 24, true)
+		s := yaml11test.Text(r, 24, true)
 		if r.IntN(40) == 0 {
-			s = scalartest.Long(r)
+			s = yaml11test.Long(r)
 		}
 		for _, v := range yamlForms(s, "        ") {
 			for _, doc := range docsFor(v) {

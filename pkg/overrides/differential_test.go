@@ -16,7 +16,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/overrides"
-	"github.com/fedctl/fedctl/pkg/yaml11/scalartest"
+	"github.com/fedctl/fedctl/pkg/yaml11/yaml11test"
 )
 
 // kubefedOverride is KubeFed's ClusterOverride
@@ -193,7 +193,7 @@ var genKeys = []string{"a", "b", "c", "x/y", "m~n", "~1", "0", "1", "", "-", "01
 // from the whole scalar space, invalid UTF-8 included.
 func (g *gen) key() string {
 	if g.r.IntN(10) == 0 {
-		return scalartest.Text(g.r, 8, true)
+		return yaml11test.Text(g.r, 8, true)
 	}
 	return genKeys[g.r.IntN(len(genKeys))]
 }
@@ -222,7 +222,7 @@ func (g *gen) value(depth int) any {
 		return float64(g.r.IntN(20)) / 4 // some integral, some not
 	case 4:
 		if g.r.IntN(3) == 0 {
-			return scalartest.Text(g.r, 20, true)
+			return yaml11test.Text(g.r, 20, true)
 		}
 		return []string{"", "x", "nginx:1.27", "[1]", "{}"}[g.r.IntN(5)]
 	case 5:

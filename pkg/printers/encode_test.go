@@ -16,7 +16,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
-	"github.com/fedctl/fedctl/pkg/yaml11/scalartest"
+	"github.com/fedctl/fedctl/pkg/yaml11/yaml11test"
 )
 
 var jsonStrings = []string{
@@ -32,9 +32,9 @@ func randomJSONString(r *rand.Rand) string {
 	case 0, 1, 2:
 		return jsonStrings[r.IntN(len(jsonStrings))]
 	case 3:
-		return scalartest.Long(r)
+		return yaml11test.Long(r)
 	}
-	return scalartest.Text(r, 40, true)
+	return yaml11test.Text(r, 40, true)
 }
 
 func randomJSONValue(r *rand.Rand, depth int) any {

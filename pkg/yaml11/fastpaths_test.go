@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	yamlv2 "sigs.k8s.io/yaml/goyaml.v2"
 
-	"github.com/fedctl/fedctl/pkg/yaml11/scalartest"
+	"github.com/fedctl/fedctl/pkg/yaml11/yaml11test"
 )
 
 // The emitter has fast paths for the common printable-ASCII case beside the
@@ -25,11 +25,11 @@ import (
 // text of every length, for the tests below.
 func scalarSample(seed uint64) []string {
 	r := rand.New(rand.NewPCG(seed, seed+1))
-	out := slices.Concat(trickyStrings, scalartest.Words)
+	out := slices.Concat(trickyStrings, yaml11test.Words)
 	for range 4000 {
-		out = append(out, scalartest.Text(r, []int{4, 20, 120, 300}[r.IntN(4)], false))
+		out = append(out, yaml11test.Text(r, []int{4, 20, 120, 300}[r.IntN(4)], false))
 		if r.IntN(50) == 0 {
-			out = append(out, scalartest.Long(r))
+			out = append(out, yaml11test.Long(r))
 		}
 	}
 	return out

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 	yamlv2 "sigs.k8s.io/yaml/goyaml.v2"
 
-	"github.com/fedctl/fedctl/pkg/yaml11/scalartest"
+	"github.com/fedctl/fedctl/pkg/yaml11/yaml11test"
 )
 
 // trickyStrings need care in YAML 1.1: they read as something else when
@@ -168,7 +168,7 @@ func randomKey(r *rand.Rand) string {
 			return s
 		}
 	}
-	return keyBreaks.Replace(scalartest.Text(r, 12, false))
+	return keyBreaks.Replace(yaml11test.Text(r, 12, false))
 }
 
 func randomValue(r *rand.Rand, depth int) any {
@@ -196,11 +196,11 @@ func randomValue(r *rand.Rand, depth int) any {
 	default:
 		switch r.IntN(100) {
 		case 0:
-			return scalartest.Text(r, 120, true) // may be refused
+			return yaml11test.Text(r, 120, true) // may be refused
 		case 1, 2:
-			return scalartest.Long(r)
+			return yaml11test.Long(r)
 		}
-		return scalartest.Text(r, 120, false)
+		return yaml11test.Text(r, 120, false)
 	}
 }
 
@@ -208,7 +208,7 @@ func FuzzAppendMarshal(f *testing.F) {
 	for _, s := range trickyStrings {
 		f.Add(s, s, 1.5)
 	}
-	for _, s := range scalartest.Words {
+	for _, s := range yaml11test.Words {
 		f.Add("k", s, 1e21)
 	}
 	f.Fuzz(func(t *testing.T, key, value string, num float64) {
@@ -229,7 +229,7 @@ func TestResolve(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	scalars := slices.Clone(trickyStrings)
 	for range 5000 {
-		scalars = append(scalars, scalartest.Text(r, 10, false))
+		scalars = append(scalars, yaml11test.Text(r, 10, false))
 	}
 	compared := 0
 	for _, s := range scalars {

@@ -1,8 +1,8 @@
-// Package scalartest draws random strings from the whole space of YAML and
+// Package yaml11test draws random strings from the whole space of YAML and
 // JSON scalars, for the tests that hold fedctl's fast encoders and decoders
 // to the libraries they shadow (pkg/yaml11, pkg/printers, pkg/manifest,
 // pkg/overrides).
-package scalartest
+package yaml11test
 
 import (
 	"math/rand/v2"
