@@ -17,7 +17,7 @@ export FEDCTL_TESTBIN_DIR ?= $(CURDIR)/.cache/testbin
 TESTENV := bin/fedctl-testenv
 TEST_LOG := .cache/test.log
 
-.PHONY: build install test test-unit testbin lint completions demo golden bench bench-apply bench-render clean $(TESTENV)
+.PHONY: build install test test-unit testbin lint fuzz completions demo golden bench bench-apply bench-render clean $(TESTENV)
 
 build: ## Build bin/fedctl
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/fedctl .
@@ -53,6 +53,21 @@ test-unit: ## Unit tests only: no API servers
 lint: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# Every fuzz target in the repository, found by name so that a new one is
+# never left out, each for FUZZTIME. The committed corpora under each
+# package's testdata/fuzz/FuzzX/ run first, as they do in "make test";
+# what the fuzzer finds interesting is kept in the Go cache between runs.
+FUZZTIME ?= 30s
+
+fuzz: ## Run every fuzz target for FUZZTIME (30s) each
+	@targets=$$(grep -roE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]+' pkg cmd | sed 's/:func /:/' | sort); \
+	echo "fuzz: $$(echo "$$targets" | wc -l) targets, $(FUZZTIME) each"; \
+	for target in $$targets; do \
+		dir=./$$(dirname "$${target%%:*}"); name=$${target##*:}; \
+		echo "fuzz: $$name in $$dir"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) "$$dir" || exit 1; \
+	done
 
 BENCH_ROUNDS ?= 3
 APPLY_BENCH_ROUNDS ?= 2

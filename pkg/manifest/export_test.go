@@ -19,3 +19,9 @@ func DecodeFastAfterWalk(doc Document, out any) (walked, decoded bool) {
 	}
 	return true, decodeFast(doc.Data, &p.root, rv)
 }
+
+// DecodeStrictReference is DecodeStrict without the fast path: the walk,
+// then the reference decoder.
+func DecodeStrictReference(doc Document, out any) (Positions, error) {
+	return decodeStrict(doc, out, false)
+}

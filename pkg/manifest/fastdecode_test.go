@@ -2,9 +2,11 @@ package manifest_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/yaml11/yaml11test"
 )
 
 // trickyScalars are plain scalars whose meaning differs between YAML 1.1
@@ -59,27 +62,76 @@ func targets() []func() any {
 	}
 }
 
-// checkSame fails when the fast path decodes data into a value the
-// reference decoder would not produce.
+// checkSame decodes data into each target type with DecodeStrict (the walk,
+// then the fast path) and with DecodeStrictReference (the walk, then the
+// reference decoder). Both must give the same value and positions, or
+// errors with the same text: file, line and message. Where the fast path
+// decodes, sigs.k8s.io/yaml.UnmarshalStrict alone must agree too.
 func checkSame(t *testing.T, data []byte) (decoded int) {
 	t.Helper()
+	doc := manifest.Document{File: "f.yaml", Line: 7, Data: data}
 	for _, newOut := range targets() {
-		fast := newOut()
-		walked, ok := manifest.DecodeFastAfterWalk(manifest.Document{File: "f", Line: 1, Data: data}, fast)
+		fast, ref := newOut(), newOut()
+		fastPos, fastErr := manifest.DecodeStrict(doc, fast)
+		refPos, refErr := manifest.DecodeStrictReference(doc, ref)
+		if (fastErr == nil) != (refErr == nil) || fastErr != nil && fastErr.Error() != refErr.Error() {
+			t.Fatalf("%T: DecodeStrict error %v, without the fast path %v\ndocument:\n%s", fast, fastErr, refErr, data)
+		}
+		if !reflect.DeepEqual(fast, ref) || !reflect.DeepEqual(fastPos, refPos) {
+			t.Fatalf("%T: DecodeStrict differs from its reference decoder\nfast: %#v\nref:  %#v\ndocument:\n%s", fast, fast, ref, data)
+		}
+
+		walked, ok := manifest.DecodeFastAfterWalk(doc, newOut())
 		if !walked || !ok {
 			continue
 		}
 		decoded++
-		ref := newOut()
-		err := yaml.UnmarshalStrict(data, ref)
-		if err != nil {
+		lib := newOut()
+		if err := yaml.UnmarshalStrict(data, lib); err != nil {
 			t.Fatalf("fast path decoded %T, the reference fails: %v\ndocument:\n%s", fast, err, data)
 		}
-		if !reflect.DeepEqual(fast, ref) {
-			t.Fatalf("fast path and reference differ for %T\nfast: %#v\nref:  %#v\ndocument:\n%s", fast, fast, ref, data)
+		if !reflect.DeepEqual(fast, lib) {
+			t.Fatalf("fast path and reference differ for %T\nfast: %#v\nref:  %#v\ndocument:\n%s", fast, fast, lib, data)
 		}
 	}
 	return decoded
+}
+
+// yamlForms writes s as a YAML scalar four ways: plain as it is (often not
+// valid YAML, which both decoders must reject alike), double-quoted,
+// single-quoted and as a literal block at indent.
+func yamlForms(s, indent string) []string {
+	literal := "|-\n" + indent + strings.ReplaceAll(s, "\n", "\n"+indent)
+	return []string{s, strconv.Quote(s), "'" + strings.ReplaceAll(s, "'", "''") + "'", literal}
+}
+
+// TestDecodeFastMatchesReferenceRandom puts random scalars from the whole
+// scalar space into documents, as values and keys, plain and quoted.
+func TestDecodeFastMatchesReferenceRandom(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(31, 32))
+	n := 600
+	if testing.Short() {
+		n = 80
+	}
+	decoded, rejected := 0, 0
+	for range n {
+		s := yaml11test.Text(r, 24, true)
+		if r.IntN(40) == 0 {
+			s = yaml11test.Long(r)
+		}
+		for _, v := range yamlForms(s, "        ") {
+			for _, doc := range docsFor(v) {
+				decoded += checkSame(t, []byte(doc))
+				if _, err := manifest.DecodeStrict(manifest.Document{File: "f", Data: []byte(doc)}, &federation.Object{}); err != nil {
+					rejected++
+				}
+			}
+		}
+	}
+	t.Logf("the fast path decoded %d, %d documents were rejected", decoded, rejected)
+	assert.Greater(t, decoded, n, "the comparison must not be vacuous")
+	assert.Greater(t, rejected, n, "error cases must be compared too")
 }
 
 func TestDecodeFastMatchesReference(t *testing.T) {
@@ -139,7 +191,7 @@ func TestDecodeFastTakesTheCommonPath(t *testing.T) {
 }
 
 func FuzzDecodeFast(f *testing.F) {
-	for _, s := range []string{"yes", "0o17", "1_000", "512Mi", "1e3", "\"x\"", "~", "-0b11"} {
+	for _, s := range []string{"yes", "0o17", "1_000", "512Mi", "1e3", "\"x\"", "~", "-0b11", "0x1F", "1:20:30", "-.Inf", ".NaN", "OFF", "Null", "\"\\u2028\\r\"", "'it''s'", "? x", "- x"} {
 		for _, doc := range docsFor(s) {
 			f.Add([]byte(doc))
 		}

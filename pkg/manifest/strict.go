@@ -39,6 +39,12 @@ var (
 //
 // The returned Positions let later validation point at the line of a field.
 func DecodeStrict(doc Document, out any) (Positions, error) {
+	return decodeStrict(doc, out, true)
+}
+
+// decodeStrict is DecodeStrict, with or without the fast path; tests hold
+// the two to the same result.
+func decodeStrict(doc Document, out any, fast bool) (Positions, error) {
 	if err := checkOut(out); err != nil {
 		return Positions{doc: doc, lines: map[string]int{}}, err
 	}
@@ -46,7 +52,7 @@ func DecodeStrict(doc Document, out any) (Positions, error) {
 	if err != nil {
 		return Positions{doc: doc, lines: map[string]int{}}, err
 	}
-	return p.DecodeStrict(out)
+	return p.decodeStrict(out, fast)
 }
 
 func checkOut(out any) error {
@@ -84,6 +90,11 @@ func (p *Parsed) Peek(out any) error {
 
 // DecodeStrict is DecodeStrict on the parsed document.
 func (p *Parsed) DecodeStrict(out any) (Positions, error) {
+	return p.decodeStrict(out, true)
+}
+
+// decodeStrict is Parsed.DecodeStrict, with or without the fast path.
+func (p *Parsed) decodeStrict(out any, fast bool) (Positions, error) {
 	doc := p.doc
 	pos := Positions{doc: doc, lines: map[string]int{}}
 	if err := checkOut(out); err != nil {
@@ -99,7 +110,7 @@ func (p *Parsed) DecodeStrict(out any) (Positions, error) {
 	if len(w.errs) > 0 {
 		return pos, errors.Join(w.errs...)
 	}
-	if decodeFast(doc.Data, root, rv) {
+	if fast && decodeFast(doc.Data, root, rv) {
 		return pos, nil
 	}
 	if err := yaml.UnmarshalStrict(doc.Data, out); err != nil {

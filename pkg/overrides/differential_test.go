@@ -16,6 +16,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/overrides"
+	"github.com/fedctl/fedctl/pkg/yaml11/yaml11test"
 )
 
 // kubefedOverride is KubeFed's ClusterOverride
@@ -95,7 +96,10 @@ func TestApplyAgreesWithJSONPatchV4(t *testing.T) {
 		before, err := json.Marshal(obj)
 		require.NoError(t, err)
 
-		want, wantErr := kubefedApply(obj, items, json.Unmarshal)
+		// KubeFed decoded values with encoding/json, which rounds integers
+		// beyond 2^53 (fedctl keeps them: TestApplyNumbers); decode like
+		// fedctl to compare the patching alone.
+		want, wantErr := kubefedApply(obj, items, utiljson.Unmarshal)
 		got, err := overrides.Apply(obj, "eu-1", ovs)
 		if wantErr != nil {
 			failed++
@@ -109,6 +113,43 @@ func TestApplyAgreesWithJSONPatchV4(t *testing.T) {
 	t.Logf("%d runs: %d succeeded, %d failed in both", runs, succeeded, failed)
 	assert.Greater(t, succeeded, runs/5, "the generator produces patches that apply")
 	assert.Greater(t, failed, runs/5, "the generator produces patches that fail")
+}
+
+// TestApplyNativeAgreesWithJSONPatchV4 holds the fast path alone to
+// json-patch v4 for each op it handles: wherever it applies a patch, v4
+// must apply it too, to the same object.
+func TestApplyNativeAgreesWithJSONPatchV4(t *testing.T) {
+	t.Parallel()
+	g := &gen{r: rand.New(rand.NewPCG(2026, 9))}
+	runs := 20000
+	if testing.Short() {
+		runs = 3000
+	}
+	native := map[string]int{}
+	for run := range runs {
+		obj := g.object(3)
+		items := g.overrides(obj)
+		ovs := []federation.ClusterOverrides{{ClusterName: "eu-1", ClusterOverrides: items}}
+		if overrides.Validate(ovs) != nil {
+			continue
+		}
+		before := mustJSON(obj)
+		got, ok := overrides.ApplyNative(obj, "eu-1", ovs)
+		require.Equal(t, before, mustJSON(obj), "run %d: the fast path modified its input", run)
+		if !ok {
+			continue
+		}
+		for _, o := range items {
+			native[o.Op]++
+		}
+		want, err := kubefedApply(obj, items, utiljson.Unmarshal)
+		require.NoError(t, err, "run %d: the fast path applied what v4 rejects\nobject: %s\noverrides: %s", run, before, mustJSON(items))
+		require.Equal(t, want, got, "run %d\nobject: %s\noverrides: %s", run, before, mustJSON(items))
+	}
+	t.Logf("ops the fast path applied: %v", native)
+	for _, op := range []string{"add", "remove", "replace", ""} {
+		assert.Greater(t, native[op], runs/20, "the fast path must apply %q often", op)
+	}
 }
 
 // TestKubeFedWroteNullForAMissingValue pins what KubeFed did with an add or
@@ -146,9 +187,16 @@ func mustJSON(v any) string {
 // indices in range, at the end, past it, negative, "-", and oddly written.
 type gen struct{ r *rand.Rand }
 
-var genKeys = []string{"a", "b", "c", "x/y", "m~n", "~1", "0", "1", ""}
+var genKeys = []string{"a", "b", "c", "x/y", "m~n", "~1", "0", "1", "", "-", "01", " a", "é", "\u2028"}
 
-func (g *gen) key() string { return genKeys[g.r.IntN(len(genKeys))] }
+// key is mostly one of genKeys, which collide often, sometimes random text
+// from the whole scalar space, invalid UTF-8 included.
+func (g *gen) key() string {
+	if g.r.IntN(10) == 0 {
+		return yaml11test.Text(g.r, 8, true)
+	}
+	return genKeys[g.r.IntN(len(genKeys))]
+}
 
 func (g *gen) object(depth int) map[string]any {
 	obj := map[string]any{}
@@ -173,6 +221,9 @@ func (g *gen) value(depth int) any {
 	case 3:
 		return float64(g.r.IntN(20)) / 4 // some integral, some not
 	case 4:
+		if g.r.IntN(3) == 0 {
+			return yaml11test.Text(g.r, 20, true)
+		}
 		return []string{"", "x", "nginx:1.27", "[1]", "{}"}[g.r.IntN(5)]
 	case 5:
 		return map[string]any{}
@@ -194,7 +245,7 @@ func (g *gen) rawValue() json.RawMessage {
 	case 0:
 		return json.RawMessage("null")
 	case 1:
-		return json.RawMessage([]string{"2.0", "1e1", "-0.0", "2.5e0", "0.25"}[g.r.IntN(5)])
+		return json.RawMessage([]string{"2.0", "1e1", "-0.0", "2.5e0", "0.25", "-0", "1E+2", "1e400", "12345678901234567890", "9007199254740993", "0x1F", "017", "\"\\u2028\\ud800\""}[g.r.IntN(13)])
 	case 2:
 		return json.RawMessage(" \n[1, {\"a\": 2.0}] ")
 	default:

@@ -31,6 +31,8 @@ func FuzzApply(f *testing.F) {
 	f.Add(`{"a~b":{"c/d":[{}]}}`, "replace", "/a~0b/c~1d/0/x", `{"y":1.0}`, "replace", "/a~0b/c~1d/01", "[]")
 	f.Add(`[]`, "move", "a/b", "{", "test", "", " ")
 	f.Add(`{"x":1e400}`, "replace", "/x", "1e400", "copy", "/~2", `"s"`)
+	f.Add(`{"a":{"\u2028":[1e21,-0,9007199254740993]}}`, "remove", "/a/\u2028/1", "", "add", "/a/\u2028/-", "12345678901234567890")
+	f.Add("{\"k\xff\":\"v\"}", "replace", "/k\xff", `"\ud800"`, "add", "/a", "0x1F")
 	f.Fuzz(func(t *testing.T, doc, op1, path1, value1, op2, path2, value2 string) {
 		items := []federation.Override{
 			{Op: op1, Path: path1, Value: rawOrMissing(value1)},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,11 +16,25 @@ import (
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
+	"github.com/fedctl/fedctl/pkg/yaml11/yaml11test"
 )
 
 var jsonStrings = []string{
 	"", "plain", "<script>&</script>", "quote\" back\\slash", "ctl\x00\x01\x1f\x7f", "\b\f\n\r\t", "é日本😀", "\u2028\u2029",
 	"bad\xffutf8", "\xc3", "\ufffd", "\u00a0", strings.Repeat("long ", 50),
+	"\xed\xa0\x80", "\xf4\x90\x80\x80", "\u0085", "\ufeff", "\ufffe", "1e3", "0x1F", "-.Inf", "yes", "\x1b[0m", "\u007f\u0080\u009f",
+}
+
+// randomJSONString is one of jsonStrings or random text from the whole
+// scalar space, invalid UTF-8 included, sometimes past 1 KiB.
+func randomJSONString(r *rand.Rand) string {
+	switch r.IntN(10) {
+	case 0, 1, 2:
+		return jsonStrings[r.IntN(len(jsonStrings))]
+	case 3:
+		return yaml11test.Long(r)
+	}
+	return yaml11test.Text(r, 40, true)
 }
 
 func randomJSONValue(r *rand.Rand, depth int) any {
@@ -31,7 +46,7 @@ func randomJSONValue(r *rand.Rand, depth int) any {
 	case 0, 1:
 		m := map[string]any{}
 		for range r.IntN(5) {
-			m[jsonStrings[r.IntN(len(jsonStrings))]+string(rune('a'+r.IntN(26)))] = randomJSONValue(r, depth+1)
+			m[randomJSONString(r)] = randomJSONValue(r, depth+1)
 		}
 		return m
 	case 2:
@@ -48,8 +63,14 @@ func randomJSONValue(r *rand.Rand, depth int) any {
 		return []float64{0, math.Copysign(0, -1), 1e-7, 1e-6, 1e20, 1e21, 1.5, -2.25e-300, math.MaxFloat64, 3}[r.IntN(10)]
 	case 6:
 		return r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
+	case 7:
+		for {
+			if f := math.Float64frombits(r.Uint64()); !math.IsInf(f, 0) && !math.IsNaN(f) {
+				return f // any finite float; TestAppendFallsBackToTheLibraries has the others
+			}
+		}
 	default:
-		return jsonStrings[r.IntN(len(jsonStrings))]
+		return randomJSONString(r)
 	}
 }
 
@@ -64,6 +85,25 @@ func TestAppendJSON(t *testing.T) {
 		got, err := appendJSON([]byte("x"), obj, nil)
 		require.NoError(t, err)
 		require.Equal(t, "x"+string(want), string(got))
+	}
+}
+
+// TestAppendJSONStringIsJSONMarshal holds the string escaper, the inner
+// loop of the encoder, to encoding/json on every kind of string.
+func TestAppendJSONStringIsJSONMarshal(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(9, 10))
+	strs := slices.Clone(jsonStrings)
+	for c := range 256 {
+		strs = append(strs, string([]byte{byte(c)}), "a"+string(rune(c))+"b")
+	}
+	for range 20000 {
+		strs = append(strs, randomJSONString(r))
+	}
+	for _, s := range strs {
+		want, err := json.Marshal(s)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(appendJSONString(nil, s)), "%q", s)
 	}
 }
 
@@ -88,13 +128,17 @@ func TestAppendFallsBackToTheLibraries(t *testing.T) {
 }
 
 func FuzzAppendJSON(f *testing.F) {
-	for _, s := range jsonStrings {
-		f.Add(s)
+	for i, s := range jsonStrings {
+		f.Add(s, []float64{0, 1e-7, 1e21, -2.5, 1 << 53, 123456789.125}[i%6])
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		obj := map[string]any{s: []any{s, map[string]any{"k": s}}}
+	f.Fuzz(func(t *testing.T, s string, num float64) {
+		obj := map[string]any{s: []any{s, map[string]any{"k": s, "n": num}}}
 		want, err := json.Marshal(obj)
-		require.NoError(t, err)
+		if err != nil { // NaN or infinite
+			_, err := appendJSON(nil, obj, nil)
+			require.Error(t, err)
+			return
+		}
 		got, err := appendJSON(nil, obj, nil)
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(got))

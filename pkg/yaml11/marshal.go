@@ -2,7 +2,6 @@ package yaml11
 
 import (
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -178,15 +177,21 @@ func (e *emitter) str(s string, simpleKey bool) bool {
 	if !roundTrips(s) {
 		return false
 	}
-	st := doubleQuotedStyle
+	e.scalar(s, stringStyle(s), simpleKey)
+	return true
+}
+
+// stringStyle is the style encoder.stringv asks for: literal for text with
+// a line feed, plain when yaml.v2 would read the plain text back as the
+// same string, double-quoted otherwise.
+func stringStyle(s string) style {
 	switch {
 	case strings.Contains(s, "\n"):
-		st = literalStyle
+		return literalStyle
 	case Resolve(s).Kind == String && !isBase60Float(s):
-		st = plainStyle
+		return plainStyle
 	}
-	e.scalar(s, st, simpleKey)
-	return true
+	return doubleQuotedStyle
 }
 
 // roundTrips reports whether s survives sigs.k8s.io/yaml's JSON detour
@@ -215,6 +220,24 @@ func roundTrips(s string) bool {
 // scalar is yaml_emitter_emit_scalar for an untagged scalar outside flow
 // collections: select the style, then write it one indentation level in.
 func (e *emitter) scalar(value string, st style, simpleKey bool) {
+	st = selectStyle(value, st, simpleKey)
+	e.increaseIndent(true, false)
+	switch st {
+	case plainStyle:
+		e.writePlain(value, !simpleKey)
+	case singleQuotedStyle:
+		e.writeSingleQuoted(value, !simpleKey)
+	case doubleQuotedStyle:
+		e.writeDoubleQuoted(value, !simpleKey)
+	case literalStyle:
+		e.writeLiteral(value)
+	}
+	e.popIndent()
+}
+
+// selectStyle is yaml_emitter_select_scalar_style: the style the emitter
+// writes value in when st is asked for, given what the value allows.
+func selectStyle(value string, st style, simpleKey bool) style {
 	a := analyze(value)
 	if simpleKey && a.multiline {
 		st = doubleQuotedStyle
@@ -230,527 +253,5 @@ func (e *emitter) scalar(value string, st style, simpleKey bool) {
 	if st == literalStyle && (!a.blockAllowed || simpleKey) {
 		st = doubleQuotedStyle
 	}
-	e.increaseIndent(true, false)
-	switch st {
-	case plainStyle:
-		e.writePlain(value, !simpleKey)
-	case singleQuotedStyle:
-		e.writeSingleQuoted(value, !simpleKey)
-	case doubleQuotedStyle:
-		e.writeDoubleQuoted(value, !simpleKey)
-	case literalStyle:
-		e.writeLiteral(value)
-	}
-	e.popIndent()
-}
-
-// base60Float is yaml.v2's: such strings are quoted for YAML 1.1 readers.
-var base60Float = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`)
-
-func isBase60Float(s string) bool {
-	if s == "" {
-		return false
-	}
-	c := s[0]
-	if !(c == '+' || c == '-' || c >= '0' && c <= '9') || strings.IndexByte(s, ':') < 0 {
-		return false
-	}
-	return base60Float.MatchString(s)
-}
-
-// analysis is yaml_emitter_analyze_scalar's result.
-type analysis struct {
-	multiline           bool
-	blockPlainAllowed   bool
-	singleQuotedAllowed bool
-	blockAllowed        bool
-}
-
-// analyze is yaml_emitter_analyze_scalar with the emitter's unicode
-// setting on, as yaml.v2 sets it.
-func analyze(value string) analysis {
-	if value == "" {
-		return analysis{blockPlainAllowed: true, singleQuotedAllowed: true}
-	}
-	if a, ok := analyzePrintableASCII(value); ok {
-		return a
-	}
-	var blockIndicators, lineBreaks, specialCharacters bool
-	var leadingSpace, leadingBreak, trailingSpace, trailingBreak, breakSpace, spaceBreak bool
-	var previousSpace, previousBreak bool
-
-	if strings.HasPrefix(value, "---") || strings.HasPrefix(value, "...") {
-		blockIndicators = true
-	}
-	precededByWhitespace := true
-	for i, w := 0, 0; i < len(value); i += w {
-		w = width(value[i])
-		followedByWhitespace := i+w >= len(value) || isBlank(value, i+w)
-		if i == 0 {
-			switch value[i] {
-			case '#', ',', '[', ']', '{', '}', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
-				blockIndicators = true
-			case '?', ':':
-				if followedByWhitespace {
-					blockIndicators = true
-				}
-			case '-':
-				if followedByWhitespace {
-					blockIndicators = true
-				}
-			}
-		} else {
-			switch value[i] {
-			case ':':
-				if followedByWhitespace {
-					blockIndicators = true
-				}
-			case '#':
-				if precededByWhitespace {
-					blockIndicators = true
-				}
-			}
-		}
-		if !isPrintable(value, i) {
-			specialCharacters = true
-		}
-		switch {
-		case value[i] == ' ':
-			if i == 0 {
-				leadingSpace = true
-			}
-			if i+w == len(value) {
-				trailingSpace = true
-			}
-			if previousBreak {
-				breakSpace = true
-			}
-			previousSpace, previousBreak = true, false
-		case isBreak(value, i):
-			lineBreaks = true
-			if i == 0 {
-				leadingBreak = true
-			}
-			if i+w == len(value) {
-				trailingBreak = true
-			}
-			if previousSpace {
-				spaceBreak = true
-			}
-			previousSpace, previousBreak = false, true
-		default:
-			previousSpace, previousBreak = false, false
-		}
-		precededByWhitespace = isBlankz(value, i)
-	}
-	a := analysis{multiline: lineBreaks, blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: true}
-	if leadingSpace || leadingBreak || trailingSpace || trailingBreak {
-		a.blockPlainAllowed = false
-	}
-	if trailingSpace {
-		a.blockAllowed = false
-	}
-	if breakSpace {
-		a.blockPlainAllowed = false
-		a.singleQuotedAllowed = false
-	}
-	if spaceBreak || specialCharacters {
-		a.blockPlainAllowed = false
-		a.singleQuotedAllowed = false
-		a.blockAllowed = false
-	}
-	if lineBreaks || blockIndicators {
-		a.blockPlainAllowed = false
-	}
-	return a
-}
-
-// analyzePrintableASCII is analyze for the common value of printable ASCII
-// characters only (' ' to '~'): no breaks, nothing special, so only the
-// indicators and the leading and trailing spaces matter. It reports false
-// for other values.
-func analyzePrintableASCII(value string) (analysis, bool) {
-	indicators := strings.HasPrefix(value, "---") || strings.HasPrefix(value, "...")
-	for i := 0; i < len(value); i++ {
-		c := value[i]
-		if c < 0x20 || c > 0x7E {
-			return analysis{}, false
-		}
-		followedByBlank := i+1 == len(value) || value[i+1] == ' '
-		switch c {
-		case '#':
-			indicators = indicators || i == 0 || value[i-1] == ' '
-		case ':':
-			indicators = indicators || followedByBlank
-		case '?', '-':
-			indicators = indicators || i == 0 && followedByBlank
-		case ',', '[', ']', '{', '}', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
-			indicators = indicators || i == 0
-		}
-	}
-	edgeSpace := value[0] == ' ' || value[len(value)-1] == ' '
-	return analysis{
-		blockPlainAllowed:   !indicators && !edgeSpace,
-		singleQuotedAllowed: true,
-		blockAllowed:        value[len(value)-1] != ' ',
-	}, true
-}
-
-// The character classes of go.yaml.in/yaml/v2 yamlprivateh.go, on strings
-// of valid UTF-8.
-
-func width(b byte) int {
-	switch {
-	case b&0x80 == 0x00:
-		return 1
-	case b&0xE0 == 0xC0:
-		return 2
-	case b&0xF0 == 0xE0:
-		return 3
-	case b&0xF8 == 0xF0:
-		return 4
-	}
-	return 0
-}
-
-func isPrintable(b string, i int) bool {
-	return b[i] == 0x0A ||
-		b[i] >= 0x20 && b[i] <= 0x7E ||
-		b[i] == 0xC2 && b[i+1] >= 0xA0 ||
-		b[i] > 0xC2 && b[i] < 0xED ||
-		b[i] == 0xED && b[i+1] < 0xA0 ||
-		b[i] == 0xEE ||
-		b[i] == 0xEF && !(b[i+1] == 0xBB && b[i+2] == 0xBF) && !(b[i+1] == 0xBF && (b[i+2] == 0xBE || b[i+2] == 0xBF))
-}
-
-// isBOM is yaml.v2's is_bom, which looks at the start of the value
-// whatever i is: every character of a value that starts with a BOM is
-// escaped in double quotes.
-func isBOM(b string, _ int) bool {
-	return len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF
-}
-
-func isBlank(b string, i int) bool { return b[i] == ' ' || b[i] == '\t' }
-
-func isBreak(b string, i int) bool {
-	return b[i] == '\r' || b[i] == '\n' ||
-		b[i] == 0xC2 && b[i+1] == 0x85 ||
-		b[i] == 0xE2 && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9)
-}
-
-func isBlankz(b string, i int) bool {
-	return isBlank(b, i) || isBreak(b, i) || b[i] == 0
-}
-
-// asciiWidth returns the columns value takes when it is printable ASCII
-// (' ' to '~'), one per byte, and false otherwise.
-func asciiWidth(value string) (int, bool) {
-	for i := 0; i < len(value); i++ {
-		if c := value[i]; c < 0x20 || c > 0x7E {
-			return 0, false
-		}
-	}
-	return len(value), true
-}
-
-func hasBreak(s string) bool {
-	for i := 0; i < len(s); i += width(s[i]) {
-		if isBreak(s, i) {
-			return true
-		}
-	}
-	return false
-}
-
-// Writing, as put, put_break, write, write_break and the
-// yaml_emitter_write_* functions.
-
-func (e *emitter) put(c byte) {
-	e.buf = append(e.buf, c)
-	e.column++
-}
-
-func (e *emitter) putBreak() {
-	e.buf = append(e.buf, '\n')
-	e.column = 0
-}
-
-// write copies the character at s[*i] and counts it as one column.
-func (e *emitter) write(s string, i *int) {
-	w := width(s[*i])
-	e.buf = append(e.buf, s[*i:*i+w]...)
-	e.column++
-	*i += w
-}
-
-func (e *emitter) writeBreak(s string, i *int) {
-	if s[*i] == '\n' {
-		e.putBreak()
-		*i++
-		return
-	}
-	e.write(s, i)
-	e.column = 0
-}
-
-func (e *emitter) increaseIndent(flow, indentless bool) {
-	e.indents = append(e.indents, e.indent)
-	switch {
-	case e.indent < 0 && flow:
-		e.indent = bestIndent
-	case e.indent < 0:
-		e.indent = 0
-	case !indentless:
-		e.indent += bestIndent
-	}
-}
-
-func (e *emitter) popIndent() {
-	e.indent = e.indents[len(e.indents)-1]
-	e.indents = e.indents[:len(e.indents)-1]
-}
-
-func (e *emitter) writeIndent() {
-	indent := max(e.indent, 0)
-	if !e.indention || e.column > indent || e.column == indent && !e.whitespace {
-		e.putBreak()
-	}
-	for e.column < indent {
-		e.put(' ')
-	}
-	e.whitespace = true
-	e.indention = true
-}
-
-func (e *emitter) writeIndicator(indicator string, needWhitespace, isWhitespace, isIndention bool) {
-	if needWhitespace && !e.whitespace {
-		e.put(' ')
-	}
-	for i := 0; i < len(indicator); {
-		e.write(indicator, &i)
-	}
-	e.whitespace = isWhitespace
-	e.indention = e.indention && isIndention
-}
-
-func (e *emitter) writePlain(value string, allowBreaks bool) {
-	if !e.whitespace {
-		e.put(' ')
-	}
-	if cols, ok := asciiWidth(value); ok && (!allowBreaks || e.column+cols <= bestWidth || strings.IndexByte(value, ' ') < 0) {
-		// Nothing to fold or break: no space past the width limit.
-		e.buf = append(e.buf, value...)
-		e.column += cols
-		e.whitespace = false
-		e.indention = false
-		return
-	}
-	spaces, breaks := false, false
-	for i := 0; i < len(value); {
-		switch {
-		case value[i] == ' ':
-			if allowBreaks && !spaces && e.column > bestWidth && i+1 < len(value) && value[i+1] != ' ' {
-				e.writeIndent()
-				i++
-			} else {
-				e.write(value, &i)
-			}
-			spaces = true
-		case isBreak(value, i):
-			if !breaks && value[i] == '\n' {
-				e.putBreak()
-			}
-			e.writeBreak(value, &i)
-			e.indention = true
-			breaks = true
-		default:
-			if breaks {
-				e.writeIndent()
-			}
-			e.write(value, &i)
-			e.indention = false
-			spaces, breaks = false, false
-		}
-	}
-	e.whitespace = false
-	e.indention = false
-}
-
-func (e *emitter) writeSingleQuoted(value string, allowBreaks bool) {
-	e.writeIndicator("'", true, false, false)
-	spaces, breaks := false, false
-	for i := 0; i < len(value); {
-		switch {
-		case value[i] == ' ':
-			if allowBreaks && !spaces && e.column > bestWidth && i > 0 && i < len(value)-1 && value[i+1] != ' ' {
-				e.writeIndent()
-				i++
-			} else {
-				e.write(value, &i)
-			}
-			spaces = true
-		case isBreak(value, i):
-			if !breaks && value[i] == '\n' {
-				e.putBreak()
-			}
-			e.writeBreak(value, &i)
-			e.indention = true
-			breaks = true
-		default:
-			if breaks {
-				e.writeIndent()
-			}
-			if value[i] == '\'' {
-				e.put('\'')
-			}
-			e.write(value, &i)
-			e.indention = false
-			spaces, breaks = false, false
-		}
-	}
-	e.writeIndicator("'", false, false, false)
-	e.whitespace = false
-	e.indention = false
-}
-
-const upperHex = "0123456789ABCDEF"
-
-func (e *emitter) writeDoubleQuoted(value string, allowBreaks bool) {
-	spaces := false
-	e.writeIndicator(`"`, true, false, false)
-	if cols, ok := asciiWidth(value); ok && !isBOM(value, 0) && strings.IndexAny(value, `"\\`) < 0 &&
-		(!allowBreaks || e.column+cols <= bestWidth || strings.IndexByte(value, ' ') < 0) {
-		// Nothing to escape, fold or break.
-		e.buf = append(e.buf, value...)
-		e.column += cols
-		e.writeIndicator(`"`, false, false, false)
-		e.whitespace = false
-		e.indention = false
-		return
-	}
-	for i := 0; i < len(value); {
-		if !isPrintable(value, i) || isBOM(value, i) || isBreak(value, i) || value[i] == '"' || value[i] == '\\' {
-			r, w := utf8.DecodeRuneInString(value[i:])
-			i += w
-			e.put('\\')
-			switch r {
-			case 0x00:
-				e.put('0')
-			case 0x07:
-				e.put('a')
-			case 0x08:
-				e.put('b')
-			case 0x09:
-				e.put('t')
-			case 0x0A:
-				e.put('n')
-			case 0x0B:
-				e.put('v')
-			case 0x0C:
-				e.put('f')
-			case 0x0D:
-				e.put('r')
-			case 0x1B:
-				e.put('e')
-			case 0x22:
-				e.put('"')
-			case 0x5C:
-				e.put('\\')
-			case 0x85:
-				e.put('N')
-			case 0xA0:
-				e.put('_')
-			case 0x2028:
-				e.put('L')
-			case 0x2029:
-				e.put('P')
-			default:
-				digits := 8
-				switch {
-				case r <= 0xFF:
-					e.put('x')
-					digits = 2
-				case r <= 0xFFFF:
-					e.put('u')
-					digits = 4
-				default:
-					e.put('U')
-				}
-				for k := (digits - 1) * 4; k >= 0; k -= 4 {
-					e.put(upperHex[(r>>uint(k))&0x0F])
-				}
-			}
-			spaces = false
-		} else if value[i] == ' ' {
-			if allowBreaks && !spaces && e.column > bestWidth && i > 0 && i < len(value)-1 {
-				e.writeIndent()
-				if value[i+1] == ' ' {
-					e.put('\\')
-				}
-				i++
-			} else {
-				e.write(value, &i)
-			}
-			spaces = true
-		} else {
-			e.write(value, &i)
-			spaces = false
-		}
-	}
-	e.writeIndicator(`"`, false, false, false)
-	e.whitespace = false
-	e.indention = false
-}
-
-func (e *emitter) writeLiteral(value string) {
-	e.writeIndicator("|", true, false, false)
-	// Block scalar hints: an indentation indicator when the text starts
-	// with a blank or a break, then the chomping indicator.
-	if value != "" && (value[0] == ' ' || isBreak(value, 0)) {
-		e.writeIndicator(strconv.Itoa(bestIndent), false, false, false)
-	}
-	chomp := ""
-	if value == "" {
-		chomp = "-"
-	} else {
-		i := len(value) - 1
-		for value[i]&0xC0 == 0x80 {
-			i--
-		}
-		switch {
-		case !isBreak(value, i):
-			chomp = "-"
-		case i == 0:
-			chomp = "+"
-		default:
-			i--
-			for value[i]&0xC0 == 0x80 {
-				i--
-			}
-			if isBreak(value, i) {
-				chomp = "+"
-			}
-		}
-	}
-	if chomp != "" {
-		e.writeIndicator(chomp, false, false, false)
-	}
-	e.putBreak()
-	e.indention = true
-	e.whitespace = true
-	breaks := true
-	for i := 0; i < len(value); {
-		if isBreak(value, i) {
-			e.writeBreak(value, &i)
-			e.indention = true
-			breaks = true
-		} else {
-			if breaks {
-				e.writeIndent()
-			}
-			e.write(value, &i)
-			e.indention = false
-			breaks = false
-		}
-	}
+	return st
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 	yamlv2 "sigs.k8s.io/yaml/goyaml.v2"
+
+	"github.com/fedctl/fedctl/pkg/yaml11/yaml11test"
 )
 
 // trickyStrings need care in YAML 1.1: they read as something else when
@@ -31,6 +34,10 @@ var trickyStrings = []string{
 	strings.Repeat("word ", 30), strings.Repeat("x", 100), strings.Repeat("x", 79) + " y z", "a" + strings.Repeat(" ", 90) + "b",
 	strings.Repeat("long line with words ", 6) + "\nsecond " + strings.Repeat("line ", 20), "\"" + strings.Repeat("quoted words ", 10) + "\"",
 	strings.Repeat("yes ", 25), "'" + strings.Repeat("it's ", 20), strings.Repeat("tab\t", 30),
+	"2", "3", "4", "5", "6", "7", "0x1f", "0X1F", "0O17", "0o8", "+.INF", ".NaN", "-.inf", "1:20:30.5", "0:60", "1e", "e3", "x1", "o1",
+	"ON", "OFF", "On", "NO", "YES", "NULL", "nULL", "\r", "\r\n", "a\rb", "\t", "\tlead", "trail\t", "- ", "-\t", "? ", ":\t", "a\tb #c",
+	"%x", "@x", "`x", "!x", "&x", "*x", "|x", ">x", "'x'", "\"x\"", "\x1f", "\x0b\x0c", "nel-free \u2029 end",
+	strings.Repeat("a", 1100), strings.Repeat("0123456789 ", 100), strings.Repeat("\"q\" ", 40), strings.Repeat("é ", 60),
 }
 
 var trickyNumbers = []any{
@@ -150,14 +157,18 @@ func randomMap(r *rand.Rand, depth int) map[string]any {
 	return m
 }
 
+// keyBreaks are the line breaks yaml.v2 reads in a key; AppendMarshal
+// refuses keys with them, so random keys mostly leave them out.
+var keyBreaks = strings.NewReplacer("\n", "", "\r", "", "\u0085", "", "\u2028", "", "\u2029", "")
+
 func randomKey(r *rand.Rand) string {
 	if r.IntN(3) == 0 {
 		s := trickyStrings[r.IntN(len(trickyStrings))]
-		if len(s) <= 128 && !strings.ContainsAny(s, "\n\r\u2028\u2029") {
+		if len(s) <= 128 && !hasBreak(s) {
 			return s
 		}
 	}
-	return strings.NewReplacer("\n", "", "\u2028", "").Replace(randomText(r, 12))
+	return keyBreaks.Replace(yaml11test.Text(r, 12, false))
 }
 
 func randomValue(r *rand.Rand, depth int) any {
@@ -183,29 +194,22 @@ func randomValue(r *rand.Rand, depth int) any {
 	case 7:
 		return trickyStrings[r.IntN(len(trickyStrings))]
 	default:
-		return randomText(r, 120)
-	}
-}
-
-// randomText mixes letters, digits, YAML indicators, blanks, breaks and a
-// few non-ASCII characters.
-func randomText(r *rand.Rand, maxLen int) string {
-	const alphabet = "abcXYZ0189 -:#'\"!&*?,[]{}|>%@`.\\/_\n\t"
-	extra := []string{"é", "日", "😀", "\u00a0", "\u2028", "\ufeff"}
-	var b strings.Builder
-	for range r.IntN(maxLen + 1) {
-		if r.IntN(20) == 0 {
-			b.WriteString(extra[r.IntN(len(extra))])
-			continue
+		switch r.IntN(100) {
+		case 0:
+			return yaml11test.Text(r, 120, true) // may be refused
+		case 1, 2:
+			return yaml11test.Long(r)
 		}
-		b.WriteByte(alphabet[r.IntN(len(alphabet))])
+		return yaml11test.Text(r, 120, false)
 	}
-	return b.String()
 }
 
 func FuzzAppendMarshal(f *testing.F) {
-	for _, s := range trickyStrings[:40] {
+	for _, s := range trickyStrings {
 		f.Add(s, s, 1.5)
+	}
+	for _, s := range yaml11test.Words {
+		f.Add("k", s, 1e21)
 	}
 	f.Fuzz(func(t *testing.T, key, value string, num float64) {
 		obj := map[string]any{
@@ -218,14 +222,22 @@ func FuzzAppendMarshal(f *testing.F) {
 	})
 }
 
-// TestResolve compares with yaml.v2's own reading of a plain scalar.
+// TestResolve compares with yaml.v2's own reading of a plain scalar, on the
+// tricky strings and random text.
 func TestResolve(t *testing.T) {
 	t.Parallel()
-	for _, s := range trickyStrings {
+	r := rand.New(rand.NewPCG(11, 12))
+	scalars := slices.Clone(trickyStrings)
+	for range 5000 {
+		scalars = append(scalars, yaml11test.Text(r, 10, false))
+	}
+	compared := 0
+	for _, s := range scalars {
 		var m map[string]any
-		if yamlv2.Unmarshal([]byte("v: "+s+"\n"), &m) != nil || strings.ContainsAny(s, "\n#'\"[]{},&*!|>%@`:") || strings.TrimSpace(s) != s {
+		if yamlv2.Unmarshal([]byte("v: "+s+"\n"), &m) != nil || hasBreak(s) || strings.ContainsAny(s, "#'\"[]{},&*!|>%@`:") || strings.TrimSpace(s) != s {
 			continue // not a plain scalar as a whole
 		}
+		compared++
 		want := m["v"]
 		got := Resolve(s)
 		switch got.Kind {
@@ -246,6 +258,7 @@ func TestResolve(t *testing.T) {
 			assert.True(t, ok && (math.IsInf(f, 0) || math.IsNaN(f)), "%q", s)
 		}
 	}
+	assert.Greater(t, compared, 1000, "the comparison must not be vacuous")
 }
 
 func TestIsYAMLStyleFloat(t *testing.T) {
