@@ -71,7 +71,7 @@ func TestApplyPruneApplySet(t *testing.T) {
 	for _, c := range clusterNames {
 		o := r.object(c, "Deployment", ns, "web")
 		assert.Equal(t, propagate.Failed, o.Action)
-		assert.Equal(t, propagate.ReasonPruned, o.Reason)
+		assert.Equal(t, propagate.ReasonTooManyDeletions, o.Reason, "withheld, not pruned")
 		assert.Equal(t, "not deleted: 2 objects would be deleted in this cluster, more than --max-deletions=1; check the input, then raise --max-deletions to allow it", o.Error)
 		assert.Zero(t, r.requests.counts[c]["DELETE"], c)
 		mustGet(t, c, deployGVR, ns, "web")

@@ -46,15 +46,19 @@ type getRun struct {
 
 func runGet(t *testing.T, args ...string) getRun {
 	t.Helper()
-	e := testenv.Require(t, env)
+	return runGetVia(t, testFederation(), testenv.Require(t, env).Kubeconfig, args...)
+}
+
+// runGetVia is runGet with members fed, whose contexts are in kubeconfig.
+func runGetVia(t *testing.T, fed *members.Federation, kubeconfig string, args ...string) getRun {
+	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	fed := testFederation()
 	f := &cmdutil.Factory{
 		IOStreams: ios,
 		Federation: func() (*members.File, error) {
 			return &members.File{Path: filepath.Join(t.TempDir(), "federation.yaml"), Federation: fed}, nil
 		},
-		Access: func() (members.Access, error) { return members.Access{Kubeconfig: e.Kubeconfig}, nil },
+		Access: func() (members.Access, error) { return members.Access{Kubeconfig: kubeconfig}, nil },
 	}
 	cmd := NewCmdGet(f, nil)
 	cmd.SetArgs(args)
@@ -248,4 +252,29 @@ func TestGetMemberDown(t *testing.T) {
 	require.ErrorAs(t, r.err, &partial)
 	assert.Equal(t, []string{"cluster1", "cluster2"}, partial.Failed)
 	assert.Regexp(t, `^CLUSTER\s+NAME\s+DATA\s+AGE\ncluster3\s+settings\s+2\s+\S+\n$`, r.out)
+}
+
+// TestGetMemberHangs: a member that completes TLS and never answers costs
+// --timeout, and the others are shown meanwhile (exit 3).
+func TestGetMemberHangs(t *testing.T) {
+	e := testenv.Require(t, env)
+	apply(t, manifests)
+	p, err := e.StartFaultProxy("cluster2")
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, p.Close()) })
+	p.Set(testenv.Faults{Hang: true})
+	kubeconfig := e.KubeconfigVia(t, "cluster2-proxied", "cluster2", p.Server)
+	fed := testFederation()
+	require.NoError(t, fed.Put(members.Member{Name: "cluster2", Context: "cluster2-proxied"}, true))
+
+	start := time.Now()
+	r := runGetVia(t, fed, kubeconfig, "configmaps", "-n", "shop", "--timeout", "3s")
+	took := time.Since(start)
+	t.Logf("get with cluster2 silent: %s", took.Round(10*time.Millisecond))
+	var partial *cmdutil.PartialError
+	require.ErrorAs(t, r.err, &partial)
+	assert.Equal(t, []string{"cluster2"}, partial.Failed)
+	assert.Less(t, took, 15*time.Second, "bounded by --timeout 3s")
+	assert.Regexp(t, `cluster1\s+settings\s+2\s`, r.out)
+	assert.Regexp(t, `cluster3\s+settings\s+2\s`, r.out)
 }

@@ -158,9 +158,16 @@ func (p *FaultProxy) Close() error {
 	default:
 	}
 	close(p.closing)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	return p.srv.Shutdown(ctx)
+	if err := p.srv.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
+		// a client still holds a connection (a request the proxy is
+		// answering slowly): close it, as a server going away would
+		return p.srv.Close()
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 func (p *FaultProxy) current() Faults {
