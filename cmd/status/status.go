@@ -13,7 +13,6 @@ import (
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/printers"
-	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/status"
 )
 
@@ -157,41 +156,34 @@ func (o *StatusOptions) Validate() error {
 // Run reads the members (and waits, with --wait), prints the report and
 // turns it into an exit status.
 func (o *StatusOptions) Run(ctx context.Context) error {
-	file, err := o.Federation()
-	if err != nil {
-		return err
-	}
-	fed := file.Federation
-	if err := fed.CheckMembers(o.Clusters); err != nil {
-		return err
-	}
-	clusters := o.Clusters
-	if len(clusters) == 0 {
-		clusters = fed.Names()
-	}
-	if len(clusters) == 0 && !o.AllowEmpty {
-		return fmt.Errorf("no member clusters in %s; add one with \"fedctl join NAME --cluster-context CONTEXT\"", file.Path)
-	}
-
+	var m *cmdutil.Membership
 	var in *status.Input
 	var lookup *status.LookupInput
 	if o.TypeName != "" {
-		reg, err := fed.Registry()
+		var err error
+		if m, err = cmdutil.LoadMembership(o.Federation, o.Clusters, o.AllowEmpty); err != nil {
+			return err
+		}
+		t, err := federatedType(m.Types, o.TypeName)
 		if err != nil {
 			return err
 		}
-		t, err := federatedType(reg, o.TypeName)
-		if err != nil {
-			return err
-		}
-		lookup = &status.LookupInput{Type: t, Namespace: o.Namespace, Name: o.Name, Clusters: clusters, Concurrency: o.Concurrency}
+		lookup = &status.LookupInput{Type: t, Namespace: o.Namespace, Name: o.Name, Clusters: m.Clusters, Concurrency: o.Concurrency}
 	} else {
-		res, err := o.render()
+		// Input errors (reading, decoding) fail the command; what render
+		// found per object is reported as status.
+		r, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
+			Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+			AllowEmpty: o.AllowEmpty,
+			Failing:    cmdutil.FailOnDecode,
+		})
 		if err != nil {
 			return err
 		}
-		in = &status.Input{Result: res, Clusters: clusters, Concurrency: o.Concurrency}
+		m = r.Membership
+		in = &status.Input{Result: r.Result, Clusters: m.Clusters, Concurrency: o.Concurrency}
 	}
+	fed, clusters := m.Federation, m.Clusters
 
 	access, err := o.Access()
 	if err != nil {
@@ -250,20 +242,6 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	default:
 		return &cmdutil.PartialError{Failed: failed}
 	}
-}
-
-// render runs the pipeline. Input errors (reading, decoding) fail the
-// command; what render found per object is reported as status.
-func (o *StatusOptions) render() (*render.Result, error) {
-	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
-		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
-		AllowEmpty: o.AllowEmpty,
-		Failing:    cmdutil.FailOnDecode,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return in.Result, nil
 }
 
 func (o *StatusOptions) print(r *status.Report) error {

@@ -78,28 +78,29 @@ func describeFilenames(filenames []string) string {
 	return strings.Join(names, ", ")
 }
 
-// Rendered is RenderInput read and rendered.
-type Rendered struct {
+// Membership is the federation a command works on, checked: its members,
+// their labels and the enabled types as plain data, and the members to
+// work on.
+type Membership struct {
+	File       *members.File
 	Federation *members.Federation
 	Types      *typeconfig.Registry
 	Members    []placement.Cluster
-	Set        *federation.Set
-	Result     *render.Result
 	// Clusters are the members to work on: --cluster, else every member.
 	Clusters []string
 }
 
-// Render is the one preamble of every command that renders (render,
-// explain, status, apply, diff, delete): it loads the federation, checks
-// --cluster, runs the pipeline on plain data, prints the warnings to ios's
-// stderr and fails as in.Failing says.
-func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
-	file, err := in.Federation()
+// LoadMembership loads the federation file through load and checks it for a
+// command that works on members: a federation file named explicitly that
+// does not exist, or one without members, is an error with the next step
+// unless allowEmpty (--allow-empty); every --cluster must be a member.
+func LoadMembership(load func() (*members.File, error), clusters []string, allowEmpty bool) (*Membership, error) {
+	file, err := load()
 	if err != nil {
 		return nil, err
 	}
 	fed := file.Federation
-	if !in.AllowEmpty {
+	if !allowEmpty {
 		if file.Missing && file.Named {
 			return nil, fmt.Errorf("federation file %s does not exist; check --config and FEDCTL_CONFIG, or create it with \"fedctl join NAME --cluster-context CONTEXT --config %s\"", file.Path, file.Path)
 		}
@@ -107,17 +108,38 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 			return nil, fmt.Errorf("no member clusters in %s; add one with \"fedctl join NAME --cluster-context CONTEXT\" (or pass --allow-empty)", file.Path)
 		}
 	}
-	if err := fed.CheckMembers(in.Clusters); err != nil {
+	if err := fed.CheckMembers(clusters); err != nil {
 		return nil, err
 	}
 	types, err := fed.Registry()
 	if err != nil {
 		return nil, err
 	}
-	r := &Rendered{Federation: fed, Types: types, Members: fed.PlacementClusters(), Clusters: in.Clusters}
-	if len(r.Clusters) == 0 {
-		r.Clusters = fed.Names()
+	m := &Membership{File: file, Federation: fed, Types: types, Members: fed.PlacementClusters(), Clusters: clusters}
+	if len(m.Clusters) == 0 {
+		m.Clusters = fed.Names()
 	}
+	return m, nil
+}
+
+// Rendered is RenderInput read and rendered.
+type Rendered struct {
+	*Membership
+	Set    *federation.Set
+	Result *render.Result
+}
+
+// Render is the one preamble of every command that renders (render,
+// explain, status, apply, diff, delete): it loads the federation
+// (LoadMembership), runs the pipeline on plain data, prints the warnings
+// to ios's stderr and fails as in.Failing says.
+func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
+	m, err := LoadMembership(in.Federation, in.Clusters, in.AllowEmpty)
+	if err != nil {
+		return nil, err
+	}
+	r := &Rendered{Membership: m}
+	types := m.Types
 	out, err := pipeline.Run(pipeline.Input{
 		Filenames:        in.Filenames,
 		Recursive:        in.Recursive,
