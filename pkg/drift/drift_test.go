@@ -52,7 +52,7 @@ func object(t typeconfig.Type, ns, name string, body map[string]any) (*federatio
 	obj := runtime.DeepCopyJSON(body)
 	meta := map[string]any{"name": name, "namespace": ns,
 		"labels":      map[string]any{federation.ManagedLabel: "true", federation.ManagedByLabel: federation.ManagedByValue},
-		"annotations": map[string]any{federation.SourceAnnotation: federation.SourceOf(o)}}
+		"annotations": map[string]any{federation.SourceAnnotation: o.SourceRef()}}
 	obj["metadata"], obj["apiVersion"], obj["kind"] = meta, t.APIVersion(), t.Kind
 	return o, obj
 }

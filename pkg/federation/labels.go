@@ -34,10 +34,10 @@ const (
 	GenerationAnnotation = "fedctl.io/applied-generation"
 )
 
-// SourceOf is the value of SourceAnnotation for o:
+// SourceRef is the value of SourceAnnotation for o:
 // "<FederatedKind>/<namespace>/<name>", or "<FederatedKind>/<name>" for
 // cluster-scoped objects.
-func SourceOf(o *Object) string {
+func (o *Object) SourceRef() string {
 	if o.Namespace == "" {
 		return o.Kind + "/" + o.Name
 	}

@@ -70,7 +70,7 @@ func renderFailures(res *render.Result, cluster string) []ObjectResult {
 		if !errors.As(err, &te) || te.Cluster != cluster {
 			continue
 		}
-		r := ObjectResult{Kind: te.Object.Kind, Namespace: te.Object.Namespace, Name: te.Object.Name, FederatedObject: federation.SourceOf(te.Object), Action: Failed, Reason: ReasonRenderFailed, Error: te.Err.Error()}
+		r := ObjectResult{Kind: te.Object.Kind, Namespace: te.Object.Namespace, Name: te.Object.Name, FederatedObject: te.Object.SourceRef(), Action: Failed, Reason: ReasonRenderFailed, Error: te.Err.Error()}
 		for _, p := range res.Placed {
 			if p.Object == te.Object {
 				r.APIVersion, r.Kind = p.Type.APIVersion(), p.Type.Kind
@@ -112,7 +112,7 @@ type memberSync struct {
 	client  members.Client
 	// live holds the objects fedctl manages in the member, from the LISTs.
 	live map[liveKey]*unstructured.Unstructured
-	// placed maps a federated object's SourceOf to its placement.
+	// placed maps a federated object's SourceRef to its placement.
 	placed map[string]render.Placed
 
 	// mode is what the sync is for: apply, diff, delete (see mode).
@@ -163,7 +163,7 @@ func (s *memberSync) compared(res ObjectResult, live, merged *unstructured.Unstr
 func newMemberSync(in Input, m mode, cluster string) *memberSync {
 	placed := make(map[string]render.Placed, len(in.Result.Placed))
 	for _, p := range in.Result.Placed {
-		placed[federation.SourceOf(p.Object)] = p
+		placed[p.Object.SourceRef()] = p
 	}
 	return &memberSync{in: in, mode: m, cluster: cluster, live: map[liveKey]*unstructured.Unstructured{}, placed: placed, bumps: map[schema.GroupResource]bool{}, dryNamespaces: map[string]bool{}, unread: map[schema.GroupKind]string{},
 		generations: map[schema.GroupResource]bool{}, existing: map[liveKey]*metav1.PartialObjectMetadata{}, scanned: map[liveKey]bool{}}
@@ -190,7 +190,7 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 		u := &unstructured.Unstructured{Object: t.Object}
 		it := &item{target: t, gvk: u.GroupVersionKind(), result: &ObjectResult{
 			APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(),
-			FederatedObject: federation.SourceOf(t.Source),
+			FederatedObject: t.Source.SourceRef(),
 		}}
 		items = append(items, it)
 	}

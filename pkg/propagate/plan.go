@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/render"
 )
@@ -22,7 +21,7 @@ func Plan(res *render.Result, clusters []string) *Report {
 		for _, t := range res.Targets {
 			if t.Cluster == name {
 				u := &unstructured.Unstructured{Object: t.Object}
-				cr.Objects = append(cr.Objects, ObjectResult{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), FederatedObject: federation.SourceOf(t.Source), Action: Planned})
+				cr.Objects = append(cr.Objects, ObjectResult{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), FederatedObject: t.Source.SourceRef(), Action: Planned})
 			}
 		}
 		cr.Objects = append(cr.Objects, renderFailures(res, name)...)

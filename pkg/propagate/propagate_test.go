@@ -50,7 +50,7 @@ func object(t typeconfig.Type, ns, name string, body map[string]any) (*federatio
 	}
 	meta := map[string]any{"name": name,
 		"labels":      map[string]any{federation.ManagedLabel: "true", federation.ManagedByLabel: federation.ManagedByValue},
-		"annotations": map[string]any{federation.SourceAnnotation: federation.SourceOf(o)}}
+		"annotations": map[string]any{federation.SourceAnnotation: o.SourceRef()}}
 	if t.Namespaced() {
 		meta["namespace"] = ns
 	}

@@ -503,7 +503,7 @@ func mark(obj map[string]any, o *federation.Object) {
 		annotations = map[string]any{}
 		meta["annotations"] = annotations
 	}
-	annotations[federation.SourceAnnotation] = federation.SourceOf(o)
+	annotations[federation.SourceAnnotation] = o.SourceRef()
 }
 
 // fail records err, one TargetError per problem it holds, for cluster ("":

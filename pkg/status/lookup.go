@@ -35,7 +35,7 @@ type LookupInput struct {
 func (in LookupInput) Source() string {
 	o := &federation.Object{}
 	o.Kind, o.Name, o.Namespace = in.Type.FederatedKind(), in.Name, in.federatedNamespace()
-	return federation.SourceOf(o)
+	return o.SourceRef()
 }
 
 // federatedNamespace is the namespace of the federated object: its own

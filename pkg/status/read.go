@@ -70,7 +70,7 @@ func Read(ctx context.Context, in Input) *Report {
 	placed := map[string]render.Placed{}
 	for _, p := range res.Placed {
 		obj := entry(p.Object)
-		placed[federation.SourceOf(p.Object)] = p
+		placed[p.Object.SourceRef()] = p
 		if p.Type.Namespaced() && !p.Object.IsNamespace() && !federatedNamespaces[p.Object.Namespace] {
 			cond := &obj.Status.Conditions[0]
 			cond.Reason = NamespaceNotFederated
