@@ -97,9 +97,9 @@ func TestBenchReport(t *testing.T) {
 	}
 	floor := func(size int) time.Duration { return best("WriteFilesSerial", size) + best("RenderYAML", size) }
 	fmt.Fprintf(&b, "\n--output-dir against writing the same files serially plus render -o yaml (target ≤ 1.5×),\non %s (%s); rerun: over the tree of an earlier run:\n", fileSystem(treeDir), treeDir)
-	fmt.Fprintf(&b, "%-12s %16s %16s %16s\n", "deployments", "write+yaml (s)", "dir/(write+yaml)", "rerun/(write+yaml)")
+	fmt.Fprintf(&b, "%-12s %18s %18s %18s\n", "deployments", "write+yaml (s)", "dir/(write+yaml)", "rerun/(write+yaml)")
 	for _, size := range benchSizes {
-		fmt.Fprintf(&b, "%-12d %16.3f %16.2f %16.2f\n", size, floor(size).Seconds(), ratio(best("RenderOutputDir", size), floor(size)), ratio(best("RenderOutputDirRerun", size), floor(size)))
+		fmt.Fprintf(&b, "%-12d %18.3f %18.2f %18.2f\n", size, floor(size).Seconds(), ratio(best("RenderOutputDir", size), floor(size)), ratio(best("RenderOutputDirRerun", size), floor(size)))
 	}
 	fmt.Fprintf(&b, "\nCost per member object (µs), flat when cost grows linearly:\n%-20s", "")
 	for _, size := range benchSizes {
