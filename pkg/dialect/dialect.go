@@ -56,7 +56,9 @@ type Input struct {
 type Doc struct {
 	manifest.Document
 	// Parsed is the document's tree, for the strict decoding of the
-	// dialect that claims it; nil when Err is set.
+	// dialect that claims it; nil when Err is set. The dialect that
+	// decodes it sets it to nil, so that the trees of a large input are
+	// not all alive at once.
 	Parsed *manifest.Parsed
 	// Head is what a dialect needs to know to claim a document.
 	Head Head

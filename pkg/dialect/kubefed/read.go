@@ -95,7 +95,13 @@ func (Dialect) Read(in dialect.Input, claimed []bool) (*federation.Set, error) {
 		}
 	}
 	out := make([]decoded, len(idx))
-	parallel.For(len(idx), docsPerWorker, func(j int) { out[j] = decodeOne(in.Docs[idx[j]]) })
+	parallel.For(len(idx), docsPerWorker, func(j int) {
+		out[j] = decodeOne(in.Docs[idx[j]])
+		// The tree is done with: free it now rather than with the whole
+		// input, which would hold every document's tree while the
+		// decoded objects are built and rendered (render's peak memory).
+		in.Docs[idx[j]].Parsed = nil
+	})
 
 	var errs []error
 	for j, d := range out {
