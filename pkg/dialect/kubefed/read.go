@@ -17,7 +17,10 @@ import (
 // Dialect reads KubeFed's federated objects.
 type Dialect struct{}
 
-var _ dialect.Dialect = Dialect{}
+var (
+	_ dialect.Dialect      = Dialect{}
+	_ dialect.EarlyDecoder = Dialect{}
+)
 
 // Name is the dialect's name in messages.
 func (Dialect) Name() string { return "KubeFed" }
@@ -96,11 +99,13 @@ func (Dialect) Read(in dialect.Input, claimed []bool) (*federation.Set, error) {
 	}
 	out := make([]decoded, len(idx))
 	parallel.For(len(idx), docsPerWorker, func(j int) {
-		out[j] = decodeOne(in.Docs[idx[j]])
-		// The tree is done with: free it now rather than with the whole
-		// input, which would hold every document's tree while the
-		// decoded objects are built and rendered (render's peak memory).
-		in.Docs[idx[j]].Parsed = nil
+		doc := &in.Docs[idx[j]]
+		if d, ok := doc.Early.(decoded); ok {
+			out[j] = d
+			return
+		}
+		out[j] = decodeOne(*doc)
+		doc.Parsed = nil // done with: free it now
 	})
 
 	var errs []error
@@ -155,6 +160,17 @@ func (Dialect) Read(in dialect.Input, claimed []bool) (*federation.Set, error) {
 		}
 	}
 	return set, errors.Join(errs...)
+}
+
+// DecodeEarly decodes, right after parsing, the documents Claim takes
+// because of their Head alone: federated objects and RSPs (Claim's other
+// documents, KubeFed's control-plane objects, need no decoding).
+func (Dialect) DecodeEarly(doc *dialect.Doc) bool {
+	if doc.Head.Kind == "" || (!isRSP(doc.Head) && !isFederated(doc.Head)) {
+		return false
+	}
+	doc.Early = decodeOne(*doc)
+	return true
 }
 
 // decodeOne decodes a federated object whether or not its type is enabled;
