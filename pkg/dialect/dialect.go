@@ -48,8 +48,9 @@ type Dialect interface {
 // input being alive at once (most of render's peak memory at thousands of
 // documents). Read then finds the result in Doc.Early.
 type EarlyDecoder interface {
-	// DecodeEarly decodes doc into doc.Early when the dialect reads doc,
-	// and says whether it did. It must be safe for concurrent use.
+	// DecodeEarly decodes doc into doc.Early, and frees doc.Parsed, when
+	// the dialect reads doc; it says whether it did. It must be safe for
+	// concurrent use.
 	DecodeEarly(doc *Doc) bool
 }
 
@@ -125,21 +126,16 @@ func (d Doc) Errorf(field, format string, args ...any) *manifest.Error {
 const docsPerWorker = 32
 
 // Parse parses every document, on all CPUs: parsing YAML is a large part of
-// a large render, and documents are independent. A document that one of
-// early's dialects reads is decoded at once (EarlyDecoder). The result is
-// in input order.
-func Parse(docs []manifest.Document, early ...EarlyDecoder) []Doc {
+// a large render, and documents are independent. The result is in input
+// order. Each document goes through then, when given, in the same worker
+// right after it is parsed: the pipeline decodes there the documents an
+// EarlyDecoder reads.
+func Parse(docs []manifest.Document, then func(*Doc)) []Doc {
 	out := make([]Doc, len(docs))
 	parallel.For(len(docs), docsPerWorker, func(i int) {
 		out[i] = parseOne(docs[i])
-		if out[i].Err != nil {
-			return
-		}
-		for _, e := range early {
-			if e.DecodeEarly(&out[i]) {
-				out[i].Parsed = nil // done with: free it now
-				return
-			}
+		if then != nil {
+			then(&out[i])
 		}
 	})
 	return out

@@ -170,6 +170,7 @@ func (Dialect) DecodeEarly(doc *dialect.Doc) bool {
 		return false
 	}
 	doc.Early = decodeOne(*doc)
+	doc.Parsed = nil // done with: free it now
 	return true
 }
 
