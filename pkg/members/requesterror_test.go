@@ -34,7 +34,7 @@ func TestRequestError(t *testing.T) {
 		{conflict, conflict.Error()},
 		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), "the API server refused the connection; is the cluster running? (fedctl get clusters checks every member)"},
 		{fmt.Errorf("get: %w", context.Canceled), "interrupted"},
-		{fmt.Errorf("get: %w", context.DeadlineExceeded), "the member's time ran out (--timeout) before the API server answered"},
+		{fmt.Errorf("get: %w", context.DeadlineExceeded), "the API server did not answer one request within the request timeout (--timeout)"},
 		{&url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: timeoutError{"context deadline exceeded (Client.Timeout exceeded while awaiting headers)"}}, "the API server did not answer one request within the request timeout (--timeout)"},
 		{&url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: timeoutError{"net/http: TLS handshake timeout"}}, "the API server accepted the connection but did not complete the TLS handshake within 10s (client-go's TLS handshake timeout)"},
 		{&net.OpError{Op: "dial", Err: errors.New("no route to host")}, "the API server cannot be reached: no route to host"},
