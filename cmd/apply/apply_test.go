@@ -46,7 +46,7 @@ func TestNewCmdApply(t *testing.T) {
 		{name: "bad dry run", args: []string{"-f", "d", "--dry-run=yes"}, wantErr: `--dry-run must be none, client or server, got "yes"`},
 		{name: "zero concurrency", args: []string{"-f", "d", "--concurrency", "0"}, wantErr: "--concurrency must be at least 1, got 0"},
 		{name: "zero timeout", args: []string{"-f", "d", "--timeout", "0s"}, wantErr: "--timeout must be positive, got 0s"},
-		{name: "bad output", args: []string{"-f", "d", "-o", "yaml"}, wantErr: `--output must be json, got "yaml"`},
+		{name: "bad output", args: []string{"-f", "d", "-o", "yaml"}, wantErr: `--output must be json or name, got "yaml"`},
 		{name: "empty field manager", args: []string{"-f", "d", "--field-manager="}, wantErr: "--field-manager must not be empty"},
 		{name: "prune without an ApplySet", args: []string{"-f", "d", "--prune"}, wantErr: "--prune needs --applyset NAME: fedctl prunes only the objects of an ApplySet"},
 		{name: "an ApplySet without prune", args: []string{"-f", "d", "--applyset", "shop"}, wantErr: "--applyset needs --prune"},

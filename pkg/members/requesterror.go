@@ -34,7 +34,10 @@ func RequestError(err error) error {
 	var hostname x509.HostnameError
 	var invalid x509.CertificateInvalidError
 	var cfgErr *ConfigError
+	var deadline *DeadlineError
 	switch {
+	case errors.As(err, &deadline):
+		return deadline // net/http returns the context's cause
 	case errors.As(err, &cfgErr):
 		// the report names the member already
 		return cfgErr.inMember()
@@ -103,20 +106,42 @@ type DeadlineError struct {
 
 func (e *DeadlineError) Error() string {
 	if e.Flag == "" {
-		return fmt.Sprintf("the member's %s budget ran out (set --deadline to choose the time of the whole run)", e.D)
+		return fmt.Sprintf("the member's %s budget ran out (set --deadline to choose the time of the whole run)", shortDuration(e.D))
 	}
-	return fmt.Sprintf("deadline reached (%s %s)", e.Flag, e.D)
+	return fmt.Sprintf("deadline reached (%s %s)", e.Flag, shortDuration(e.D))
+}
+
+// shortDuration is d as a flag would give it: 10m, not 10m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // RequestErrorIn is RequestError for a request made with ctx: when ctx
 // ended because a deadline passed (see DeadlineError), that is what
 // happened, whatever the request's own error says.
+//
+// A request that failed for its own reason (a reset, a 503) and was not
+// tried again because the deadline left no time keeps that reason.
 func RequestErrorIn(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		var de *DeadlineError
-		if errors.As(context.Cause(ctx), &de) {
+	var de *DeadlineError
+	if errors.As(err, &de) {
+		return de // net/http returns the context's cause
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		if de, ok := DeadlineReached(ctx); ok {
 			return de
 		}
+	}
+	if strings.Contains(err.Error(), "would exceed context deadline") {
+		// client-go's rate limiter gives up before the context ends
+		return errors.New("the client-side rate limit (--qps, --burst) would have waited past the deadline; this member shows no API Priority and Fairness, so fedctl limits its requests: raise --qps or --deadline")
 	}
 	return RequestError(err)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -48,4 +49,21 @@ func TestRequestError(t *testing.T) {
 	} {
 		assert.EqualError(t, RequestError(tt.err), tt.want)
 	}
+}
+
+func TestRequestErrorInNamesTheDeadlineThatFired(t *testing.T) {
+	ctx, cancel := context.WithTimeoutCause(context.Background(), time.Millisecond, &DeadlineError{Flag: "--deadline", D: 2 * time.Second})
+	defer cancel()
+	<-ctx.Done()
+	assert.EqualError(t, RequestErrorIn(ctx, fmt.Errorf("get: %w", context.DeadlineExceeded)), "deadline reached (--deadline 2s)")
+	assert.Contains(t, RequestErrorIn(ctx, fmt.Errorf("get: %w", syscall.ECONNRESET)).Error(), "the connection to the API server broke", "a request's own failure keeps its reason")
+
+	budget, cancel2 := context.WithTimeoutCause(context.Background(), time.Millisecond, &DeadlineError{D: 10 * time.Minute})
+	defer cancel2()
+	<-budget.Done()
+	assert.Contains(t, RequestErrorIn(budget, context.DeadlineExceeded).Error(), "the member's 10m budget ran out")
+
+	// the request's own timeout, the member's time not over
+	assert.EqualError(t, RequestErrorIn(context.Background(), fmt.Errorf("get: %w", context.DeadlineExceeded)),
+		"the API server did not answer one request within the request timeout (--timeout)")
 }

@@ -40,7 +40,11 @@ func runMembers(ctx context.Context, in Input, m mode, sync1 func(*memberSync, c
 	// included; without it each member has its budget from its start.
 	if opts.Deadline > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, opts.Deadline, &members.DeadlineError{Flag: "--deadline", D: opts.Deadline})
+		start := opts.Start
+		if start.IsZero() {
+			start = time.Now()
+		}
+		ctx, cancel = context.WithDeadlineCause(ctx, start.Add(opts.Deadline), &members.DeadlineError{Flag: "--deadline", D: opts.Deadline})
 		defer cancel()
 	}
 	clusters := slices.Compact(slices.Sorted(slices.Values(in.Clusters))) // --cluster may repeat

@@ -45,6 +45,9 @@ type Options struct {
 	// deadline, each member then having MemberBudget. The time of one
 	// request is members.Access.Timeout's (--timeout).
 	Deadline time.Duration
+	// Start is when the run began, from which Deadline counts; zero means
+	// when Run is called.
+	Start time.Time
 	// MemberBudget bounds one member's work when there is no Deadline;
 	// zero means DefaultMemberBudget.
 	MemberBudget time.Duration
