@@ -264,6 +264,7 @@ func TestDrillHungMemberBoundedByTimeout(t *testing.T) {
 	start = time.Now()
 	r = d.apply(t, "-f", dir, "--timeout", "1s", "--deadline", "4s")
 	took = time.Since(start)
+	t.Logf("apply with cluster2 silent, --timeout 1s --deadline 4s: %s", took.Round(10*time.Millisecond))
 	assertPartial(t, r.err, "cluster2")
 	assert.Less(t, took, 15*time.Second)
 	assert.Regexp(t, `deadline reached \(--deadline 4s\)|within the request timeout \(--timeout\)`, r.report.Clusters[1].Error)
