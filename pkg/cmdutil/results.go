@@ -41,6 +41,10 @@ type ResultStream struct {
 	lastDraw   time.Time
 }
 
+// maxProgressWidth is the widest progress line shown per member; a wider
+// one is summed up.
+const maxProgressWidth = 78
+
 // progressEvery bounds how often the live progress line is redrawn.
 const progressEvery = 100 * time.Millisecond
 
@@ -103,10 +107,17 @@ func (s *ResultStream) erase() {
 func (s *ResultStream) draw() {
 	s.erase()
 	parts := make([]string, 0, len(s.clusters))
+	done, total := 0, 0
 	for _, c := range s.clusters {
-		parts = append(parts, fmt.Sprintf("%s %d/%d", c, s.done[c], max(s.totals[c], s.done[c])))
+		d, n := s.done[c], max(s.totals[c], s.done[c])
+		parts = append(parts, fmt.Sprintf("%s %d/%d", c, d, n))
+		done, total = done+d, total+n
 	}
 	line := strings.Join(parts, "  ")
+	if len(line) > maxProgressWidth {
+		// one line that a terminal does not wrap, or \r could not erase it
+		line = fmt.Sprintf("%d/%d objects in %d member clusters", done, total, len(s.clusters))
+	}
 	fmt.Fprint(s.w, line)
 	s.drawn, s.drawnWidth, s.lastDraw = true, len(line), time.Now()
 }
