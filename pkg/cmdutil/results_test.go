@@ -51,7 +51,9 @@ func TestResultStream(t *testing.T) {
 	ios, _, _, errOut := iostreams.Test()
 	s := NewResultStream(ios, 0, "none", map[string]int{"cluster1": 2, "c2": 1})
 	var wg sync.WaitGroup
-	wg.Go(func() { s.OnResult("cluster1", propagate.ObjectResult{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", Action: propagate.Configured}) })
+	wg.Go(func() {
+		s.OnResult("cluster1", propagate.ObjectResult{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", Action: propagate.Configured})
+	})
 	wg.Go(func() { s.OnResult("c2", cm("cfg", propagate.Unchanged, "")) })
 	wg.Wait()
 	s.OnResult("cluster1", cm("bad", propagate.Failed, "boom"))
