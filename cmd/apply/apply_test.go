@@ -200,3 +200,44 @@ func TestApplySummaryColour(t *testing.T) {
 		assert.NotContains(t, out.String(), "\x1b[", "no colour in data on stdout")
 	}
 }
+
+// TestApplyTimeFlags: --timeout is per request and --request-timeout is
+// the same flag (kubectl's name); --deadline bounds the run; --qps and
+// --burst set the limit of members without API Priority and Fairness.
+func TestApplyTimeFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args    []string
+		want    ApplyOptions
+		wantErr string
+	}{
+		{args: []string{"-f", "d"}, want: ApplyOptions{Timeout: 30 * time.Second, QPS: 200, Burst: 400}},
+		{args: []string{"-f", "d", "--request-timeout", "5s", "--deadline", "2m", "--qps", "20", "--burst", "30"},
+			want: ApplyOptions{Timeout: 5 * time.Second, Deadline: 2 * time.Minute, QPS: 20, Burst: 30}},
+		{args: []string{"-f", "d", "--timeout", "7s"}, want: ApplyOptions{Timeout: 7 * time.Second, QPS: 200, Burst: 400}},
+		{args: []string{"-f", "d", "--deadline", "-1s"}, wantErr: "--deadline must be positive, got -1s"},
+		{args: []string{"-f", "d", "--qps", "0"}, wantErr: "--qps must be positive, got 0"},
+		{args: []string{"-f", "d", "--burst", "0"}, wantErr: "--burst must be at least 1, got 0"},
+		{args: []string{"-f", "d", "-o", "name"}, want: ApplyOptions{Timeout: 30 * time.Second, QPS: 200, Burst: 400, Output: "name"}},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			var got *ApplyOptions
+			cmd := NewCmdApply(&cmdutil.Factory{IOStreams: ios}, func(o *ApplyOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			cmd.SilenceErrors, cmd.SilenceUsage = true, true
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want.Timeout, got.Timeout)
+			assert.Equal(t, tt.want.Deadline, got.Deadline)
+			assert.Equal(t, tt.want.QPS, got.QPS)
+			assert.Equal(t, tt.want.Burst, got.Burst)
+			assert.Equal(t, tt.want.Output, got.Output)
+		})
+	}
+}
