@@ -66,9 +66,14 @@ from them. The DeleteOptions in its kubefed.io/deleteoption annotation (JSON)
 are used for its objects; otherwise --cascade sets the propagation policy.
 
 A member that cannot be reached never blocks the others. Each object
-removed is named on standard error as it happens ("cluster1
-deployment.apps/web deleted"), then one summary line per member; -o name
-prints "CLUSTER kind.group/NAME" per object on standard output.
+removed is named on standard error as it happens, kubectl-style with the
+cluster first:
+
+    cluster1  deployment.apps/web deleted
+
+then comes one summary line per member. -o name prints "CLUSTER
+kind.group/NAME" per object on standard output; -v 4 adds each member's
+requests, writes and time.
 
 --timeout bounds each request (alias --request-timeout); --deadline, when
 given, the whole run (what is left then is reported not attempted).
@@ -79,7 +84,10 @@ failed (the others are done), 1 when nothing could be done.`,
   fedctl delete -f manifests/
 
   # See what would be deleted in eu-1, without deleting it
-  fedctl delete -f manifests/ --cluster eu-1 --dry-run=server`,
+  fedctl delete -f manifests/ --cluster eu-1 --dry-run=server
+
+  # The objects deleted, one "CLUSTER kind.group/NAME" per line, within 5 minutes
+  fedctl delete -f manifests/ -o name --deadline 5m`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Verbosity = cmdutil.VerbosityOf(f)

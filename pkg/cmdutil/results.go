@@ -182,7 +182,7 @@ type MemberTimeFlags struct {
 func AddMemberTimeFlags(cmd *cobra.Command, t MemberTimeFlags) {
 	fl := cmd.Flags()
 	fl.DurationVar(t.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each request to a member cluster (also --request-timeout, kubectl's name)")
-	fl.DurationVar(t.Deadline, "deadline", 0, fmt.Sprintf("Time allowed for the whole run, every member and retry included; what is left then is reported not attempted (default none: each member has %s)", propagate.DefaultMemberBudget))
+	fl.DurationVar(t.Deadline, "deadline", 0, fmt.Sprintf("Time allowed for the whole run, every member and retry included; what is left then is reported not attempted (default none: each member has %gm)", propagate.DefaultMemberBudget.Minutes()))
 	fl.Float32Var(t.QPS, "qps", members.DefaultQPS, "Requests per second to a member cluster without API Priority and Fairness (one with it is not limited)")
 	fl.IntVar(t.Burst, "burst", members.DefaultBurst, "Burst of requests to a member cluster without API Priority and Fairness")
 	prev := fl.GetNormalizeFunc()
