@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,4 +142,59 @@ cluster3 deployment.apps/web
 	r = runCmd(t, fed, 0, "-f", dir)
 	require.NoError(t, r.err, r.errOut)
 	assert.Contains(t, r.errOut, "cluster3  configmap/cfg deleted\n")
+}
+
+// TestApplyVerbosityLevels: the fedctl binary's -v levels mean what
+// kubectl's do: 4 a line of timings per member, 6 every request, 8 the
+// request bodies with the values of a Secret's data and stringData
+// redacted (issue 11).
+func TestApplyVerbosityLevels(t *testing.T) {
+	e := testenv.Require(t, env)
+	bin := fedctlBinary(t)
+	const ns = "verbose"
+	dir := t.TempDir()
+	write(t, dir, namespaceDoc(ns)+fmt.Sprintf(`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedSecret
+metadata:
+  name: creds
+  namespace: %s
+spec:
+  template:
+    stringData: {password: hunter2-secret}
+    data: {token: c2VjcmV0LXRva2Vu}
+  placement:
+    clusters: [{name: cluster1}]
+`, ns))
+	config := filepath.Join(t.TempDir(), "federation.yaml")
+	require.NoError(t, os.WriteFile(config, []byte(fmt.Sprintf(`apiVersion: fedctl.io/v1alpha1
+kind: Federation
+clusters:
+- name: cluster1
+  kubeconfig: %s
+`, e.Kubeconfig)), 0o600))
+	run := func(v string) string {
+		cmd := exec.Command(bin, "--config", config, "apply", "-f", dir, "-v", v)
+		var errOut strings.Builder
+		cmd.Stderr = &errOut
+		require.NoError(t, cmd.Run(), errOut.String())
+		return errOut.String()
+	}
+	out := run("8")
+	assert.Contains(t, out, "[cluster1] request body of PATCH ")
+	assert.Contains(t, out, `"password":"REDACTED"`)
+	assert.Contains(t, out, `"token":"REDACTED"`)
+	assert.NotContains(t, out, "hunter2-secret")
+	assert.NotContains(t, out, "c2VjcmV0LXRva2Vu")
+	assert.Contains(t, out, "cluster1  secret/creds created\n")
+	assert.Regexp(t, `(?m)^\[cluster1\] GET https://\S+ 200 OK in `, out, "-v 6 and up: every request")
+	assert.Regexp(t, `(?m)^cluster cluster1: \d+ requests, \d+ writes, [0-9.]+s$`, out, "-v 4 and up: timings")
+
+	out = run("4")
+	assert.NotContains(t, out, "[cluster1] GET")
+	assert.Contains(t, out, "cluster1  secret/creds unchanged\n")
+	assert.Regexp(t, `(?m)^cluster cluster1: \d+ requests, 0 writes, [0-9.]+s$`, out)
+
+	out = run("0")
+	assert.Equal(t, "✓ cluster cluster1: 2 unchanged\n", out)
 }
