@@ -483,3 +483,40 @@ func kubernetesClient(t *testing.T, cfg *rest.Config) *kubernetes.Clientset {
 func tokenRequest(seconds int64) *authenticationv1.TokenRequest {
 	return &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &seconds}}
 }
+
+// TestDrillDeadlineReached: a member slower than --deadline allows stops
+// when it passes: what was not sent is one line, "N objects not
+// attempted: deadline reached", the requests cut off in flight one more,
+// never a line per object (issue 11); the other members are done.
+func TestDrillDeadlineReached(t *testing.T) {
+	d := newFaultDrill(t)
+	const ns, n = "drill-deadline", 99
+	dir := t.TempDir()
+	write(t, dir, appDoc(ns, n, "v1"))
+	d.proxy.Set(testenv.Faults{Methods: []string{"PATCH"}, Latency: 300 * time.Millisecond})
+	start := time.Now()
+	r := d.apply(t, "-f", dir, "--deadline", "3s")
+	took := time.Since(start)
+	t.Logf("apply with cluster2 slow, --deadline 3s: %s", took.Round(10*time.Millisecond))
+	assertPartial(t, r.err, "cluster2")
+	assert.Less(t, took, 10*time.Second)
+	c2 := r.report.Clusters[1]
+	notAttempted := 0
+	for _, o := range c2.Objects {
+		if o.Reason == propagate.ReasonDeadlineReached {
+			notAttempted++
+		}
+	}
+	require.Positive(t, notAttempted)
+	assert.Contains(t, r.errOut, fmt.Sprintf("\n    %d objects not attempted: deadline reached\n", notAttempted))
+	var detail []string
+	for _, line := range strings.Split(r.errOut, "\n") {
+		if strings.HasPrefix(line, "    ") {
+			detail = append(detail, line)
+		}
+	}
+	assert.LessOrEqual(t, len(detail), 2, "one line for what was not attempted, one for what was cut off:\n%s", strings.Join(detail, "\n"))
+	for _, c := range []string{"cluster1", "cluster3"} {
+		assert.Contains(t, r.errOut, fmt.Sprintf("✓ cluster %s: %d created\n", c, n+2))
+	}
+}
