@@ -16,9 +16,15 @@ import (
 // lines for what fedctl reports once, in words, per member.
 const clientLogVerbosity = cmdutil.RequestLogVerbosity
 
+// maxClientLogVerbosity caps klog's verbosity: from 8, client-go logs
+// every request's and response's body as it is, a Secret's data
+// included. fedctl's -v 8 logs the request bodies itself, with Secret
+// values redacted (members.Access.RequestBodies).
+const maxClientLogVerbosity = cmdutil.RequestBodyVerbosity - 1
+
 // routeClientLogs sends client-go's klog output to errOut at -v 6 and up,
-// with klog's own verbosity set to -v, as kubectl's -v sets it, and drops
-// it below that.
+// with klog's own verbosity set to -v (as kubectl's -v sets it) but never
+// above maxClientLogVerbosity, and drops it below that.
 func routeClientLogs(errOut io.Writer, verbosity int) {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
@@ -33,6 +39,6 @@ func routeClientLogs(errOut io.Writer, verbosity int) {
 		klog.SetOutput(io.Discard)
 		return
 	}
-	_ = fs.Set("v", strconv.Itoa(verbosity))
+	_ = fs.Set("v", strconv.Itoa(min(verbosity, maxClientLogVerbosity)))
 	klog.SetOutput(errOut)
 }

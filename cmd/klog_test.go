@@ -28,4 +28,13 @@ func TestRouteClientLogs(t *testing.T) {
 	assert.Contains(t, out.String(), "Unexpected error when reading response body")
 	assert.Contains(t, out.String(), "a detail")
 	assert.NotContains(t, out.String(), "too detailed")
+
+	// client-go logs bodies, Secrets' unredacted, from 8: capped at 7
+	out.Reset()
+	routeClientLogs(&out, 9)
+	klog.V(7).InfoS("request headers")
+	klog.V(8).InfoS("Request Body")
+	klog.Flush()
+	assert.Contains(t, out.String(), "request headers")
+	assert.NotContains(t, out.String(), "Request Body")
 }

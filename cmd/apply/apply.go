@@ -34,8 +34,18 @@ type ApplyOptions struct {
 	ForceConflicts bool
 	Adopt          bool
 	Concurrency    int
-	Timeout        time.Duration
-	Output         string
+	// Timeout bounds each request to a member (--timeout,
+	// --request-timeout); Deadline, when set, the whole run (--deadline).
+	Timeout  time.Duration
+	Deadline time.Duration
+	// QPS and Burst bound the requests to members without API Priority
+	// and Fairness (--qps, --burst); zero means members' defaults.
+	QPS    float32
+	Burst  int
+	Output string
+	// Verbosity is -v: 1 a line per object, unchanged ones too; 4 timings
+	// per member (6 and 8, the request log, are members.Access's).
+	Verbosity int
 	// Prune, with ApplySet (--applyset), deletes the objects of the set
 	// whose federated objects left the input.
 	Prune    bool
@@ -49,7 +59,8 @@ type ApplyOptions struct {
 	// Version is fedctl's, for the ApplySet's tooling annotation.
 	Version string
 	// Wait waits until every applied object is Current; WaitTimeout bounds
-	// the wait: --timeout when given, else DefaultWaitTimeout.
+	// the wait: what --deadline leaves, else --timeout when given, else
+	// DefaultWaitTimeout.
 	Wait        bool
 	WaitTimeout time.Duration
 }
@@ -108,9 +119,26 @@ it reads the members, sending no write, to list what would be deleted too.
 --dry-run=server sends every write as a server-side dry run, so the API
 servers validate it and nothing changes.
 
+Each object that changes is named on standard error as it happens
+("cluster1  deployment.apps/web configured"; unchanged ones too with -v 1),
+with a live count per member on a terminal, then one summary line per
+member; failures are listed there, identical ones as one line. -o name
+prints "CLUSTER kind.group/NAME" per object on standard output. -v 4 adds
+each member's requests, writes and time; -v 6 every request; -v 8 the
+request bodies (Secret values redacted).
+
+--timeout bounds each request (kubectl's --request-timeout, an alias here);
+a large apply is not bounded as a whole unless --deadline says so: when it
+passes, the requests in flight are cut off and what was not sent yet is
+reported "not attempted: deadline reached", one line per member. Without
+--deadline each member has 10m, retries included. Transient failures (429,
+5xx, broken connections) are retried with backoff within that time.
+Members with API Priority and Fairness (every API server since 1.20) are not
+rate limited by fedctl; for others, --qps and --burst set the limit.
+
 --wait then waits until every applied object is Current (kstatus), as
-"fedctl status --wait" does; --timeout, when given, also bounds the wait
-(default 5m).
+"fedctl status --wait" does, within what --deadline leaves (else within
+--timeout when given, else 5m).
 
 Exit status: 0 when every member is done, 3 when some members or objects
 failed (the others are done), 1 when nothing could be done.`,
@@ -121,7 +149,10 @@ failed (the others are done), 1 when nothing could be done.`,
   fedctl apply -R -f manifests/ --cluster eu-1 --dry-run=server
 
   # Per-cluster, per-object results for a pipeline, once everything is ready
-  fedctl apply -f manifests/ -o json --wait --timeout 10m
+  fedctl apply -f manifests/ -o json --wait --deadline 10m
+
+  # The objects applied, one "CLUSTER kind.group/NAME" per line
+  fedctl apply -f manifests/ -o name
 
   # Also delete what left manifests/ since the last apply of the set "shop"
   fedctl apply -f manifests/ --prune --applyset shop -n shop`,
@@ -131,6 +162,7 @@ failed (the others are done), 1 when nothing could be done.`,
 			if cmd.Flags().Changed("timeout") {
 				opts.WaitTimeout = opts.Timeout
 			}
+			opts.Verbosity = cmdutil.VerbosityOf(f)
 			if err := opts.Validate(); err != nil {
 				return cmdutil.FlagErrorWrap(err)
 			}
@@ -149,16 +181,20 @@ failed (the others are done), 1 when nothing could be done.`,
 	fl.BoolVar(&opts.ForceConflicts, "force-conflicts", false, "Take over fields that other field managers own")
 	fl.BoolVar(&opts.Adopt, "adopt", false, "Take over existing objects that fedctl did not create")
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters synced at once")
-	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each member cluster's apply; with --wait, also for the wait (default 5m then)")
+	cmdutil.AddMemberTimeFlags(cmd, opts.timeFlags())
 	fl.BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is Current in every member (kstatus), as fedctl status --wait")
-	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json")
+	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json, or name (CLUSTER kind.group/NAME per object)")
 	fl.BoolVar(&opts.Prune, "prune", false, "Delete the objects of the --applyset set whose federated objects left the input")
 	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace")
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	fl.IntVar(&opts.MaxDeletions, "max-deletions", DefaultMaxDeletions, "Most objects deleted in one member cluster (de-placement and pruning); -1 for no limit")
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+func (o *ApplyOptions) timeFlags() cmdutil.MemberTimeFlags {
+	return cmdutil.MemberTimeFlags{Timeout: &o.Timeout, Deadline: &o.Deadline, QPS: &o.QPS, Burst: &o.Burst}
 }
 
 // Validate checks the flags.
@@ -176,11 +212,9 @@ func (o *ApplyOptions) Validate() error {
 	if o.Concurrency < 1 {
 		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency))
 	}
-	if o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", o.Timeout))
-	}
-	if o.Output != "" && o.Output != "json" {
-		errs = append(errs, fmt.Errorf("--output must be json, got %q", o.Output))
+	errs = append(errs, o.timeFlags().Validate()...)
+	if o.Output != "" && o.Output != "json" && o.Output != "name" {
+		errs = append(errs, fmt.Errorf("--output must be json or name, got %q", o.Output))
 	}
 	if o.MaxDeletions < -1 {
 		errs = append(errs, fmt.Errorf("--max-deletions must be -1 (no limit) or more, got %d", o.MaxDeletions))
@@ -202,6 +236,7 @@ func (o *ApplyOptions) applySet() (*propagate.ApplySet, error) {
 // Run renders, then propagates. Problems in the input stop it before any
 // request is sent; a member that fails is reported and the others go on.
 func (o *ApplyOptions) Run(ctx context.Context) error {
+	start := time.Now()
 	set, _ := o.applySet() // checked by Validate
 	var emptyErr error
 	if set != nil {
@@ -228,11 +263,31 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		access.Timeout = o.Timeout
+		o.timeFlags().Apply(&access)
+		var stats *members.RequestStats
+		if o.Verbosity >= cmdutil.TimingVerbosity {
+			stats = &members.RequestStats{}
+			access.Stats = stats
+		}
 		clients = members.Clients(fed, access, o.NewClient)
 		run := propagate.Run
 		if o.DryRun == "client" {
 			run = propagate.PlanLive // reads, to find what --prune would delete
+		}
+		dry := o.DryRun
+		if dry == "client" {
+			dry = "none" // PlanLive reads only, and reports nothing as it goes
+		}
+		stream := cmdutil.NewResultStream(o.IO, o.Verbosity, dry, cmdutil.Totals(clusters, func(yield func(string) bool) {
+			for _, t := range res.Targets {
+				if !yield(t.Cluster) {
+					return
+				}
+			}
+		}))
+		var onResult func(string, propagate.ObjectResult)
+		if o.DryRun != "client" {
+			onResult = stream.OnResult
 		}
 		report = run(ctx, propagate.Input{
 			Result:   res,
@@ -244,14 +299,25 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 				Adopt:        o.Adopt,
 				DryRun:       o.DryRun == "server",
 				Concurrency:  o.Concurrency,
-				Timeout:      o.Timeout,
+				Deadline:     o.Deadline,
+				Start:        start,
 				ApplySet:     set,
 				MaxDeletions: maxDeletions,
+				OnResult:     onResult,
 			},
 		})
+		stream.Close()
+		if stats != nil {
+			cmdutil.WriteTimings(o.IO.ErrOut, report, stats)
+		}
 	}
-	if o.Output == "json" {
+	switch o.Output {
+	case "json":
 		if err := report.WriteJSON(o.IO.Out); err != nil {
+			return err
+		}
+	case "name":
+		if err := cmdutil.WriteNames(o.IO.Out, report); err != nil {
 			return err
 		}
 	}
@@ -266,7 +332,27 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	if !o.Wait {
 		return applyErr
 	}
+	if o.Deadline > 0 {
+		left, err := remaining(o.Deadline, start)
+		if err != nil {
+			return errors.Join(applyErr, err)
+		}
+		o.WaitTimeout = left
+	}
 	return errors.Join(applyErr, o.wait(ctx, res, report, clients))
+}
+
+// remaining is what is left of --deadline d of a run that began at start
+// (0 without a deadline), an error once it has passed.
+func remaining(d time.Duration, start time.Time) (time.Duration, error) {
+	if d <= 0 {
+		return 0, nil
+	}
+	left := d - time.Since(start)
+	if left <= 0 {
+		return 0, fmt.Errorf("deadline reached (--deadline %s)", d)
+	}
+	return left, nil
 }
 
 // wait waits, with status.Wait, until the objects of the members that

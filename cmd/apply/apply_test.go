@@ -46,7 +46,7 @@ func TestNewCmdApply(t *testing.T) {
 		{name: "bad dry run", args: []string{"-f", "d", "--dry-run=yes"}, wantErr: `--dry-run must be none, client or server, got "yes"`},
 		{name: "zero concurrency", args: []string{"-f", "d", "--concurrency", "0"}, wantErr: "--concurrency must be at least 1, got 0"},
 		{name: "zero timeout", args: []string{"-f", "d", "--timeout", "0s"}, wantErr: "--timeout must be positive, got 0s"},
-		{name: "bad output", args: []string{"-f", "d", "-o", "yaml"}, wantErr: `--output must be json, got "yaml"`},
+		{name: "bad output", args: []string{"-f", "d", "-o", "yaml"}, wantErr: `--output must be json or name, got "yaml"`},
 		{name: "empty field manager", args: []string{"-f", "d", "--field-manager="}, wantErr: "--field-manager must not be empty"},
 		{name: "prune without an ApplySet", args: []string{"-f", "d", "--prune"}, wantErr: "--prune needs --applyset NAME: fedctl prunes only the objects of an ApplySet"},
 		{name: "an ApplySet without prune", args: []string{"-f", "d", "--applyset", "shop"}, wantErr: "--applyset needs --prune"},
@@ -198,5 +198,46 @@ func TestApplySummaryColour(t *testing.T) {
 		assert.Contains(t, errOut.String(), "cluster cluster1: 1 created")
 		assert.Equal(t, tt.want, strings.Contains(errOut.String(), "\x1b["), "tty %v NO_COLOR=%q:\n%q", tt.tty, tt.noColor, errOut.String())
 		assert.NotContains(t, out.String(), "\x1b[", "no colour in data on stdout")
+	}
+}
+
+// TestApplyTimeFlags: --timeout is per request and --request-timeout is
+// the same flag (kubectl's name); --deadline bounds the run; --qps and
+// --burst set the limit of members without API Priority and Fairness.
+func TestApplyTimeFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args    []string
+		want    ApplyOptions
+		wantErr string
+	}{
+		{args: []string{"-f", "d"}, want: ApplyOptions{Timeout: 30 * time.Second, QPS: 200, Burst: 400}},
+		{args: []string{"-f", "d", "--request-timeout", "5s", "--deadline", "2m", "--qps", "20", "--burst", "30"},
+			want: ApplyOptions{Timeout: 5 * time.Second, Deadline: 2 * time.Minute, QPS: 20, Burst: 30}},
+		{args: []string{"-f", "d", "--timeout", "7s"}, want: ApplyOptions{Timeout: 7 * time.Second, QPS: 200, Burst: 400}},
+		{args: []string{"-f", "d", "--deadline", "-1s"}, wantErr: "--deadline must be positive, got -1s"},
+		{args: []string{"-f", "d", "--qps", "0"}, wantErr: "--qps must be positive, got 0"},
+		{args: []string{"-f", "d", "--burst", "0"}, wantErr: "--burst must be at least 1, got 0"},
+		{args: []string{"-f", "d", "-o", "name"}, want: ApplyOptions{Timeout: 30 * time.Second, QPS: 200, Burst: 400, Output: "name"}},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			var got *ApplyOptions
+			cmd := NewCmdApply(&cmdutil.Factory{IOStreams: ios}, func(o *ApplyOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			cmd.SilenceErrors, cmd.SilenceUsage = true, true
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want.Timeout, got.Timeout)
+			assert.Equal(t, tt.want.Deadline, got.Deadline)
+			assert.Equal(t, tt.want.QPS, got.QPS)
+			assert.Equal(t, tt.want.Burst, got.Burst)
+			assert.Equal(t, tt.want.Output, got.Output)
+		})
 	}
 }

@@ -127,7 +127,7 @@ func TestDrillDiscoveryRetried(t *testing.T) {
 }
 
 // TestDrillTransientErrorsWithinTheTimeout: server errors and resets are
-// retried for as long as the member's --timeout allows, not a fixed number
+// retried for as long as --deadline allows, not a fixed number
 // of times: 30% of requests failing, a 3-second burst of 503s and 429s
 // with Retry-After all converge with exit 0.
 func TestDrillTransientErrorsWithinTheTimeout(t *testing.T) {
@@ -161,7 +161,7 @@ func TestDrillTransientErrorsWithinTheTimeout(t *testing.T) {
 				defer stop.Stop()
 			}
 			start := time.Now()
-			r := d.apply(t, "-f", dir, "--timeout", "30s")
+			r := d.apply(t, "-f", dir, "--deadline", "30s")
 			took := time.Since(start)
 			requests, injected := d.proxy.Counts()
 			requests, injected = requests+burstRequests, injected+burstInjected
@@ -179,7 +179,7 @@ func TestDrillTransientErrorsWithinTheTimeout(t *testing.T) {
 			// and a re-run with the faults still there changes nothing
 			if tc.burst == 0 {
 				d.proxy.Set(tc.faults)
-				r = d.apply(t, "-f", dir, "--timeout", "30s")
+				r = d.apply(t, "-f", dir, "--deadline", "30s")
 				require.NoError(t, r.err, r.errOut)
 				assert.Equal(t, n+2, r.report.Clusters[1].Count(propagate.Unchanged))
 			}
@@ -238,8 +238,9 @@ func TestDrillStaleGroupNeverNarrowsPrune(t *testing.T) {
 }
 
 // TestDrillHungMemberBoundedByTimeout: a member that completes TLS and
-// never answers costs --timeout, not client-go's defaults; the others are
-// done meanwhile and the run exits 3 saying which timeout fired.
+// never answers costs --deadline, not client-go's defaults nor the
+// per-request --timeout's retries; the others are done meanwhile and the
+// run exits 3 saying which timeout fired.
 func TestDrillHungMemberBoundedByTimeout(t *testing.T) {
 	d := newFaultDrill(t)
 	const ns = "drill-hang"
@@ -247,12 +248,26 @@ func TestDrillHungMemberBoundedByTimeout(t *testing.T) {
 	write(t, dir, appDoc(ns, 2, "v1"))
 	d.proxy.Set(testenv.Faults{Hang: true})
 	start := time.Now()
-	r := d.apply(t, "-f", dir, "--timeout", "3s")
+	r := d.apply(t, "-f", dir, "--deadline", "3s")
 	took := time.Since(start)
 	t.Logf("apply with cluster2 silent: %s", took.Round(10*time.Millisecond))
 	assertPartial(t, r.err, "cluster2")
-	assert.Less(t, took, 15*time.Second, "bounded by --timeout 3s, not by a 30 s request timeout")
-	assert.Contains(t, r.report.Clusters[1].Error, "--timeout")
+	assert.Less(t, took, 15*time.Second, "bounded by --deadline 3s, not by a 30 s request timeout")
+	assert.Equal(t, "deadline reached (--deadline 3s)", r.report.Clusters[1].Error)
+	for _, c := range []string{"cluster1", "cluster3"} {
+		mustGet(t, c, cmGVR, ns, "cfg-01")
+	}
+
+	// with a per-request --timeout shorter than the deadline, the
+	// requests time out and are retried until the deadline passes; the
+	// error names the timeout that fired last
+	start = time.Now()
+	r = d.apply(t, "-f", dir, "--timeout", "1s", "--deadline", "4s")
+	took = time.Since(start)
+	t.Logf("apply with cluster2 silent, --timeout 1s --deadline 4s: %s", took.Round(10*time.Millisecond))
+	assertPartial(t, r.err, "cluster2")
+	assert.Less(t, took, 15*time.Second)
+	assert.Regexp(t, `deadline reached \(--deadline 4s\)|within the request timeout \(--timeout\)`, r.report.Clusters[1].Error)
 	for _, c := range []string{"cluster1", "cluster3"} {
 		mustGet(t, c, cmGVR, ns, "cfg-01")
 	}
@@ -376,7 +391,7 @@ func TestDrillErrorsSayWhatHappened(t *testing.T) {
 
 	t.Run("reset mid-response", func(t *testing.T) {
 		d.proxy.Set(testenv.Faults{Reset: true})
-		r := d.apply(t, "-f", dir, "--timeout", "2s")
+		r := d.apply(t, "-f", dir, "--deadline", "2s")
 		assertPartial(t, r.err, "cluster2")
 		assert.Contains(t, r.report.Clusters[1].Error, "the connection to the API server broke while it was answering")
 		assert.NotContains(t, r.report.Clusters[1].Error, "cannot be reached")
@@ -427,7 +442,7 @@ clusters:
 	klogLine := regexp.MustCompile(`(?m)^[IWEF]\d{4} \d\d:\d\d:\d\d`)
 	for _, v := range []string{"0", "6"} {
 		d.proxy.Set(testenv.Faults{Reset: true})
-		cmd := exec.Command(bin, "--config", config, "apply", "-f", dir, "--timeout", "3s", "-v", v)
+		cmd := exec.Command(bin, "--config", config, "apply", "-f", dir, "--deadline", "3s", "-v", v)
 		var out, errOut strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()
@@ -467,4 +482,41 @@ func kubernetesClient(t *testing.T, cfg *rest.Config) *kubernetes.Clientset {
 
 func tokenRequest(seconds int64) *authenticationv1.TokenRequest {
 	return &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &seconds}}
+}
+
+// TestDrillDeadlineReached: a member slower than --deadline allows stops
+// when it passes: what was not sent is one line, "N objects not
+// attempted: deadline reached", the requests cut off in flight one more,
+// never a line per object (issue 11); the other members are done.
+func TestDrillDeadlineReached(t *testing.T) {
+	d := newFaultDrill(t)
+	const ns, n = "drill-deadline", 99
+	dir := t.TempDir()
+	write(t, dir, appDoc(ns, n, "v1"))
+	d.proxy.Set(testenv.Faults{Methods: []string{"PATCH"}, Latency: 300 * time.Millisecond})
+	start := time.Now()
+	r := d.apply(t, "-f", dir, "--deadline", "3s")
+	took := time.Since(start)
+	t.Logf("apply with cluster2 slow, --deadline 3s: %s", took.Round(10*time.Millisecond))
+	assertPartial(t, r.err, "cluster2")
+	assert.Less(t, took, 10*time.Second)
+	c2 := r.report.Clusters[1]
+	notAttempted := 0
+	for _, o := range c2.Objects {
+		if o.Reason == propagate.ReasonDeadlineReached {
+			notAttempted++
+		}
+	}
+	require.Positive(t, notAttempted)
+	assert.Contains(t, r.errOut, fmt.Sprintf("\n    %d objects not attempted: deadline reached\n", notAttempted))
+	var detail []string
+	for _, line := range strings.Split(r.errOut, "\n") {
+		if strings.HasPrefix(line, "    ") {
+			detail = append(detail, line)
+		}
+	}
+	assert.LessOrEqual(t, len(detail), 2, "one line for what was not attempted, one for what was cut off:\n%s", strings.Join(detail, "\n"))
+	for _, c := range []string{"cluster1", "cluster3"} {
+		assert.Contains(t, r.errOut, fmt.Sprintf("✓ cluster %s: %d created\n", c, n+2))
+	}
 }

@@ -33,8 +33,20 @@ type DeleteOptions struct {
 	Cascade     string
 	DryRun      string
 	Concurrency int
-	Timeout     time.Duration
-	Output      string
+	// Timeout bounds each request to a member; Deadline, when set, the
+	// whole run; QPS and Burst the requests to members without API
+	// Priority and Fairness (see cmdutil.MemberTimeFlags).
+	Timeout  time.Duration
+	Deadline time.Duration
+	QPS      float32
+	Burst    int
+	Output   string
+	// Verbosity is -v (1: unchanged lines too; 4: timings per member).
+	Verbosity int
+}
+
+func (o *DeleteOptions) timeFlags() cmdutil.MemberTimeFlags {
+	return cmdutil.MemberTimeFlags{Timeout: &o.Timeout, Deadline: &o.Deadline, QPS: &o.QPS, Burst: &o.Burst}
 }
 
 // NewCmdDelete returns the delete command. runF, when set, replaces Run.
@@ -53,7 +65,18 @@ its member objects running: only fedctl's labels and annotations are removed
 from them. The DeleteOptions in its kubefed.io/deleteoption annotation (JSON)
 are used for its objects; otherwise --cascade sets the propagation policy.
 
-A member that cannot be reached never blocks the others.
+A member that cannot be reached never blocks the others. Each object
+removed is named on standard error as it happens, kubectl-style with the
+cluster first:
+
+    cluster1  deployment.apps/web deleted
+
+then comes one summary line per member. -o name prints "CLUSTER
+kind.group/NAME" per object on standard output; -v 4 adds each member's
+requests, writes and time.
+
+--timeout bounds each request (alias --request-timeout); --deadline, when
+given, the whole run (what is left then is reported not attempted).
 
 Exit status: 0 when every member is done, 3 when some members or objects
 failed (the others are done), 1 when nothing could be done.`,
@@ -61,9 +84,13 @@ failed (the others are done), 1 when nothing could be done.`,
   fedctl delete -f manifests/
 
   # See what would be deleted in eu-1, without deleting it
-  fedctl delete -f manifests/ --cluster eu-1 --dry-run=server`,
+  fedctl delete -f manifests/ --cluster eu-1 --dry-run=server
+
+  # The objects deleted, one "CLUSTER kind.group/NAME" per line, within 5 minutes
+  fedctl delete -f manifests/ -o name --deadline 5m`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Verbosity = cmdutil.VerbosityOf(f)
 			if err := opts.Validate(); err != nil {
 				return cmdutil.FlagErrorWrap(err)
 			}
@@ -81,10 +108,11 @@ failed (the others are done), 1 when nothing could be done.`,
 	fl.StringVar(&opts.Cascade, "cascade", "background", "Propagation policy: background, foreground or orphan (dependents)")
 	fl.StringVar(&opts.DryRun, "dry-run", "none", "none or server (server-side dry run)")
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters handled at once")
-	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each member cluster")
-	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json")
+	cmdutil.AddMemberTimeFlags(cmd, opts.timeFlags())
+	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json, or name (CLUSTER kind.group/NAME per object)")
 	_ = cmd.RegisterFlagCompletionFunc("cascade", cobra.FixedCompletions([]string{"background", "foreground", "orphan"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "server"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -110,17 +138,16 @@ func (o *DeleteOptions) Validate() error {
 	if o.Concurrency < 1 {
 		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency))
 	}
-	if o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", o.Timeout))
-	}
-	if o.Output != "" && o.Output != "json" {
-		errs = append(errs, fmt.Errorf("--output must be json, got %q", o.Output))
+	errs = append(errs, o.timeFlags().Validate()...)
+	if o.Output != "" && o.Output != "json" && o.Output != "name" {
+		errs = append(errs, fmt.Errorf("--output must be json or name, got %q", o.Output))
 	}
 	return errors.Join(errs...)
 }
 
 // Run reads the federated objects, then removes their member objects.
 func (o *DeleteOptions) Run(ctx context.Context) error {
+	start := time.Now()
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
@@ -133,7 +160,14 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	access.Timeout = o.Timeout
+	o.timeFlags().Apply(&access)
+	var stats *members.RequestStats
+	if o.Verbosity >= cmdutil.TimingVerbosity {
+		stats = &members.RequestStats{}
+		access.Stats = stats
+	}
+	// Delete has no totals ahead of the listing: the progress counts up.
+	stream := cmdutil.NewResultStream(o.IO, o.Verbosity, o.DryRun, cmdutil.Totals(clusters, func(func(string) bool) {}))
 	report := propagate.Delete(ctx, propagate.Input{
 		Result:   res,
 		Clusters: clusters,
@@ -141,12 +175,23 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		Options: propagate.Options{
 			DryRun:      o.DryRun == "server",
 			Concurrency: o.Concurrency,
-			Timeout:     o.Timeout,
+			Deadline:    o.Deadline,
+			Start:       start,
 			Cascade:     cascades[o.Cascade],
+			OnResult:    stream.OnResult,
 		},
 	})
-	if o.Output == "json" {
+	stream.Close()
+	if stats != nil {
+		cmdutil.WriteTimings(o.IO.ErrOut, report, stats)
+	}
+	switch o.Output {
+	case "json":
 		if err := report.WriteJSON(o.IO.Out); err != nil {
+			return err
+		}
+	case "name":
+		if err := cmdutil.WriteNames(o.IO.Out, report); err != nil {
 			return err
 		}
 	}

@@ -20,9 +20,9 @@ func TestNewCmdDelete(t *testing.T) {
 		wantErr string
 	}{
 		{name: "defaults", args: []string{"-f", "d"},
-			want: DeleteOptions{Filenames: []string{"d"}, Namespace: "default", Cascade: "background", DryRun: "none", Concurrency: 8, Timeout: 30 * time.Second}},
+			want: DeleteOptions{Filenames: []string{"d"}, Namespace: "default", Cascade: "background", DryRun: "none", Concurrency: 8, Timeout: 30 * time.Second, QPS: 200, Burst: 400}},
 		{name: "every flag", args: []string{"-R", "-f", "d", "--cluster", "c1", "--cascade", "foreground", "--dry-run=server", "--concurrency", "2", "--timeout", "1m", "-o", "json"},
-			want: DeleteOptions{Filenames: []string{"d"}, Recursive: true, Clusters: []string{"c1"}, Namespace: "default", Cascade: "foreground", DryRun: "server", Concurrency: 2, Timeout: time.Minute, Output: "json"}},
+			want: DeleteOptions{Filenames: []string{"d"}, Recursive: true, Clusters: []string{"c1"}, Namespace: "default", Cascade: "foreground", DryRun: "server", Concurrency: 2, Timeout: time.Minute, QPS: 200, Burst: 400, Output: "json"}},
 		{name: "no -f", wantErr: "-f is required"},
 		{name: "bad cascade", args: []string{"-f", "d", "--cascade", "true"}, wantErr: `--cascade must be background, foreground or orphan, got "true"`},
 		{name: "client dry run is not offered", args: []string{"-f", "d", "--dry-run=client"}, wantErr: `--dry-run must be none or server, got "client"`},

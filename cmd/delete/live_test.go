@@ -145,6 +145,9 @@ spec:
 	assert.Equal(t, []string{"cluster3"}, partial.Failed)
 	assert.Contains(t, errOut, "✗ cluster cluster3: ")
 	for _, c := range []string{"cluster1", "cluster2"} {
+		// named as they go, kubectl-style
+		assert.Contains(t, errOut, c+"  configmap/cfg deleted\n")
+		assert.Contains(t, errOut, c+"  configmap/keep orphaned\n")
 		assert.Equal(t, propagate.Deleted, action(rep, c, "cfg"))
 		assert.Equal(t, propagate.Deleted, action(rep, c, "opt"))
 		assert.Equal(t, propagate.Orphaned, action(rep, c, "keep"))

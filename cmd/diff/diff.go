@@ -107,7 +107,7 @@ differs, 2 or more on an error, a member that cannot be reached included
 	fl.BoolVar(&opts.ForceConflicts, "force-conflicts", false, "Take over fields that other field managers own, as apply --force-conflicts would")
 	fl.BoolVar(&opts.Adopt, "adopt", false, "Take over existing objects that fedctl did not create, as apply --adopt would")
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters compared at once")
-	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each member cluster")
+	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each request to a member cluster")
 	fl.BoolVar(&opts.Prune, "prune", false, "Also show the objects of the --applyset set that apply --prune would delete")
 	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace")
 	return cmd
@@ -165,7 +165,6 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 			Force:        o.ForceConflicts,
 			Adopt:        o.Adopt,
 			Concurrency:  o.Concurrency,
-			Timeout:      o.Timeout,
 			ApplySet:     set,
 		},
 	})

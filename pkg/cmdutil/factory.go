@@ -50,9 +50,16 @@ const (
 	FlagVerbosity  = "v"
 )
 
-// RequestLogVerbosity is the -v level from which every HTTP request to a
-// member is logged, as kubectl does from -v 6.
-const RequestLogVerbosity = 6
+// -v levels, as kubectl's: DetailVerbosity adds a line for every object
+// (unchanged ones too), TimingVerbosity one line of timings per member,
+// RequestLogVerbosity every HTTP request to a member, RequestBodyVerbosity
+// the requests' bodies (Secret values redacted).
+const (
+	DetailVerbosity      = 1
+	TimingVerbosity      = 4
+	RequestLogVerbosity  = 6
+	RequestBodyVerbosity = 8
+)
 
 // NewFactory fills in the Factory from the global flags in v. Every func is lazy and reads viper only
 // when called, after cobra has parsed the flags.
@@ -124,8 +131,22 @@ func NewFactory(ios *iostreams.IOStreams, v *viper.Viper, build BuildInfo) *Fact
 		}
 		if s.Verbosity >= RequestLogVerbosity {
 			a.RequestLog = ios.ErrOut
+			a.RequestBodies = s.Verbosity >= RequestBodyVerbosity
 		}
 		return a, nil
 	}
 	return f
+}
+
+// VerbosityOf is -v, or 0 when the settings cannot be read (the command
+// reports that error itself) or f has none (tests).
+func VerbosityOf(f *Factory) int {
+	if f.Settings == nil {
+		return 0
+	}
+	s, err := f.Settings()
+	if err != nil {
+		return 0
+	}
+	return s.Verbosity
 }

@@ -70,12 +70,54 @@ func WriteSummary(w io.Writer, cs *iostreams.ColorScheme, r *propagate.Report) {
 		default:
 			fmt.Fprintf(w, "%s cluster %s: %s%s%s\n", icon, c.Cluster, strings.Join(counts, ", "), suffix, retries)
 		}
-		for _, o := range c.Objects {
-			switch o.Action {
-			case propagate.Failed:
-				fmt.Fprintf(w, "    %s %s: %s\n", cs.Red("failed"), o.Ref(), o.Error)
-			case propagate.Skipped:
-				fmt.Fprintf(w, "    %s %s: %s\n", cs.Yellow("skipped"), o.Ref(), o.Error)
+		writeObjectFailures(w, cs, c.Objects)
+	}
+}
+
+// collapseAbove is the most objects that fail (or are skipped) for the
+// same reason and are still listed one by one; more are one line.
+const collapseAbove = 3
+
+// writeObjectFailures writes the objects that failed or were skipped,
+// grouped by what happened: a member that dies midway fails its remaining
+// objects with one error, which is one line ("32 objects failed: the API
+// server refused the connection"), and the objects a deadline left are
+// always one line ("N objects not attempted: deadline reached").
+func writeObjectFailures(w io.Writer, cs *iostreams.ColorScheme, objects []propagate.ObjectResult) {
+	type group struct {
+		action  propagate.Action
+		message string
+		objects []propagate.ObjectResult
+	}
+	var groups []*group
+	index := map[[2]string]*group{}
+	for _, o := range objects {
+		if o.Action != propagate.Failed && o.Action != propagate.Skipped {
+			continue
+		}
+		key := [2]string{string(o.Action), o.Error}
+		g := index[key]
+		if g == nil {
+			g = &group{action: o.Action, message: o.Error}
+			index[key] = g
+			groups = append(groups, g)
+		}
+		g.objects = append(g.objects, o)
+	}
+	for _, g := range groups {
+		word := cs.Red("failed")
+		if g.action == propagate.Skipped {
+			word = cs.Yellow("skipped")
+		}
+		n := len(g.objects)
+		switch {
+		case g.message == propagate.NotAttemptedDeadline:
+			fmt.Fprintf(w, "    %d %s %s\n", n, plural(int64(n), "object", "objects"), cs.Red(g.message))
+		case n > collapseAbove:
+			fmt.Fprintf(w, "    %d objects %s: %s (%s, %s and %d more)\n", n, word, g.message, g.objects[0].Ref(), g.objects[1].Ref(), n-2)
+		default:
+			for _, o := range g.objects {
+				fmt.Fprintf(w, "    %s %s: %s\n", word, o.Ref(), o.Error)
 			}
 		}
 	}

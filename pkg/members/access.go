@@ -40,6 +40,11 @@ type Access struct {
 	// RequestLog, when set, receives one line per HTTP request (-v 6 and
 	// up). Headers are never logged, so no credential can leak into it.
 	RequestLog io.Writer
+	// RequestBodies adds each request's body to RequestLog (-v 8), with
+	// the values of Secrets' data and stringData redacted.
+	RequestBodies bool
+	// Stats, when set, counts the requests sent to each member (-v 4).
+	Stats *RequestStats
 }
 
 // KubeconfigPath returns the kubeconfig file for m, or "" for the standard
@@ -148,10 +153,14 @@ func (a Access) RESTConfig(m Member) (*rest.Config, error) {
 	if a.Warnings != nil {
 		cfg.WarningHandler = rest.NewWarningWriter(a.Warnings, rest.WarningWriterOptions{Deduplicate: true})
 	}
+	if a.Stats != nil {
+		count := a.Stats.Member(m.Name)
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &countingTransport{next: rt, count: count} })
+	}
 	if a.RequestLog != nil {
-		log := a.RequestLog
+		log, bodies := a.RequestLog, a.RequestBodies
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-			return &loggingTransport{next: rt, out: log, member: m.Name}
+			return &loggingTransport{next: rt, out: log, member: m.Name, bodies: bodies}
 		})
 	}
 	return cfg, nil
@@ -170,14 +179,21 @@ func missingContext(raw *clientcmdapi.Config) error {
 }
 
 // loggingTransport writes one line per request: method, URL, status and
-// latency. It never looks at headers or bodies.
+// latency, and with bodies the request's body (Secret values redacted) on
+// the next line. It never looks at headers.
 type loggingTransport struct {
 	next   http.RoundTripper
 	out    io.Writer
 	member string
+	bodies bool
 }
 
 func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.bodies {
+		if body := requestBody(req); body != "" {
+			fmt.Fprintf(t.out, "[%s] request body of %s %s: %s\n", t.member, req.Method, req.URL.Redacted(), body)
+		}
+	}
 	start := time.Now()
 	resp, err := t.next.RoundTrip(req)
 	took := time.Since(start).Round(time.Millisecond)

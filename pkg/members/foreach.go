@@ -13,7 +13,8 @@ import (
 // answer never holds up the others beyond its own time. It returns, per
 // member, ctx's error when ctx ended before the member's turn (fn was not
 // called), or a *parallel.Panic when fn panicked: a bug is that member's
-// failure, reported as such, and the others go on.
+// failure, reported as such, and the others go on. A timeout of zero or
+// less sets no time of its own: fn's context ends with ctx.
 func ForEach(ctx context.Context, concurrency int, timeout time.Duration, n int, fn func(ctx context.Context, i int)) []error {
 	errs := make([]error, n)
 	sem := make(chan struct{}, max(concurrency, 1))
@@ -32,7 +33,10 @@ func ForEach(ctx context.Context, concurrency int, timeout time.Duration, n int,
 			}
 			defer func() { <-sem }()
 			defer parallel.Recover(func(p *parallel.Panic) { errs[i] = p })
-			mctx, cancel := context.WithTimeout(ctx, timeout)
+			mctx, cancel := ctx, context.CancelFunc(func() {})
+			if timeout > 0 {
+				mctx, cancel = context.WithTimeout(ctx, timeout)
+			}
 			defer cancel()
 			fn(mctx, i)
 		})

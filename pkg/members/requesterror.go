@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
 	"strings"
 	"syscall"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -22,7 +24,8 @@ import (
 // server), one that cannot be made (network), one that broke while the
 // server answered (a reset: the request may have been done), a certificate
 // that is not trusted (the kubeconfig), and which timeout fired — the TLS
-// handshake's, the request's, or the member's time for the whole command.
+// handshake's or the request's (--timeout); RequestErrorIn also tells the
+// run's --deadline.
 func RequestError(err error) error {
 	var status apierrors.APIStatus
 	var opErr *net.OpError
@@ -31,7 +34,10 @@ func RequestError(err error) error {
 	var hostname x509.HostnameError
 	var invalid x509.CertificateInvalidError
 	var cfgErr *ConfigError
+	var deadline *DeadlineError
 	switch {
+	case errors.As(err, &deadline):
+		return deadline // net/http returns the context's cause
 	case errors.As(err, &cfgErr):
 		// the report names the member already
 		return cfgErr.inMember()
@@ -50,7 +56,9 @@ func RequestError(err error) error {
 	case strings.Contains(err.Error(), "TLS handshake timeout"):
 		return errors.New("the API server accepted the connection but did not complete the TLS handshake within 10s (client-go's TLS handshake timeout)")
 	case errors.Is(err, context.DeadlineExceeded):
-		return errors.New("the member's time ran out (--timeout) before the API server answered")
+		// client-go bounds each request with a context of the request
+		// timeout; a deadline of the run's is told apart by RequestErrorIn.
+		return errors.New("the API server did not answer one request within the request timeout (--timeout)")
 	case errors.As(err, &urlErr) && urlErr.Timeout():
 		return errors.New("the API server did not answer one request within the request timeout (--timeout)")
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):
@@ -84,4 +92,67 @@ func tlsCause(err error) string {
 		}
 	}
 	return msg
+}
+
+// DeadlineError is the cause of a member's context ending because the
+// run's --deadline passed, or the member's own budget ran out when there
+// is none. RequestErrorIn reports it instead of the request's error.
+type DeadlineError struct {
+	// Flag is the flag that set the time ("--deadline"), empty for the
+	// default budget.
+	Flag string
+	D    time.Duration
+}
+
+func (e *DeadlineError) Error() string {
+	if e.Flag == "" {
+		return fmt.Sprintf("the member's %s budget ran out (set --deadline to choose the time of the whole run)", shortDuration(e.D))
+	}
+	return fmt.Sprintf("deadline reached (%s %s)", e.Flag, shortDuration(e.D))
+}
+
+// shortDuration is d as a flag would give it: 10m, not 10m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// RequestErrorIn is RequestError for a request made with ctx: when ctx
+// ended because a deadline passed (see DeadlineError), that is what
+// happened, whatever the request's own error says.
+//
+// A request that failed for its own reason (a reset, a 503) and was not
+// tried again because the deadline left no time keeps that reason.
+func RequestErrorIn(ctx context.Context, err error) error {
+	var de *DeadlineError
+	if errors.As(err, &de) {
+		return de // net/http returns the context's cause
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		if de, ok := DeadlineReached(ctx); ok {
+			return de
+		}
+	}
+	if strings.Contains(err.Error(), "would exceed context deadline") {
+		// client-go's rate limiter gives up before the context ends
+		return errors.New("the client-side rate limit (--qps, --burst) would have waited past the deadline; this member shows no API Priority and Fairness, so fedctl limits its requests: raise --qps or --deadline")
+	}
+	return RequestError(err)
+}
+
+// DeadlineReached says whether ctx ended because a deadline passed (see
+// DeadlineError), and which.
+func DeadlineReached(ctx context.Context) (*DeadlineError, bool) {
+	if ctx.Err() == nil {
+		return nil, false
+	}
+	var de *DeadlineError
+	ok := errors.As(context.Cause(ctx), &de)
+	return de, ok
 }

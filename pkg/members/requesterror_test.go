@@ -11,6 +11,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,7 +35,7 @@ func TestRequestError(t *testing.T) {
 		{conflict, conflict.Error()},
 		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), "the API server refused the connection; is the cluster running? (fedctl get clusters checks every member)"},
 		{fmt.Errorf("get: %w", context.Canceled), "interrupted"},
-		{fmt.Errorf("get: %w", context.DeadlineExceeded), "the member's time ran out (--timeout) before the API server answered"},
+		{fmt.Errorf("get: %w", context.DeadlineExceeded), "the API server did not answer one request within the request timeout (--timeout)"},
 		{&url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: timeoutError{"context deadline exceeded (Client.Timeout exceeded while awaiting headers)"}}, "the API server did not answer one request within the request timeout (--timeout)"},
 		{&url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: timeoutError{"net/http: TLS handshake timeout"}}, "the API server accepted the connection but did not complete the TLS handshake within 10s (client-go's TLS handshake timeout)"},
 		{&net.OpError{Op: "dial", Err: errors.New("no route to host")}, "the API server cannot be reached: no route to host"},
@@ -48,4 +49,21 @@ func TestRequestError(t *testing.T) {
 	} {
 		assert.EqualError(t, RequestError(tt.err), tt.want)
 	}
+}
+
+func TestRequestErrorInNamesTheDeadlineThatFired(t *testing.T) {
+	ctx, cancel := context.WithTimeoutCause(context.Background(), time.Millisecond, &DeadlineError{Flag: "--deadline", D: 2 * time.Second})
+	defer cancel()
+	<-ctx.Done()
+	assert.EqualError(t, RequestErrorIn(ctx, fmt.Errorf("get: %w", context.DeadlineExceeded)), "deadline reached (--deadline 2s)")
+	assert.Contains(t, RequestErrorIn(ctx, fmt.Errorf("get: %w", syscall.ECONNRESET)).Error(), "the connection to the API server broke", "a request's own failure keeps its reason")
+
+	budget, cancel2 := context.WithTimeoutCause(context.Background(), time.Millisecond, &DeadlineError{D: 10 * time.Minute})
+	defer cancel2()
+	<-budget.Done()
+	assert.Contains(t, RequestErrorIn(budget, context.DeadlineExceeded).Error(), "the member's 10m budget ran out")
+
+	// the request's own timeout, the member's time not over
+	assert.EqualError(t, RequestErrorIn(context.Background(), fmt.Errorf("get: %w", context.DeadlineExceeded)),
+		"the API server did not answer one request within the request timeout (--timeout)")
 }

@@ -22,11 +22,36 @@ func (s *memberSync) applyAll(ctx context.Context, items []*item) {
 	s.scan(ctx, items)
 	s.parallel(ctx, len(items), func(i int) {
 		it := items[i]
-		if !it.mapped || it.result.Action == Failed {
-			return
+		if it.mapped && it.result.Action != Failed {
+			if notAttempted(ctx, it.result) {
+				return
+			}
+			s.apply(ctx, it)
 		}
-		s.apply(ctx, it)
+		s.emit(*it.result)
 	})
+}
+
+// notAttempted marks r not attempted when ctx's deadline (--deadline, or
+// the member's budget) has passed, and says whether it did. Such objects
+// are reported together, one line per member, never one each.
+func notAttempted(ctx context.Context, r *ObjectResult) bool {
+	if _, ok := members.DeadlineReached(ctx); !ok {
+		return false
+	}
+	r.Action, r.Reason, r.Error = Failed, ReasonDeadlineReached, NotAttemptedDeadline
+	return true
+}
+
+// NotAttemptedDeadline is the error of the objects not attempted because
+// the deadline passed (ReasonDeadlineReached).
+const NotAttemptedDeadline = "not attempted: deadline reached"
+
+// emit hands r to Options.OnResult, if any.
+func (s *memberSync) emit(r ObjectResult) {
+	if s.in.OnResult != nil && r.Action != "" {
+		s.in.OnResult(s.cluster, r)
+	}
 }
 
 // expectedGeneration is the metadata.generation a create of it will
@@ -78,7 +103,7 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
-			it.fail(reasonOf(err), fmt.Errorf("get: %w", members.RequestError(err)))
+			it.fail(reasonOf(err), fmt.Errorf("get: %w", members.RequestErrorIn(ctx, err)))
 			return
 		case federation.HandsOff(got):
 		default:
@@ -142,7 +167,7 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		if apierrors.IsConflict(err) {
 			err = fmt.Errorf("%w; use --force-conflicts to take these fields over", err)
 		}
-		it.fail(reason, members.RequestError(err))
+		it.fail(reason, members.RequestErrorIn(ctx, err))
 		return
 	}
 	res.Action = Configured
@@ -167,7 +192,7 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		return
 	}
 	if err := s.recordGeneration(ctx, it, applied); err != nil {
-		it.fail("", fmt.Errorf("record generation: %w", members.RequestError(err)))
+		it.fail("", fmt.Errorf("record generation: %w", members.RequestErrorIn(ctx, err)))
 	}
 }
 

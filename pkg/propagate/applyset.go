@@ -149,7 +149,7 @@ func (s *memberSync) readApplySet(ctx context.Context) error {
 	case apierrors.IsNotFound(err):
 		return nil
 	case err != nil:
-		return fmt.Errorf("read the ApplySet parent %s: %w", set.Ref(), members.RequestError(err))
+		return fmt.Errorf("read the ApplySet parent %s: %w", set.Ref(), members.RequestErrorIn(ctx, err))
 	}
 	if id := live.GetLabels()[ApplySetIDLabel]; id != set.ID() {
 		if id == "" {
@@ -245,7 +245,7 @@ func (s *memberSync) openApplySet(ctx context.Context, items []*item) error {
 		return errParentNamespace
 	}
 	if err != nil {
-		return fmt.Errorf("write the ApplySet parent %s: %w", s.applySet.set.Ref(), members.RequestError(err))
+		return fmt.Errorf("write the ApplySet parent %s: %w", s.applySet.set.Ref(), members.RequestErrorIn(ctx, err))
 	}
 	return nil
 }
@@ -284,7 +284,7 @@ func (s *memberSync) closeApplySet(ctx context.Context, items []*item, kept []Ob
 		s.compared(res, nil, s.applySetParent(gks, namespaces))
 		return nil
 	case err != nil:
-		return fmt.Errorf("write the ApplySet parent %s: %w", set.Ref(), members.RequestError(err))
+		return fmt.Errorf("write the ApplySet parent %s: %w", set.Ref(), members.RequestErrorIn(ctx, err))
 	case applied != nil:
 		s.compared(res, before, applied)
 	case before != nil:

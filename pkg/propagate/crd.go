@@ -36,14 +36,14 @@ func (s *memberSync) waitForCRDs(ctx context.Context, items []*item) bool {
 				}
 			}
 			if err != nil && !members.Transient(err) {
-				it.fail("", fmt.Errorf("wait for the CRD to be established: %w", members.RequestError(err)))
+				it.fail("", fmt.Errorf("wait for the CRD to be established: %w", members.RequestErrorIn(ctx, err)))
 				break
 			}
 			t := time.NewTimer(200 * time.Millisecond)
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				it.fail("", fmt.Errorf("wait for the CRD to be established: %w", members.RequestError(ctx.Err())))
+				it.fail("", fmt.Errorf("wait for the CRD to be established: %w", members.RequestErrorIn(ctx, ctx.Err())))
 				return any
 			case <-t.C:
 			}

@@ -34,7 +34,7 @@ func (s *memberSync) preflight(ctx context.Context, items []*item) error {
 	var missing []string
 	for _, it := range items {
 		if err := ctx.Err(); err != nil {
-			return members.RequestError(err)
+			return members.RequestErrorIn(ctx, err)
 		}
 		m, err := s.mapType(ctx, it.gvk)
 		var ns *members.NotServedError
@@ -45,7 +45,7 @@ func (s *memberSync) preflight(ctx context.Context, items []*item) error {
 			missing = append(missing, fmt.Sprintf("%s %s: %v", it.target.Source.Kind, objectName(it.target.Source), err))
 			continue
 		case err != nil:
-			return members.RequestError(err)
+			return members.RequestErrorIn(ctx, err)
 		}
 		it.mapping, it.mapped = m, true
 	}
@@ -97,7 +97,7 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 			s.unreadKind(gvk.GroupKind(), gvk.GroupKind().String()+": "+err.Error())
 			continue
 		case err != nil:
-			return members.RequestError(err)
+			return members.RequestErrorIn(ctx, err)
 		}
 		if !seen[m.Resource.GroupResource()] {
 			seen[m.Resource.GroupResource()] = true
@@ -118,7 +118,7 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 		case apierrors.IsForbidden(err):
 			s.unreadKind(kinds[i], fmt.Sprintf("%s: %v", kinds[i], err))
 		case err != nil:
-			errs[i] = fmt.Errorf("list %s: %w", mappings[i].Resource.GroupResource(), members.RequestError(err))
+			errs[i] = fmt.Errorf("list %s: %w", mappings[i].Resource.GroupResource(), members.RequestErrorIn(ctx, err))
 		}
 	})
 	if err := errors.Join(errs...); err != nil {

@@ -32,21 +32,39 @@ func runMembers(ctx context.Context, in Input, m mode, sync1 func(*memberSync, c
 	if opts.Requests <= 0 {
 		opts.Requests = DefaultRequests
 	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
+	if opts.MemberBudget <= 0 {
+		opts.MemberBudget = DefaultMemberBudget
 	}
 	in.Options = opts
+	// --deadline bounds the run as a whole, members waiting for their turn
+	// included; without it each member has its budget from its start.
+	if opts.Deadline > 0 {
+		var cancel context.CancelFunc
+		start := opts.Start
+		if start.IsZero() {
+			start = time.Now()
+		}
+		ctx, cancel = context.WithDeadlineCause(ctx, start.Add(opts.Deadline), &members.DeadlineError{Flag: "--deadline", D: opts.Deadline})
+		defer cancel()
+	}
 	clusters := slices.Compact(slices.Sorted(slices.Values(in.Clusters))) // --cluster may repeat
 	dry := "none"
 	if m.dryRun {
 		dry = "server"
 	}
 	report := &Report{DryRun: dry, Clusters: make([]ClusterResult, len(clusters))}
-	errs := members.ForEach(ctx, opts.Concurrency, opts.Timeout, len(clusters), func(mctx context.Context, i int) {
+	errs := members.ForEach(ctx, opts.Concurrency, 0, len(clusters), func(mctx context.Context, i int) {
+		if opts.Deadline <= 0 {
+			var cancel context.CancelFunc
+			mctx, cancel = context.WithTimeoutCause(mctx, opts.MemberBudget, &members.DeadlineError{D: opts.MemberBudget})
+			defer cancel()
+		}
+		start := time.Now()
 		var stats members.RetryStats
 		cr := sync1(newMemberSync(in, m, clusters[i]), members.WithRetryStats(mctx, &stats))
 		cr.Retries = stats.Retries.Load()
 		cr.RetryWaitSeconds = time.Duration(stats.Waited.Load()).Round(time.Millisecond).Seconds()
+		cr.Took = time.Since(start)
 		report.Clusters[i] = cr
 	})
 	for i, err := range errs {
@@ -56,7 +74,11 @@ func runMembers(ctx context.Context, in Input, m mode, sync1 func(*memberSync, c
 		case errors.As(err, &p):
 			report.Clusters[i] = ClusterResult{Cluster: clusters[i], Objects: []ObjectResult{}, Error: p.Error() + "; this is a bug in fedctl, please report it", Panic: p}
 		default:
-			report.Clusters[i] = ClusterResult{Cluster: clusters[i], Error: "interrupted before it started", Objects: []ObjectResult{}}
+			why := "interrupted before it started"
+			if de, ok := members.DeadlineReached(ctx); ok {
+				why = "not started: " + de.Error()
+			}
+			report.Clusters[i] = ClusterResult{Cluster: clusters[i], Error: why, Objects: []ObjectResult{}}
 		}
 	}
 	return report
@@ -178,7 +200,7 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 	failures := renderFailures(s.in.Result, s.cluster)
 	a, err := s.in.Clients(s.cluster)
 	if err != nil {
-		cr.Error = members.RequestError(err).Error() // the report names the member
+		cr.Error = members.RequestErrorIn(ctx, err).Error() // the report names the member
 		return cr
 	}
 	s.client = a
@@ -242,10 +264,10 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 		case errors.Is(err, errParentNamespace):
 			cr.Error = fmt.Sprintf("namespace %s of the ApplySet parent %s does not exist in this cluster; create it, federate it, or choose the parent's namespace with --namespace",
 				s.in.ApplySet.Namespace, s.in.ApplySet.Ref())
-			return s.finish(cr, items)
+			return s.finish(ctx, cr, items)
 		case err != nil:
 			cr.Error = err.Error()
-			return s.finish(cr, items)
+			return s.finish(ctx, cr, items)
 		}
 	}
 	for _, it := range items[first:] {
@@ -297,9 +319,9 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 
 // finish reports items after the member failed as a whole midway: those
 // not handled yet failed with it.
-func (s *memberSync) finish(cr ClusterResult, items []*item) ClusterResult {
+func (s *memberSync) finish(ctx context.Context, cr ClusterResult, items []*item) ClusterResult {
 	for _, it := range items {
-		if it.result.Action == "" {
+		if it.result.Action == "" && !notAttempted(ctx, it.result) {
 			it.result.Action, it.result.Error = Failed, "not applied: "+cr.Error
 		}
 		cr.Objects = append(cr.Objects, *it.result)

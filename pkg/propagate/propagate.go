@@ -18,6 +18,11 @@ const (
 	DefaultConcurrency = 8
 	DefaultRequests    = 8
 	DefaultTimeout     = 30 * time.Second
+	// DefaultMemberBudget bounds one member's work, retries included, when
+	// no Deadline is given: generous, so that a large apply to a healthy
+	// member always finishes, yet a member that keeps failing transiently
+	// (or never answers) is given up on.
+	DefaultMemberBudget = 10 * time.Minute
 )
 
 // Options say how to write.
@@ -35,9 +40,23 @@ type Options struct {
 	// requests in flight to one member. Zero means the defaults.
 	Concurrency int
 	Requests    int
-	// Timeout bounds the whole sync of one member; zero means
-	// DefaultTimeout.
-	Timeout time.Duration
+	// Deadline bounds the whole run (every member's work, retries
+	// included, from the start of the run; --deadline); zero means no
+	// deadline, each member then having MemberBudget. The time of one
+	// request is members.Access.Timeout's (--timeout).
+	Deadline time.Duration
+	// Start is when the run began, from which Deadline counts; zero means
+	// when Run is called.
+	Start time.Time
+	// MemberBudget bounds one member's work when there is no Deadline;
+	// zero means DefaultMemberBudget.
+	MemberBudget time.Duration
+	// OnResult, when set, is called with each object's result as soon as
+	// it is known, from the member's worker goroutines (concurrently, for
+	// one member and across members): the caller serialises what it does.
+	// Objects not attempted because the deadline passed are not reported
+	// here, only in the Report.
+	OnResult func(cluster string, r ObjectResult)
 	// Cascade is the propagation policy of Delete when the federated
 	// object's kubefed.io/deleteoption does not set one; empty means the
 	// API server's default (background).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,7 +155,7 @@ func TestRunRetriesTransientErrors(t *testing.T) {
 		return nil
 	}
 	res := resultFor(spec{t: cmType, name: "busy", clusters: []string{"a"}}, spec{t: cmType, name: "bad", clusters: []string{"a"}}, spec{t: cmType, name: "down", clusters: []string{"a"}})
-	rep := run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{Timeout: 2 * time.Second})
+	rep := run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{Deadline: 2 * time.Second})
 	assert.Equal(t, []string{"created ConfigMap busy", "failed ConfigMap bad", "failed ConfigMap down"}, actions(rep.Clusters[0]))
 	assert.Equal(t, 3, fake.Attempts("ConfigMap", "busy"), "429 retried until it succeeds")
 	assert.Equal(t, 1, fake.Attempts("ConfigMap", "bad"), "a 400 is final")
@@ -272,4 +273,43 @@ func TestRunReportsAPanicAsThatMembersBug(t *testing.T) {
 	assert.Equal(t, "internal error: index out of range; this is a bug in fedctl, please report it", rep.Clusters[1].Error)
 	require.NotNil(t, rep.Panic())
 	assert.Contains(t, string(rep.Panic().Stack), "propagate_test.go", "the stack of the panic, for the report")
+}
+
+// TestRunDeadlineLeavesTheRestNotAttempted: when --deadline passes, the
+// objects not sent yet are failed as not attempted (one reason, for one
+// line per member), and OnResult streams every other object's result.
+func TestRunDeadlineLeavesTheRestNotAttempted(t *testing.T) {
+	t.Parallel()
+	fake := newFake(cmType)
+	fake.Delay = 50 * time.Millisecond
+	var specs []spec
+	for i := range 40 {
+		specs = append(specs, spec{t: cmType, name: fmt.Sprintf("cm-%02d", i), clusters: []string{"a"}})
+	}
+	var mu sync.Mutex
+	streamed := map[string]Action{}
+	rep := run(t, resultFor(specs...), map[string]*memberstest.Fake{"a": fake}, Options{Requests: 2, Deadline: 300 * time.Millisecond,
+		OnResult: func(cluster string, r ObjectResult) {
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, "a", cluster)
+			streamed[r.Name] = r.Action
+		}})
+	c := rep.Clusters[0]
+	created, notAttempted := c.Count(Created), 0
+	for _, o := range c.Objects {
+		if o.Reason == ReasonDeadlineReached {
+			notAttempted++
+			assert.Equal(t, NotAttemptedDeadline, o.Error)
+			assert.NotContains(t, streamed, o.Name, "not attempted objects are not streamed")
+		}
+	}
+	assert.Positive(t, created)
+	assert.Positive(t, notAttempted)
+	assert.Less(t, created, 40)
+	for _, o := range c.Objects {
+		if o.Action == Created {
+			assert.Equal(t, Created, streamed[o.Name], "streamed as it happened")
+		}
+	}
 }

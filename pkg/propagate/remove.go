@@ -33,7 +33,7 @@ func (s *memberSync) foreignContents(ctx context.Context, namespace string) stri
 		return err
 	})
 	if err != nil {
-		return fmt.Sprintf("not deleted: cannot tell what the namespace holds: %v", members.RequestError(err))
+		return fmt.Sprintf("not deleted: cannot tell what the namespace holds: %v", members.RequestErrorIn(ctx, err))
 	}
 	var foreign []string
 	for i := range objs {
@@ -138,8 +138,12 @@ func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) b
 		batch := removals[start:end]
 		s.parallel(ctx, len(batch), func(i int) {
 			if batch[i].result.Action == "" {
+				if notAttempted(ctx, &batch[i].result) {
+					return
+				}
 				s.remove(ctx, batch[i])
 			}
+			s.emit(batch[i].result)
 		})
 		start = end
 	}
@@ -195,7 +199,7 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 			return err
 		})
 		if err != nil && !apierrors.IsNotFound(err) {
-			res.Action, res.Error = Failed, fmt.Sprintf("remove fedctl's markers: %v", members.RequestError(err))
+			res.Action, res.Error = Failed, fmt.Sprintf("remove fedctl's markers: %v", members.RequestErrorIn(ctx, err))
 			return
 		}
 		res.Action = Orphaned
@@ -236,7 +240,7 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 	}
 	err := withRetry(ctx, func() error { return s.client.Delete(ctx, r.mapping, res.Namespace, res.Name, opts) })
 	if err != nil && !apierrors.IsNotFound(err) {
-		res.Action, res.Error = Failed, fmt.Sprintf("delete: %v", members.RequestError(err))
+		res.Action, res.Error = Failed, fmt.Sprintf("delete: %v", members.RequestErrorIn(ctx, err))
 		return
 	}
 	res.Action = Deleted

@@ -3,6 +3,8 @@ package propagate
 import (
 	"encoding/json"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/fedctl/fedctl/pkg/parallel"
 )
@@ -67,6 +69,9 @@ const (
 	// ReasonTooManyDeletions: not deleted because the member had more
 	// deletions than --max-deletions allows.
 	ReasonTooManyDeletions = "TooManyDeletions"
+	// ReasonDeadlineReached: not attempted, because the run's --deadline
+	// (or the member's budget) passed first.
+	ReasonDeadlineReached = "DeadlineReached"
 	// ReasonNamespaceNotEmpty: a Namespace no longer placed (or pruned)
 	// still holds objects fedctl did not create.
 	ReasonNamespaceNotEmpty = "NamespaceNotEmpty"
@@ -94,6 +99,16 @@ func (r ObjectResult) Ref() string {
 	return r.Kind + " " + r.Namespace + "/" + r.Name
 }
 
+// KindName is the object as kubectl names it: "deployment.apps/web",
+// "configmap/cfg" (no namespace, as kubectl apply's output).
+func (r ObjectResult) KindName() string {
+	kind := strings.ToLower(r.Kind)
+	if group, _, ok := strings.Cut(r.APIVersion, "/"); ok && group != "" {
+		kind += "." + group
+	}
+	return kind + "/" + r.Name
+}
+
 // ClusterResult is what happened in one member.
 type ClusterResult struct {
 	Cluster string `json:"cluster"`
@@ -109,6 +124,8 @@ type ClusterResult struct {
 	// RetryWaitSeconds the time spent waiting between tries.
 	Retries          int64   `json:"retries,omitempty"`
 	RetryWaitSeconds float64 `json:"retryWaitSeconds,omitempty"`
+	// Took is the time the member's sync took.
+	Took time.Duration `json:"-"`
 	// Comparisons are kept by Compare only, sorted by file name.
 	Comparisons []Comparison `json:"-"`
 	// Panic is set when the sync of the member panicked: a bug, reported
