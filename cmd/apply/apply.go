@@ -127,6 +127,10 @@ failed (the others are done), 1 when nothing could be done.`,
   fedctl apply -f manifests/ --prune --applyset shop -n shop`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if opts.DryRun, err = cmdutil.ParseDryRun(opts.IO.ErrOut, opts.DryRun); err != nil {
+				return err
+			}
 			opts.WaitTimeout = DefaultWaitTimeout
 			if cmd.Flags().Changed("timeout") {
 				opts.WaitTimeout = opts.Timeout
@@ -142,9 +146,9 @@ failed (the others are done), 1 when nothing could be done.`,
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only apply to this member cluster (repeatable)")
+	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, client (send no write) or server (server-side dry run); a bare --dry-run is client")
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of the ApplySet parent")
-	fl.StringVar(&opts.DryRun, "dry-run", "none", "none, client (send nothing) or server (server-side dry run)")
 	fl.StringVar(&opts.FieldManager, "field-manager", propagate.FieldManager, "Field manager of the server-side applies")
 	fl.BoolVar(&opts.ForceConflicts, "force-conflicts", false, "Take over fields that other field managers own")
 	fl.BoolVar(&opts.Adopt, "adopt", false, "Take over existing objects that fedctl did not create")
@@ -156,7 +160,6 @@ failed (the others are done), 1 when nothing could be done.`,
 	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace")
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	fl.IntVar(&opts.MaxDeletions, "max-deletions", DefaultMaxDeletions, "Most objects deleted in one member cluster (de-placement and pruning); -1 for no limit")
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

@@ -31,7 +31,7 @@ type JoinOptions struct {
 	LabelArgs      []string
 	Labels         map[string]string
 	Overwrite      bool
-	DryRun         bool
+	DryRun         string // none | client | server
 	Output         string
 	Timeout        time.Duration
 }
@@ -57,7 +57,7 @@ Labels are what clusterSelector in a federated object's placement matches.`,
   fedctl join us-1 --kubeconfig ~/.kube/us.yaml
 
   # Show the federation file that join would write, without writing it
-  fedctl join eu-2 --label region=eu-west-2 --dry-run`,
+  fedctl join eu-2 --label region=eu-west-2 --dry-run=client`,
 		Args:              cmdutil.ExactArgs(1, "NAME"),
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -76,7 +76,7 @@ Labels are what clusterSelector in a federated object's placement matches.`,
 	cmd.Flags().StringVar(&opts.ClusterContext, "cluster-context", "", "Kubeconfig context of the cluster (default: NAME)")
 	cmd.Flags().StringArrayVarP(&opts.LabelArgs, "label", "l", nil, "Label of the member as KEY=VALUE (repeatable)")
 	cmd.Flags().BoolVar(&opts.Overwrite, "overwrite", false, "Replace a member of the same name")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "Check the cluster and print the federation file that would be written, without writing it")
+	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: check the cluster and print the federation file that would be written, without writing it")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the resulting federation file: yaml or json; or name")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Second, "How long to wait for the cluster's API server to answer")
 	_ = cmd.RegisterFlagCompletionFunc("cluster-context", completeContexts(opts))
@@ -87,6 +87,10 @@ Labels are what clusterSelector in a federated object's placement matches.`,
 // Complete takes NAME and the kubeconfig given with --kubeconfig.
 func (o *JoinOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Name = args[0]
+	var err error
+	if o.DryRun, err = cmdutil.ParseDryRun(o.IO.ErrOut, o.DryRun); err != nil {
+		return err
+	}
 	if o.ClusterContext == o.Name {
 		o.ClusterContext = "" // the default; keep the file short
 	}
@@ -97,7 +101,7 @@ func (o *JoinOptions) Complete(cmd *cobra.Command, args []string) error {
 		}
 		o.Kubeconfig = recordedPath(s.Kubeconfig, filepath.Dir(s.ConfigPath))
 	}
-	if o.DryRun && o.Output == "" {
+	if cmdutil.IsDryRun(o.DryRun) && o.Output == "" {
 		o.Output = "yaml"
 	}
 	return nil
@@ -188,7 +192,7 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 		return err
 	}
 	cs := o.IO.ErrColorScheme()
-	if o.DryRun {
+	if cmdutil.IsDryRun(o.DryRun) {
 		if err := printFederation(o.IO, o.Output, fed, m); err != nil {
 			return err
 		}

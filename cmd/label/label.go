@@ -25,7 +25,7 @@ type LabelOptions struct {
 	Remove    []string          // KEY- arguments
 	Overwrite bool
 	List      bool
-	DryRun    bool
+	DryRun    string // none | client | server
 	Output    string
 }
 
@@ -90,7 +90,7 @@ changes; nothing is sent to the cluster.`,
 	}
 	cmd.Flags().BoolVar(&opts.Overwrite, "overwrite", false, "Allow changing the value of an existing label")
 	cmd.Flags().BoolVar(&opts.List, "list", false, "Print the member's labels as KEY=VALUE lines")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "Show the result without writing the federation file")
+	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: show the result without writing the federation file")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the updated member: yaml, json or name")
 	return cmd
 }
@@ -99,6 +99,10 @@ changes; nothing is sent to the cluster.`,
 // remove.
 func (o *LabelOptions) Complete(args []string) error {
 	o.Name = args[0]
+	var err error
+	if o.DryRun, err = cmdutil.ParseDryRun(o.IO.ErrOut, o.DryRun); err != nil {
+		return err
+	}
 	o.Set = map[string]string{}
 	for _, arg := range args[1:] {
 		switch {
@@ -171,7 +175,7 @@ func (o *LabelOptions) Run() error {
 		verb = "not labeled (no change)"
 	}
 	switch {
-	case o.DryRun:
+	case cmdutil.IsDryRun(o.DryRun):
 		fmt.Fprintf(o.IO.ErrOut, "cluster/%s %s (dry run)\n", o.Name, verb)
 	case changed:
 		if err := file.Save(fed); err != nil {

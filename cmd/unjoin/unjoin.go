@@ -22,7 +22,7 @@ type UnjoinOptions struct {
 	Access     func() (members.Access, error)
 
 	Name    string
-	DryRun  bool
+	DryRun  string // none | client | server
 	Timeout time.Duration
 }
 
@@ -45,6 +45,10 @@ member is removed all the same and unjoin says it could not check.`,
 		ValidArgsFunction: cmdutil.ClusterNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
+			var err error
+			if opts.DryRun, err = cmdutil.ParseDryRun(opts.IO.ErrOut, opts.DryRun); err != nil {
+				return err
+			}
 			if opts.Timeout <= 0 {
 				return cmdutil.FlagErrorf("--timeout must be positive, got %s", opts.Timeout)
 			}
@@ -54,7 +58,7 @@ member is removed all the same and unjoin says it could not check.`,
 			return opts.Run(cmd.Context())
 		},
 	}
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "Say what would be removed without writing the federation file")
+	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: say what would be removed without writing the federation file")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Second, "How long to spend looking up what stays in the cluster")
 	return cmd
 }
@@ -86,7 +90,7 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 	}
 
 	cs := o.IO.ErrColorScheme()
-	if o.DryRun {
+	if cmdutil.IsDryRun(o.DryRun) {
 		fmt.Fprintf(o.IO.ErrOut, "%s cluster/%s would be unjoined; dry run, %s not written\n", cs.WarningIcon(), o.Name, file.Path)
 	} else {
 		fed := file.Federation.Clone()
