@@ -227,7 +227,10 @@ cluster3   True    %[1]s
 	start := time.Now()
 	r = execute(t, "get", "clusters", "-o", "wide", "--timeout", "3s")
 	took := time.Since(start)
-	require.Equal(t, ExitOK, r.code, "an offline member is reported, not an error: %s", r.errOut)
+	// An offline member is in the table, and the exit code is 3 so that a
+	// pipeline stops on an unhealthy federation (issue 11).
+	require.Equal(t, ExitPartial, r.code, r.errOut)
+	assert.Equal(t, "error: 1 of 3 member cluster(s) not ready: cluster2 (Offline); --ignore-not-ready to exit 0 all the same\n", r.errOut)
 	server2 := e.Cluster("cluster2").Server
 	require.Len(t, v, 8, "the table below assumes an 8-character version")
 	wide := func(name, ready, version, labels, message string) string {
@@ -240,7 +243,7 @@ cluster3   True    %[1]s
 	assert.Less(t, took, 3*time.Second, "members are probed in parallel within --timeout")
 
 	r = execute(t, "get", "clusters", "cluster2", "-o", "yaml")
-	require.Equal(t, ExitOK, r.code, r.errOut)
+	require.Equal(t, ExitPartial, r.code, "every output format exits 3: %s", r.errOut)
 	assert.Equal(t, fmt.Sprintf(`apiVersion: fedctl.io/v1alpha1
 items:
 - labels:
@@ -255,6 +258,15 @@ items:
       type: Offline
 kind: ClusterList
 `, server2), r.out)
+
+	// --ignore-not-ready relaxes the exit code, not the report.
+	r = execute(t, "get", "clusters", "--ignore-not-ready")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Regexp(t, `cluster2\s+Offline\s`, r.out)
+	assert.Empty(t, r.errOut)
+	// -o name probes nothing, so it knows of no member that is not ready.
+	r = execute(t, "get", "clusters", "-o", "name")
+	require.Equal(t, ExitOK, r.code, r.errOut)
 
 	require.NoError(t, e.StartCluster(context.Background(), "cluster2"))
 	stopped = false
@@ -273,7 +285,8 @@ kind: ClusterList
 	require.NoError(t, err)
 	require.NoError(t, f.Save(fed))
 	r = execute(t, "get", "clusters", "ghost", "cluster1")
-	require.Equal(t, ExitOK, r.code, r.errOut)
+	require.Equal(t, ExitPartial, r.code, r.errOut)
+	assert.Equal(t, "error: 1 of 2 member cluster(s) not ready: ghost (ConfigMalformed); --ignore-not-ready to exit 0 all the same\n", r.errOut)
 	assert.Equal(t, fmt.Sprintf("NAME       READY             VERSION\ncluster1   True              %s\nghost      ConfigMalformed   <none>\n", v), r.out)
 }
 

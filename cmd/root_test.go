@@ -3,13 +3,17 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 )
 
@@ -48,6 +52,9 @@ func TestExitCodes(t *testing.T) {
 		{"an invalid --color is a usage error", []string{"get", "clusters", "--color", "pink"}, ExitUsage, "error: --color must be auto, always or never, got \"pink\"\nSee 'fedctl get --help' for usage.\n"},
 		{"a runtime error exits 1", []string{"unjoin", "nope"}, ExitError, "error: cluster \"nope\" is not a member: the federation has no members yet; run \"fedctl join nope --cluster-context CONTEXT\"\n"},
 		{"an empty federation lists nothing and exits 0", []string{"get", "clusters"}, ExitOK, ""},
+		{"an unknown --dry-run is a usage error listing the values", []string{"disable", "jobs", "--dry-run=maybe"}, ExitUsage,
+			"error: invalid --dry-run value \"maybe\": must be \"none\", \"client\" or \"server\"\nSee 'fedctl disable --help' for usage.\n"},
+		{"a bare --dry-run is client, with kubectl's deprecation warning", []string{"disable", "jobs", "--force", "--dry-run"}, ExitOK, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,6 +133,55 @@ func TestColorSettings(t *testing.T) {
 	assert.True(t, colored("--color", "always"), "the flag beats FEDCTL_COLOR")
 	t.Setenv("NO_COLOR", "1")
 	assert.False(t, colored("--color", "always"), "NO_COLOR turns colour off whatever else says")
+}
+
+// TestBareDryRun: a bare --dry-run means client, as in kubectl, which
+// warns that the spelling is deprecated; nothing is written.
+func TestBareDryRun(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	t.Setenv("FEDCTL_CONFIG", path)
+	for _, args := range [][]string{{"--dry-run"}, {"--dry-run=true"}} {
+		r := execute(t, append([]string{"disable", "jobs", "--force"}, args...)...)
+		require.Equal(t, ExitOK, r.code, r.errOut)
+		assert.True(t, strings.HasPrefix(r.errOut, "warning: --dry-run is deprecated and can be replaced with --dry-run=client.\n"), r.errOut)
+		assert.Contains(t, r.errOut, "would be disabled")
+		_, err := os.Stat(path)
+		assert.True(t, os.IsNotExist(err), "a dry run writes no federation file")
+	}
+	for _, args := range [][]string{{"--dry-run=client"}, {"--dry-run=server"}} {
+		r := execute(t, append([]string{"disable", "jobs", "--force"}, args...)...)
+		require.Equal(t, ExitOK, r.code, r.errOut)
+		assert.NotContains(t, r.errOut, "deprecated")
+		assert.Contains(t, r.errOut, "would be disabled", "server means client for a command that only writes the federation file")
+		_, err := os.Stat(path)
+		assert.True(t, os.IsNotExist(err), "a dry run writes no federation file")
+	}
+}
+
+// TestExitCodeOfErrors maps the errors commands return to the exit codes
+// the README promises: a wait that timed out is 4, and 3 wins over it.
+func TestExitCodeOfErrors(t *testing.T) {
+	timeout := &cmdutil.TimeoutError{Err: errors.New("timed out waiting: 1 member object not Current")}
+	partial := &cmdutil.PartialError{Failed: []string{"c2"}}
+	for _, tt := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"a wait that timed out", timeout, ExitTimeout},
+		{"a wrapped timeout", fmt.Errorf("apply: %w", timeout), ExitTimeout},
+		{"members failed and the wait timed out", errors.Join(partial, timeout), ExitPartial},
+		{"members failed", partial, ExitPartial},
+		{"an error", errors.New("boom"), ExitError},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, errOut := iostreams.Test()
+			assert.Equal(t, tt.want, exitCode(ios, nil, tt.err))
+			assert.True(t, strings.HasPrefix(errOut.String(), "error: "), errOut.String())
+		})
+	}
+	assert.Equal(t, 4, ExitTimeout, "the README and --help of apply and status say 4")
 }
 
 func TestKubectlPluginName(t *testing.T) {

@@ -3,6 +3,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -110,10 +111,17 @@ servers validate it and nothing changes.
 
 --wait then waits until every applied object is Current (kstatus), as
 "fedctl status --wait" does; --timeout, when given, also bounds the wait
-(default 5m).
+(default 5m). With -o json the report then holds the verdict: "wait":
+{"ready", "timedOut", "failed", "notReady": [{"cluster", "objects"}]}.
 
-Exit status: 0 when every member is done, 3 when some members or objects
-failed (the others are done), 1 when nothing could be done.`,
+--dry-run alone means --dry-run=client, as in kubectl (which warns that the
+bare flag is deprecated).
+
+Exit status: 0 when every member is done (and, with --wait, every object is
+Current); 1 when nothing could be done, or when the wait stopped at an object
+that cannot become Current; 2 for a usage error; 3 when some members or
+objects failed (the others are done; this wins over 4); 4 when --wait timed
+out.`,
 		Example: `  # Apply to every member cluster
   fedctl apply -f manifests/
 
@@ -253,30 +261,46 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 			},
 		})
 	}
-	if o.Output == "json" {
-		if err := report.WriteJSON(o.IO.Out); err != nil {
-			return err
-		}
-	}
 	cmdutil.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme(), report)
 	if p := report.Panic(); p != nil {
+		o.writeJSON(report, nil)
 		return p // a bug: cmd.Main reports it, exit 1
 	}
 	if err := ctx.Err(); err != nil {
+		o.writeJSON(report, nil)
 		return err
 	}
 	applyErr := cmdutil.MembersError(report.Failed(), report.NothingDone())
 	if !o.Wait {
-		return applyErr
+		return errors.Join(applyErr, o.writeJSON(report, nil))
 	}
-	return errors.Join(applyErr, o.wait(ctx, res, report, clients))
+	verdict, waitErr := o.wait(ctx, res, report, clients)
+	return errors.Join(applyErr, cmdutil.WaitError(waitErr), o.writeJSON(report, verdict))
+}
+
+// JSONReport is apply's -o json: propagate's report and, with --wait, the
+// wait's verdict ("wait": ready, timedOut, failed and the member objects
+// not Current by cluster; absent when nothing was waited for).
+type JSONReport struct {
+	*propagate.Report
+	Wait *status.Verdict `json:"wait,omitempty"`
+}
+
+// writeJSON writes the -o json report, once everything is known.
+func (o *ApplyOptions) writeJSON(report *propagate.Report, verdict *status.Verdict) error {
+	if o.Output != "json" {
+		return nil
+	}
+	enc := json.NewEncoder(o.IO.Out)
+	enc.SetIndent("", "  ") // as propagate.Report.WriteJSON, which delete uses
+	return enc.Encode(JSONReport{Report: report, Wait: verdict})
 }
 
 // wait waits, with status.Wait, until the objects of the members that
 // could be reached are Current. A member that failed as a whole is already
 // reported, and waiting for it could only time out; an object that failed
 // to apply is one the wait reports as not ready, or as hopeless.
-func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *propagate.Report, clients func(string) (members.Client, error)) error {
+func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *propagate.Report, clients func(string) (members.Client, error)) (*status.Verdict, error) {
 	var ok []string
 	for _, c := range report.Clusters {
 		if c.Error == "" {
@@ -284,7 +308,7 @@ func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *pro
 		}
 	}
 	if len(ok) == 0 {
-		return nil
+		return nil, nil
 	}
 	wctx, cancel := context.WithTimeout(ctx, o.WaitTimeout)
 	defer cancel()
@@ -293,7 +317,7 @@ func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *pro
 		Progress: o.IO.ErrOut, Live: o.IO.IsStderrTTY(), ColorScheme: o.IO.ErrColorScheme(),
 	})
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return ctxErr
+		return nil, ctxErr
 	}
-	return err
+	return status.VerdictOf(err), err
 }
