@@ -145,21 +145,46 @@ func TestUnjoinSaysWhatStaysRunning(t *testing.T) {
 	client, err := kubernetes.NewForConfig(cfg)
 	require.NoError(t, err)
 	ctx := context.Background()
+	fedctlLabels := map[string]string{"kubefed.io/managed": "true", "app.kubernetes.io/managed-by": "fedctl"}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "unjoin-shop", Labels: fedctlLabels}}
+	_, err = client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}) })
 	for _, cm := range []*corev1.ConfigMap{
-		{ObjectMeta: metav1.ObjectMeta{Name: "managed-unjoin", Namespace: "default", Labels: map[string]string{"kubefed.io/managed": "true"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "managed-unjoin", Namespace: "unjoin-shop", Labels: fedctlLabels}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "also-managed", Namespace: "default", Labels: fedctlLabels}},
+		// another tool's, labelled as KubeFed's: not fedctl's to list
+		{ObjectMeta: metav1.ObjectMeta{Name: "kubefed-only", Namespace: "default", Labels: map[string]string{"kubefed.io/managed": "true"}}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "not-managed-unjoin", Namespace: "default"}},
 	} {
-		_, err := client.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
+		_, err := client.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
 		require.NoError(t, err)
-		t.Cleanup(func() { _ = client.CoreV1().ConfigMaps("default").Delete(ctx, cm.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() { _ = client.CoreV1().ConfigMaps(cm.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{}) })
 	}
 
-	r := execute(t, "unjoin", "cluster2")
+	// A dry run lists the same and keeps the member.
+	r := execute(t, "unjoin", "cluster2", "--dry-run=client")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Contains(t, r.errOut, "cluster/cluster2 would be unjoined; dry run")
+	assert.Equal(t, []string{"cluster2", "cluster3"}, loadMembers(t, path).Names())
+
+	// Namespaces are listed apart and never in the delete command: deleting
+	// one deletes everything in it (issue 11: the old hint deleted them).
+	r = execute(t, "unjoin", "cluster2")
 	require.Equal(t, ExitOK, r.code, r.errOut)
 	assert.Equal(t, `✓ cluster/cluster2 unjoined
-! left running in cluster cluster2, no longer managed by fedctl: 1 configmaps
-  to delete them: kubectl --context cluster2 delete configmaps -A -l kubefed.io/managed=true
+! left running in cluster cluster2, no longer managed by fedctl (label app.kubernetes.io/managed-by=fedctl): 2 configmaps, 1 namespaces
+  configmaps: default/also-managed, unjoin-shop/managed-unjoin
+  to delete them, namespaces excepted: kubectl --context cluster2 delete configmaps -A -l app.kubernetes.io/managed-by=fedctl
+  namespaces: unjoin-shop
+  namespaces are in no delete command: deleting one deletes everything in it, not only what fedctl created; check what each holds (kubectl --context cluster2 get all -n NAMESPACE) first
 `, r.errOut)
+	for _, line := range strings.Split(r.errOut, "\n") {
+		if _, command, ok := strings.Cut(line, "kubectl "); ok && strings.Contains(command, " delete ") {
+			resources := strings.Fields(strings.SplitN(command, " delete ", 2)[1])[0]
+			assert.NotContains(t, strings.Split(resources, ","), "namespaces", "a suggested delete command never names namespaces: %s", line)
+		}
+	}
 	assert.Equal(t, []string{"cluster3"}, loadMembers(t, path).Names())
 
 	r = execute(t, "unjoin", "cluster3")
