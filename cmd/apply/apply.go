@@ -26,10 +26,13 @@ type ApplyOptions struct {
 	// NewClient returns the Client of one member; tests replace it.
 	NewClient func(members.Access, members.Member) (members.Client, error)
 
-	Filenames      []string
-	Recursive      bool
-	Clusters       []string
-	Namespace      string
+	Filenames []string
+	Recursive bool
+	Clusters  []string
+	Namespace string
+	// NamespaceGiven says -n was given: without it, the namespace of the
+	// --applyset parent is looked up in the members.
+	NamespaceGiven bool
 	DryRun         string
 	FieldManager   string
 	ForceConflicts bool
@@ -101,7 +104,10 @@ federated objects left the input are deleted there ("kubectl get secret NAME
 never one labelled kubefed.io/managed: "false". A member whose listing fails
 is not pruned. --max-deletions (default 100, -1 for no bound) stops a member
 with more deletions than that, de-placement and pruning together, before it
-deletes any.
+deletes any. The namespace is part of the set's identity: without -n, fedctl
+looks the parent up by name in the members and uses its namespace when it is
+in exactly one (saying so on standard error); when it is in several, or in
+none yet, -n is required.
 
 --dry-run=client sends no request at all and lists the objects each member
 would get; it cannot tell what is new, changed or to be removed. With --prune
@@ -139,6 +145,7 @@ out.`,
 			if opts.DryRun, err = cmdutil.ParseDryRun(opts.IO.ErrOut, opts.DryRun); err != nil {
 				return err
 			}
+			opts.NamespaceGiven = cmd.Flags().Changed("namespace")
 			opts.WaitTimeout = DefaultWaitTimeout
 			if cmd.Flags().Changed("timeout") {
 				opts.WaitTimeout = opts.Timeout
@@ -165,7 +172,7 @@ out.`,
 	fl.BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is Current in every member (kstatus), as fedctl status --wait")
 	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json")
 	fl.BoolVar(&opts.Prune, "prune", false, "Delete the objects of the --applyset set whose federated objects left the input")
-	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace")
+	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace (default: the namespace where the members hold it)")
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	fl.IntVar(&opts.MaxDeletions, "max-deletions", DefaultMaxDeletions, "Most objects deleted in one member cluster (de-placement and pruning); -1 for no limit")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -241,6 +248,11 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		}
 		access.Timeout = o.Timeout
 		clients = members.Clients(fed, access, o.NewClient)
+		if set != nil && !o.NamespaceGiven {
+			if err := cmdutil.FindApplySetNamespace(ctx, o.IO.ErrOut, set, clusters, clients, o.Timeout); err != nil {
+				return err
+			}
+		}
 		run := propagate.Run
 		if o.DryRun == "client" {
 			run = propagate.PlanLive // reads, to find what --prune would delete
