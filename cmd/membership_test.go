@@ -376,3 +376,57 @@ func TestMembersAreNotRateLimitedWithAPF(t *testing.T) {
 	t.Logf("300 GETs in %s", took)
 	assert.Less(t, took, 30*time.Second, "a bucket of 5/s would need 60 s")
 }
+
+// TestCompletionFromMembers: what only the members know completes from
+// them, within cmdutil.CompletionTimeout: namespaces for -n, the names of
+// the objects fedctl manages for "get TYPE", the types a member serves for
+// enable (those in effect left out).
+func TestCompletionFromMembers(t *testing.T) {
+	_, e := liveFederation(t)
+	for _, name := range []string{"cluster1", "cluster2"} {
+		require.Equal(t, ExitOK, execute(t, "join", name).code)
+	}
+	cfg, err := e.RESTConfig("cluster2")
+	require.NoError(t, err)
+	client, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "complete-me"}}
+	_, err = client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}) })
+	for _, cm := range []*corev1.ConfigMap{
+		{ObjectMeta: metav1.ObjectMeta{Name: "complete-web", Namespace: "default", Labels: map[string]string{"app.kubernetes.io/managed-by": "fedctl"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "complete-db", Namespace: "complete-me", Labels: map[string]string{"app.kubernetes.io/managed-by": "fedctl"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "complete-not-ours", Namespace: "default"}},
+	} {
+		_, err := client.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = client.CoreV1().ConfigMaps(cm.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{}) })
+	}
+
+	complete := func(args ...string) string {
+		t.Helper()
+		start := time.Now()
+		r := execute(t, append([]string{"__complete"}, args...)...)
+		require.Equal(t, ExitOK, r.code, r.errOut)
+		assert.Less(t, time.Since(start), 5*time.Second, "completion is quick")
+		return r.out
+	}
+	// -n: cluster1, the first member, has no complete-me; it answers first
+	assert.Equal(t, "kube-node-lease\nkube-public\nkube-system\n:4\n", complete("get", "configmaps", "-n", "kube"))
+	assert.Equal(t, "default\n:4\n", complete("status", "-f", "x", "-n", "def"))
+	assert.Equal(t, ":4\n", complete("apply", "-f", "x", "-n", "complete"), "the first member that answers decides")
+	assert.Equal(t, "complete-me\n:4\n", complete("apply", "-f", "x", "--cluster", "cluster2", "-n", "complete"),
+		"--cluster chooses the member asked")
+
+	// get TYPE NAME: fedctl's objects only, in -n, -A or the context's namespace
+	assert.Equal(t, "complete-web\n:4\n", complete("get", "configmaps", "complete"))
+	assert.Equal(t, "complete-db\n:4\n", complete("get", "cm", "-n", "complete-me", "complete"))
+	assert.Equal(t, "complete-db\ncomplete-web\n:4\n", complete("get", "configmaps", "-A", "complete"))
+	assert.Equal(t, ":4\n", complete("get", "configmaps", "--cluster", "cluster1", "complete"), "only the members selected")
+
+	// enable TYPE: what the member serves, not what is in effect already
+	assert.Equal(t, "statefulsets.apps\n:4\n", complete("enable", "statefulsets"))
+	assert.Equal(t, ":4\n", complete("enable", "deployments.apps"), "a default type is in effect")
+}

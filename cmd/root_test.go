@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -224,12 +227,87 @@ func TestClusterNameCompletion(t *testing.T) {
 		{[]string{"unjoin", "eu"}, "eu-1\neu-2\n"},
 		{[]string{"label", "cluster", "u"}, "us-1\n"},
 		{[]string{"get", "clusters", "eu-1", ""}, "eu-2\nus-1\n"},
-		{[]string{"get", ""}, "clusters\n"},
+		{[]string{"get", "cl"}, "clusters\nclusterroles.rbac.authorization.k8s.io\n"},
+		{[]string{"get", "dep"}, "deployments.apps\n"},
+		{[]string{"status", "federatedse"}, "federatedsecrets\nfederatedserviceaccounts\nfederatedservices\n"},
+		{[]string{"disable", "job"}, "jobs.batch\n"},
 	}
 	for _, tt := range tests {
 		r := execute(t, append([]string{"__complete"}, tt.args...)...)
 		require.Equal(t, ExitOK, r.code, r.errOut)
 		assert.Equal(t, tt.want+":4\n", r.out, "completing %q", tt.args)
+	}
+}
+
+// TestContextCompletion: join --cluster-context completes the contexts of
+// the kubeconfig, offline.
+func TestContextCompletion(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts:
+- {name: kind-eu-1, context: {cluster: c, user: u}}
+- {name: kind-us-1, context: {cluster: c, user: u}}
+- {name: prod, context: {cluster: c, user: u}}
+`), 0o600))
+	t.Setenv("KUBECONFIG", kubeconfig)
+	t.Setenv("FEDCTL_CONFIG", filepath.Join(dir, "config.yaml"))
+	r := execute(t, "__complete", "join", "eu-1", "--cluster-context", "kind")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, "kind-eu-1\nkind-us-1\n:4\n", r.out)
+	r = execute(t, "__complete", "join", "eu-1", "--cluster-context", "")
+	assert.Equal(t, "kind-eu-1\nkind-us-1\nprod\n:4\n", r.out)
+}
+
+// TestCompletionGivesUpQuickly: a member that accepts connections and
+// never answers costs a completion cmdutil.CompletionTimeout, not client-go's
+// default timeout, and offers nothing.
+func TestCompletionGivesUpQuickly(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c) // never answered
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			_ = c.Close()
+		}
+	})
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://`+l.Addr().String()+`", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: x}}]
+contexts: [{name: slow, context: {cluster: c, user: u}}]
+`), 0o600))
+	t.Setenv("KUBECONFIG", kubeconfig)
+	config := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(config, []byte("apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters: [{name: slow}]\n"), 0o600))
+	t.Setenv("FEDCTL_CONFIG", config)
+	for _, args := range [][]string{{"get", "configmaps", "-n", ""}, {"get", "configmaps", ""}, {"enable", ""}} {
+		start := time.Now()
+		r := execute(t, append([]string{"__complete"}, args...)...)
+		took := time.Since(start)
+		require.Equal(t, ExitOK, r.code, r.errOut)
+		assert.Equal(t, ":4\n", r.out, "%v offers nothing", args)
+		assert.Less(t, took, cmdutil.CompletionTimeout+2*time.Second, "%v gives up after the completion timeout", args)
 	}
 }
 

@@ -71,8 +71,7 @@ nothing.`,
 
   # Print the FederatedTypeConfig and CRD that kubefedctl would create
   fedctl enable statefulsets.apps -o yaml`,
-		Args:              cmdutil.ExactArgs(1, "TYPE"),
-		ValidArgsFunction: cobra.NoFileCompletions,
+		Args: cmdutil.ExactArgs(1, "TYPE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.Complete(args); err != nil {
 				return err
@@ -86,6 +85,7 @@ nothing.`,
 			return opts.Run(cmd.Context())
 		},
 	}
+	cmd.ValidArgsFunction = opts.completeTypes(f)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Member cluster whose API resolves TYPE (default: the first member by name)")
 	cmd.Flags().StringVar(&opts.ClusterContext, "cluster-context", "", "Kubeconfig context whose API resolves TYPE, for a cluster that is not a member")
 	cmd.Flags().StringVar(&opts.Version, "version", "", "API version of the type, such as v1 or v1beta1 (default: the version its group prefers)")

@@ -107,15 +107,6 @@ standard error and the others are shown; the exit code is then 3.`,
 			}
 			return nil
 		},
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) == 0 {
-				return []cobra.Completion{"clusters"}, cobra.ShellCompDirectiveNoFileComp
-			}
-			if !isClusters(args[0]) {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return cmdutil.ClusterNames(f)(cmd, args[1:], toComplete)
-		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if isClusters(args[0]) {
 				opts.Names = args[1:]
@@ -140,6 +131,7 @@ standard error and the others are shown; the exit code is then 3.`,
 			return opts.Run(cmd.Context())
 		},
 	}
+	cmd.ValidArgsFunction = opts.complete(f)
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Output format: wide, yaml, json or name")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 5*time.Second, "How long to wait for each member to answer")
 	cmd.Flags().BoolVar(&opts.IgnoreNotReady, "ignore-not-ready", false, "With clusters: exit 0 even when members are not ready")

@@ -228,9 +228,9 @@ func printFederation(ios *iostreams.IOStreams, format string, fed *members.Feder
 	return nil
 }
 
-// completeContexts offers the contexts of the kubeconfig.
+// completeContexts offers the contexts of the kubeconfig, offline.
 func completeContexts(o *JoinOptions) cobra.CompletionFunc {
-	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		access, err := o.Access()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -239,6 +239,6 @@ func completeContexts(o *JoinOptions) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return slices.Sorted(maps.Keys(raw.Contexts)), cobra.ShellCompDirectiveNoFileComp
+		return cmdutil.WithPrefix(slices.Collect(maps.Keys(raw.Contexts)), toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 }

@@ -107,7 +107,12 @@ still make it 3, because what they hold is unknown.`,
 
   # Fail a pipeline when a member object drifted or was never applied
   fedctl status -f manifests/ --exit-code`,
-		ValidArgsFunction: cobra.NoFileCompletions,
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return cmdutil.TypeNames(f, true, toComplete), cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch len(args) {
 			case 0:
