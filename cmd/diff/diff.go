@@ -75,7 +75,9 @@ creationTimestamp and fedctl's bookkeeping annotations are left out; the
 values of a Secret's data are masked ("***", or "*** (before)" and
 "*** (after)" when they change). An object that apply would delete, because
 it is no longer placed in a member or, with --prune --applyset, because it
-left the input, shows as deleted; a new one as added.
+left the input, shows as deleted; a new one as added. Without -n, the
+namespace of the --applyset parent is looked up in the members, as apply
+does.
 
 Exit status, as kubectl diff: 0 when nothing differs, 1 when something
 differs, 2 or more on an error, a member that cannot be reached included

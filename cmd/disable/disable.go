@@ -43,7 +43,11 @@ cluster.
 
 A type enabled with "fedctl enable" is removed from "types:". KubeFed's default
 types are disabled only with --force, which lists them under "disabledTypes:";
-"fedctl enable" federates them again.`,
+"fedctl enable" federates them again.
+
+--dry-run=client and --dry-run=server both leave the federation file alone
+(server has nothing more to ask of a server here); a bare --dry-run means
+client, as in kubectl.`,
 		Example: `  # Stop federating StatefulSets
   fedctl disable statefulsets.apps
 

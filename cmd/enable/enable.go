@@ -62,7 +62,11 @@ type that is enabled already changes nothing.
 
 With -o yaml, enable prints the FederatedTypeConfig and the federated CRD
 that kubefedctl enable would create in a KubeFed host cluster, and writes
-nothing.`,
+nothing.
+
+--dry-run=client and --dry-run=server both resolve TYPE through the cluster
+and say what would change, leaving the federation file alone; a bare
+--dry-run means client, as in kubectl.`,
 		Example: `  # Federate StatefulSets, resolved through the first member cluster
   fedctl enable statefulsets
 

@@ -49,7 +49,11 @@ credentials. Before writing, join checks that the context exists and that its
 API server answers /readyz with the credentials of the context, within
 --timeout. An existing member is replaced only with --overwrite.
 
-Labels are what clusterSelector in a federated object's placement matches.`,
+Labels are what clusterSelector in a federated object's placement matches.
+
+--dry-run=client and --dry-run=server both check the cluster and print the
+federation file join would write, without writing it; a bare --dry-run means
+client, as in kubectl.`,
 		Example: `  # Join the cluster of context kind-eu-1 as eu-1, labelled with its region
   fedctl join eu-1 --cluster-context kind-eu-1 --label region=eu-west-1
 

@@ -54,7 +54,11 @@ kubectl label updates an object's labels: KEY=VALUE sets a label, KEY- removes
 it, and changing the value of an existing label needs --overwrite.
 
 Placement's clusterSelector matches these labels. Only the federation file
-changes; nothing is sent to the cluster.`,
+changes; nothing is sent to the cluster.
+
+--dry-run=client and --dry-run=server both leave the federation file alone
+(server has nothing more to ask of a server here); a bare --dry-run means
+client, as in kubectl.`,
 		Example: `  # Label eu-1 with its region and tier
   fedctl label cluster eu-1 region=eu-west-1 tier=prod
 
