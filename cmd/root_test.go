@@ -239,7 +239,7 @@ func TestClusterNameCompletion(t *testing.T) {
 	}
 }
 
-// TestContextCompletion: join --cluster-context completes the contexts of
+// TestContextCompletion: join and enable --cluster-context complete the contexts of
 // the kubeconfig, offline.
 func TestContextCompletion(t *testing.T) {
 	dir := t.TempDir()
@@ -260,6 +260,8 @@ contexts:
 	assert.Equal(t, "kind-eu-1\nkind-us-1\n:4\n", r.out)
 	r = execute(t, "__complete", "join", "eu-1", "--cluster-context", "")
 	assert.Equal(t, "kind-eu-1\nkind-us-1\nprod\n:4\n", r.out)
+	r = execute(t, "__complete", "enable", "sts", "--cluster-context", "p")
+	assert.Equal(t, "prod\n:4\n", r.out, "enable's --cluster-context too")
 }
 
 // TestCompletionGivesUpQuickly: a member that accepts connections and

@@ -97,6 +97,7 @@ and say what would change, leaving the federation file alone; a bare
 	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: resolve TYPE and say what would change, without writing the federation file")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 30*time.Second, "How long to wait for the cluster's API discovery")
 	cmd.MarkFlagsMutuallyExclusive("cluster", "cluster-context")
+	_ = cmd.RegisterFlagCompletionFunc("cluster-context", cmdutil.Contexts(f))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

@@ -4,9 +4,7 @@ package join
 import (
 	"context"
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -83,7 +81,7 @@ client, as in kubectl.`,
 	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: check the cluster and print the federation file that would be written, without writing it")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the resulting federation file: yaml or json; or name")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Second, "How long to wait for the cluster's API server to answer")
-	_ = cmd.RegisterFlagCompletionFunc("cluster-context", completeContexts(opts))
+	_ = cmd.RegisterFlagCompletionFunc("cluster-context", cmdutil.Contexts(f))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -230,19 +228,4 @@ func printFederation(ios *iostreams.IOStreams, format string, fed *members.Feder
 		return err
 	}
 	return nil
-}
-
-// completeContexts offers the contexts of the kubeconfig, offline.
-func completeContexts(o *JoinOptions) cobra.CompletionFunc {
-	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		access, err := o.Access()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		raw, err := access.RawConfig(members.Member{})
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return cmdutil.WithPrefix(slices.Collect(maps.Keys(raw.Contexts)), toComplete), cobra.ShellCompDirectiveNoFileComp
-	}
 }

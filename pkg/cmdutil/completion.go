@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -182,4 +183,23 @@ func WithPrefix(names []string, prefix string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// Contexts completes --cluster-context with the contexts of the kubeconfig
+// (--kubeconfig, KUBECONFIG, ~/.kube/config), offline.
+func Contexts(f *Factory) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if f.Access == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		access, err := f.Access()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		raw, err := access.RawConfig(members.Member{})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return WithPrefix(slices.Collect(maps.Keys(raw.Contexts)), toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
 }
