@@ -57,6 +57,8 @@ func TestExitCodes(t *testing.T) {
 		{"an empty federation lists nothing and exits 0", []string{"get", "clusters"}, ExitOK, ""},
 		{"an unknown --dry-run is a usage error listing the values", []string{"disable", "jobs", "--dry-run=maybe"}, ExitUsage,
 			"error: invalid --dry-run value \"maybe\": must be \"none\", \"client\" or \"server\"\nSee 'fedctl disable --help' for usage.\n"},
+		{"--ignore-not-ready is for get clusters", []string{"get", "deployments", "--ignore-not-ready"}, ExitUsage,
+			"error: --ignore-not-ready applies to \"get clusters\" only\nSee 'fedctl get --help' for usage.\n"},
 		{"a bare --dry-run is client, with kubectl's deprecation warning", []string{"disable", "jobs", "--force", "--dry-run"}, ExitOK, ""},
 	}
 	for _, tt := range tests {

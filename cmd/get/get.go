@@ -105,6 +105,9 @@ standard error and the others are shown; the exit code is then 3.`,
 			if len(args) > 2 {
 				return cmdutil.FlagErrorf("%q takes TYPE and at most one NAME, got %d arguments", cmd.CommandPath(), len(args))
 			}
+			if cmd.Flags().Changed("ignore-not-ready") {
+				return cmdutil.FlagErrorf("--ignore-not-ready applies to \"get clusters\" only")
+			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
