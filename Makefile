@@ -88,9 +88,12 @@ bench-apply: build testbin ## Benchmark apply against kubectl on three local API
 # The render performance requirement: floors and render at three
 # corpus sizes, interleaved over BENCH_ROUNDS rounds in one process, with the
 # ratios and the peak RSS of bin/fedctl (pkg/pipeline/benchreport_test.go).
+# --output-dir is also measured against writing the same files serially
+# plus render -o yaml; its trees go under .cache, on the repository's disk,
+# since the temporary directory can be a tmpfs.
 bench-render: build ## Benchmark render against the requirement's floors; print ratios and peak RSS
 	@mkdir -p .cache
-	FEDCTL_BENCH_REPORT=1 FEDCTL_BENCH_ROUNDS=$(BENCH_ROUNDS) FEDCTL_BENCH_BIN=$(CURDIR)/bin/fedctl \
+	FEDCTL_BENCH_REPORT=1 FEDCTL_BENCH_ROUNDS=$(BENCH_ROUNDS) FEDCTL_BENCH_BIN=$(CURDIR)/bin/fedctl FEDCTL_BENCH_DIR=$(CURDIR)/.cache \
 		$(GO) test -count=1 -run '^TestBenchReport$$' -benchtime=1x -timeout 2h -v ./pkg/pipeline | grep -vE '^(=== RUN|--- PASS|PASS$$)'
 	@FEDCTL_BENCH_CORPUS=$(CURDIR)/$(BENCH_CORPUS) $(GO) test -count=1 -run '^TestWriteBenchCorpus$$' ./pkg/pipeline >/dev/null
 	@if [ -x /usr/bin/time ]; then \

@@ -41,6 +41,19 @@ type Dialect interface {
 	Read(in Input, claimed []bool) (*federation.Set, error)
 }
 
+// EarlyDecoder is a Dialect that can decode a document it will claim as
+// soon as the document is parsed, because its claim depends on the
+// document's Head alone. Parse calls it from its workers, so that a
+// document's tree is freed right after use instead of every tree of the
+// input being alive at once (most of render's peak memory at thousands of
+// documents). Read then finds the result in Doc.Early.
+type EarlyDecoder interface {
+	// DecodeEarly decodes doc into doc.Early, and frees doc.Parsed, when
+	// the dialect reads doc; it says whether it did. It must be safe for
+	// concurrent use.
+	DecodeEarly(doc *Doc) bool
+}
+
 // Input is what a dialect reads.
 type Input struct {
 	// Docs are every document of the run, in input order.
@@ -56,10 +69,15 @@ type Input struct {
 type Doc struct {
 	manifest.Document
 	// Parsed is the document's tree, for the strict decoding of the
-	// dialect that claims it; nil when Err is set.
+	// dialect that claims it; nil when Err is set, and once decoded (see
+	// EarlyDecoder), so that the trees of a large input are not all alive
+	// at once.
 	Parsed *manifest.Parsed
 	// Head is what a dialect needs to know to claim a document.
 	Head Head
+	// Early is what an EarlyDecoder made of the document during Parse
+	// (Parsed is then nil): the dialect's own type.
+	Early any
 	// Err is a syntax error, or a document that is not an object.
 	Err error
 }
@@ -109,10 +127,17 @@ const docsPerWorker = 32
 
 // Parse parses every document, on all CPUs: parsing YAML is a large part of
 // a large render, and documents are independent. The result is in input
-// order.
-func Parse(docs []manifest.Document) []Doc {
+// order. Each document goes through then, when given, in the same worker
+// right after it is parsed: the pipeline decodes there the documents an
+// EarlyDecoder reads.
+func Parse(docs []manifest.Document, then func(*Doc)) []Doc {
 	out := make([]Doc, len(docs))
-	parallel.For(len(docs), docsPerWorker, func(i int) { out[i] = parseOne(docs[i]) })
+	parallel.For(len(docs), docsPerWorker, func(i int) {
+		out[i] = parseOne(docs[i])
+		if then != nil {
+			then(&out[i])
+		}
+	})
 	return out
 }
 

@@ -13,11 +13,13 @@ import (
 
 // Check says whether live, the member object of t as read from its member,
 // no longer matches what apply would send for t, and why; "" means it
-// matches, so apply would send nothing. The rules are apply's own (see
+// matches. The rules are apply's own (see
 // UpToDate): the applied-hash annotation must be the hash of t's object,
 // metadata.generation must be the one recorded in federation.GenerationAnnotation
 // after the last apply, fedctl's labels and annotations must hold, and for
 // types without a generation every field fedctl sets must hold its value.
+// An object without the hash, applied by another tool from render's output,
+// is judged by its content alone (Holds).
 // With spec.retainReplicas the replica count is left out of the
 // comparison, as apply leaves it to whoever scales the object. Neither
 // argument is modified.
@@ -42,6 +44,16 @@ func Check(t render.Target, live *unstructured.Unstructured) (string, error) {
 		labels[federation.ApplySetPartOfLabel] = setID
 		u.SetLabels(labels)
 	}
+	if live.GetAnnotations()[federation.HashAnnotation] == "" {
+		// Applied by another tool from fedctl's rendered output (kubectl
+		// apply of render's tree, a GitOps controller): it carries
+		// fedctl's markers but not the hash apply records, so it is judged
+		// by content, as diff would judge it.
+		if Holds(live, hashed) {
+			return "", nil
+		}
+		return "it differs from what fedctl would apply (and fedctl has not applied it: it has no " + federation.HashAnnotation + " annotation)", nil
+	}
 	hash, err := Hash(hashed)
 	if err != nil {
 		return "", fmt.Errorf("hash %s %s: %w", t.Type.Kind, t.Name(), err)
@@ -51,8 +63,6 @@ func Check(t render.Target, live *unstructured.Unstructured) (string, error) {
 	}
 	ann := live.GetAnnotations()
 	switch {
-	case ann[federation.HashAnnotation] == "":
-		return "fedctl has not applied it: it has no " + federation.HashAnnotation + " annotation", nil
 	case ann[federation.HashAnnotation] != hash:
 		return "the manifests changed since fedctl last applied it", nil
 	}

@@ -56,3 +56,33 @@ func object(t typeconfig.Type, ns, name string, body map[string]any) (*federatio
 	obj["metadata"], obj["apiVersion"], obj["kind"] = meta, t.APIVersion(), t.Kind
 	return o, obj
 }
+
+// TestCheckWithoutHash: an object another tool applied from render's
+// output has fedctl's markers but no applied hash; it is judged by its
+// content, server-added fields left aside.
+func TestCheckWithoutHash(t *testing.T) {
+	t.Parallel()
+	o, obj := object(cmType, "shop", "cfg", map[string]any{"data": map[string]any{"k": "v"}})
+	target := render.Target{Cluster: "m", Type: cmType, Object: obj, Source: o}
+
+	live := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
+	live.SetUID("1234")
+	live.SetResourceVersion("7")
+	reason, err := Check(target, live)
+	require.NoError(t, err)
+	assert.Empty(t, reason, "as render wrote it, plus what the server adds")
+
+	for name, edit := range map[string]func(u *unstructured.Unstructured){
+		"a value":      func(u *unstructured.Unstructured) { _ = unstructured.SetNestedField(u.Object, "w", "data", "k") },
+		"a field gone": func(u *unstructured.Unstructured) { unstructured.RemoveNestedField(u.Object, "data", "k") },
+		"a label": func(u *unstructured.Unstructured) {
+			u.SetLabels(map[string]string{federation.ManagedByLabel: federation.ManagedByValue})
+		},
+	} {
+		changed := live.DeepCopy()
+		edit(changed)
+		reason, err := Check(target, changed)
+		require.NoError(t, err)
+		assert.Contains(t, reason, "it differs from what fedctl would apply", name)
+	}
+}

@@ -49,12 +49,21 @@ func UpToDate(live *unstructured.Unstructured, desired map[string]any, hash stri
 	if !generationHolds && !(retainReplicas && gen != 0) {
 		return false
 	}
-	meta, _ := desired["metadata"].(map[string]any)
-	if !containsStrings(meta["labels"], live.GetLabels()) || !containsStrings(meta["annotations"], ann) {
-		return false
-	}
 	if gen != 0 && generationHolds {
-		return true
+		meta, _ := desired["metadata"].(map[string]any)
+		return containsStrings(meta["labels"], live.GetLabels()) && containsStrings(meta["annotations"], ann)
+	}
+	return Holds(live, desired)
+}
+
+// Holds says whether live holds every field of desired with the same value
+// (labels and annotations included): what server-side apply of desired
+// would leave unchanged, whoever applied it. The API server may have added
+// fields (defaults, a Service's cluster IP); those do not count.
+func Holds(live *unstructured.Unstructured, desired map[string]any) bool {
+	meta, _ := desired["metadata"].(map[string]any)
+	if !containsStrings(meta["labels"], live.GetLabels()) || !containsStrings(meta["annotations"], live.GetAnnotations()) {
+		return false
 	}
 	for k, v := range desired {
 		switch k {

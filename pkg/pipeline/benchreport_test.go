@@ -20,7 +20,7 @@ import (
 // when cost is linear) and, given the fedctl binary, its peak RSS. It is
 // what "make bench" runs; it asserts nothing, since timings are not tests.
 //
-//	FEDCTL_BENCH_REPORT=1 [FEDCTL_BENCH_ROUNDS=3] [FEDCTL_BENCH_BIN=bin/fedctl] go test ./pkg/engine -run TestBenchReport -v -timeout 1h
+//	FEDCTL_BENCH_REPORT=1 [FEDCTL_BENCH_ROUNDS=3] [FEDCTL_BENCH_BIN=bin/fedctl] [FEDCTL_BENCH_DIR=.cache] go test ./pkg/pipeline -run TestBenchReport -v -timeout 1h
 func TestBenchReport(t *testing.T) {
 	if os.Getenv("FEDCTL_BENCH_REPORT") == "" {
 		t.Skip("set FEDCTL_BENCH_REPORT=1 to run the benchmarks and print the report (make bench)")
@@ -95,6 +95,12 @@ func TestBenchReport(t *testing.T) {
 		}
 		b.WriteString("\n")
 	}
+	floor := func(size int) time.Duration { return best("WriteFilesSerial", size) + best("RenderYAML", size) }
+	fmt.Fprintf(&b, "\n--output-dir against writing the same files serially plus render -o yaml (target ≤ 1.5×),\non %s (%s); rerun: over the tree of an earlier run:\n", fileSystem(treeDir), treeDir)
+	fmt.Fprintf(&b, "%-12s %18s %18s %18s\n", "deployments", "write+yaml (s)", "dir/(write+yaml)", "rerun/(write+yaml)")
+	for _, size := range benchSizes {
+		fmt.Fprintf(&b, "%-12d %18.3f %18.2f %18.2f\n", size, floor(size).Seconds(), ratio(best("RenderOutputDir", size), floor(size)), ratio(best("RenderOutputDirRerun", size), floor(size)))
+	}
 	fmt.Fprintf(&b, "\nCost per member object (µs), flat when cost grows linearly:\n%-20s", "")
 	for _, size := range benchSizes {
 		fmt.Fprintf(&b, " %10s", fmt.Sprintf("n=%d", size))
@@ -111,7 +117,7 @@ func TestBenchReport(t *testing.T) {
 		size := benchSizes[len(benchSizes)-1]
 		in := inputFor(t, size)
 		fmt.Fprintf(&b, "\nPeak RSS of %s at %d deployments (limit 300 MB):\n", bin, size)
-		for _, args := range [][]string{{"-o", "yaml"}, {"-o", "json"}, {"--output-dir", filepath.Join(t.TempDir(), "out")}} {
+		for _, args := range [][]string{{"-o", "yaml"}, {"-o", "json"}, {"--output-dir", filepath.Join(treeRoot(t), "out")}} {
 			rss, wall := peakRSS(t, bin, append([]string{"render", "-f", in.manifests, "--config", in.federation}, args...))
 			fmt.Fprintf(&b, "  %-20s %6.1f MB  %6.2fs\n", args[0]+" "+filepath.Base(args[1]), float64(rss)/1024/1024, wall.Seconds())
 		}
@@ -120,6 +126,20 @@ func TestBenchReport(t *testing.T) {
 }
 
 func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
+
+// fileSystem names the type of the file system dir is on, as GNU stat -f
+// prints it (tmpfs, xfs, ext2/ext3...), or says it is unknown. ext2, ext3
+// and ext4 share one magic number, so stat cannot tell them apart.
+func fileSystem(dir string) string {
+	out, err := exec.Command("stat", "-f", "-c", "%T", dir).Output()
+	if err != nil {
+		return "a file system of unknown type"
+	}
+	if name := strings.TrimSpace(string(out)); name != "ext2/ext3" {
+		return name
+	}
+	return "ext2/ext3/ext4"
+}
 
 // peakRSS runs bin with its standard output discarded and returns its peak
 // resident set size in bytes and its wall time. The kernel's count for a

@@ -63,7 +63,22 @@ func Run(in Input) (*Output, error) {
 // one that two claim, and so is a federated object defined twice, whichever
 // dialects read the two.
 func Decode(docs []manifest.Document, types federation.Types, defaultNamespace string) (*federation.Set, error) {
-	parsed := dialect.Parse(docs)
+	var early []dialect.EarlyDecoder
+	for _, d := range Dialects {
+		if e, ok := d.(dialect.EarlyDecoder); ok {
+			early = append(early, e)
+		}
+	}
+	parsed := dialect.Parse(docs, func(d *dialect.Doc) {
+		if d.Err != nil {
+			return
+		}
+		for _, e := range early {
+			if e.DecodeEarly(d) {
+				return
+			}
+		}
+	})
 	in := dialect.Input{Docs: parsed, Types: types, DefaultNamespace: defaultNamespace}
 	set := &federation.Set{}
 	var errs []error

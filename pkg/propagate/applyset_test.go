@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -248,4 +249,46 @@ func TestRunKeepsTheKindOfAnObjectThatFailedToRender(t *testing.T) {
 	assert.Equal(t, "ConfigMap,Deployment.apps", parentIn(fake, set).GetAnnotations()[ApplySetGroupKindsAnnotation])
 	assert.True(t, fake.Has(memberstest.KeyOf(mappingOf(deployType), "shop", "web")), "not deleted either")
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "failed Deployment web"}, actions(rep.Clusters[0]))
+}
+
+// TestRunNeverPrunesOnPartialKnowledge: in a member where one kind of the
+// set cannot be listed, nothing is pruned and the parent keeps listing
+// that kind; the member fails with the reason, and the types that can be
+// written are written. The other member is pruned.
+func TestRunNeverPrunesOnPartialKnowledge(t *testing.T) {
+	t.Parallel()
+	set := setOf(t, "shop")
+	fakes := map[string]*memberstest.Fake{"a": newFake(cmType, deployType), "b": newFake(cmType, deployType)}
+	first := resultFor(
+		spec{t: cmType, name: "cfg", clusters: []string{"a", "b"}},
+		spec{t: deployType, name: "web", clusters: []string{"a", "b"}},
+		spec{t: cmType, name: "gone", clusters: []string{"a", "b"}},
+	)
+	require.Empty(t, run(t, first, fakes, Options{ApplySet: set}).Failed())
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "", errors.New("RBAC says no"))
+	fakes["a"].ListErr = func(resource string) error {
+		if resource == "deployments" {
+			return forbidden
+		}
+		return nil
+	}
+
+	// web and gone leave the input; cfg changes
+	next := resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v2"}}, clusters: []string{"a", "b"}})
+	rep := run(t, next, fakes, Options{ApplySet: set})
+	assert.Equal(t, []string{"a"}, rep.Failed())
+	a := rep.Clusters[0]
+	assert.Contains(t, a.Error, "fedctl's objects of some types could not be read, so nothing was pruned here")
+	assert.Contains(t, a.Error, "Deployment.apps: deployments.apps is forbidden")
+	assert.Equal(t, []string{"configured ConfigMap cfg", "skipped ConfigMap gone"}, actions(a), "what can be written is; what would be pruned is not")
+	assert.Equal(t, ReasonNotPruned, a.Objects[1].Reason)
+	assert.Zero(t, fakes["a"].Count("DELETE"))
+	assert.Contains(t, parentIn(fakes["a"], set).GetAnnotations()[ApplySetGroupKindsAnnotation], "Deployment.apps", "a failure never narrows the set")
+	assert.Equal(t, []string{"configured ConfigMap cfg", "deleted ConfigMap gone", "deleted Deployment web"}, sortedActions(rep.Clusters[1]))
+
+	// fedctl delete there says what it could not delete
+	rep = Delete(context.Background(), Input{Result: first, Clusters: []string{"a"},
+		Clients: func(string) (members.Client, error) { return fakes["a"], nil }})
+	assert.Contains(t, rep.Clusters[0].Error, "objects of these types were not deleted here")
+	assert.True(t, fakes["a"].Has(memberstest.KeyOf(mappingOf(deployType), "shop", "web")), "web stays: it could not be listed")
 }

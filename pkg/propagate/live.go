@@ -158,7 +158,10 @@ func (s *memberSync) unreadReason() string {
 		whys = append(whys, s.unread[gk])
 	}
 	not := "objects of these types that are no longer placed here were not looked for"
-	if s.pruning() {
+	switch {
+	case s.mode.deleteOptions: // fedctl delete
+		not = "objects of these types were not deleted here"
+	case s.pruning():
 		not = "nothing was pruned here, and " + not
 	}
 	return "fedctl's objects of some types could not be read, so " + not + ": " + strings.Join(whys, "; ")

@@ -94,7 +94,7 @@ func Delete(ctx context.Context, in Input) *Report {
 		cr := ClusterResult{Cluster: s.cluster, Objects: []ObjectResult{}}
 		a, err := s.in.Clients(s.cluster)
 		if err != nil {
-			cr.Error = err.Error()
+			cr.Error = members.RequestError(err).Error()
 			return cr
 		}
 		s.client = a
@@ -103,6 +103,7 @@ func Delete(ctx context.Context, in Input) *Report {
 			return cr
 		}
 		cr.Objects = append(cr.Objects, s.removeAll(mctx, func(render.Placed) bool { return true })...)
+		cr.Error = s.unreadReason()
 		return cr
 	})
 }

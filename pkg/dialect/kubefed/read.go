@@ -17,7 +17,10 @@ import (
 // Dialect reads KubeFed's federated objects.
 type Dialect struct{}
 
-var _ dialect.Dialect = Dialect{}
+var (
+	_ dialect.Dialect      = Dialect{}
+	_ dialect.EarlyDecoder = Dialect{}
+)
 
 // Name is the dialect's name in messages.
 func (Dialect) Name() string { return "KubeFed" }
@@ -95,7 +98,15 @@ func (Dialect) Read(in dialect.Input, claimed []bool) (*federation.Set, error) {
 		}
 	}
 	out := make([]decoded, len(idx))
-	parallel.For(len(idx), docsPerWorker, func(j int) { out[j] = decodeOne(in.Docs[idx[j]]) })
+	parallel.For(len(idx), docsPerWorker, func(j int) {
+		doc := &in.Docs[idx[j]]
+		if d, ok := doc.Early.(decoded); ok {
+			out[j] = d
+			return
+		}
+		out[j] = decodeOne(*doc)
+		doc.Parsed = nil // done with: free it now
+	})
 
 	var errs []error
 	for j, d := range out {
@@ -149,6 +160,18 @@ func (Dialect) Read(in dialect.Input, claimed []bool) (*federation.Set, error) {
 		}
 	}
 	return set, errors.Join(errs...)
+}
+
+// DecodeEarly decodes, right after parsing, the documents Claim takes
+// because of their Head alone: federated objects and RSPs (Claim's other
+// documents, KubeFed's control-plane objects, need no decoding).
+func (Dialect) DecodeEarly(doc *dialect.Doc) bool {
+	if doc.Head.Kind == "" || (!isRSP(doc.Head) && !isFederated(doc.Head)) {
+		return false
+	}
+	doc.Early = decodeOne(*doc)
+	doc.Parsed = nil // done with: free it now
+	return true
 }
 
 // decodeOne decodes a federated object whether or not its type is enabled;

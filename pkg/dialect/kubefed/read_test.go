@@ -17,7 +17,7 @@ func read(t *testing.T, text string) (objects, rsps []string, errs []string, cla
 	t.Helper()
 	docs, err := manifest.Split("in.yaml", []byte(text))
 	require.NoError(t, err)
-	parsed := dialect.Parse(docs)
+	parsed := dialect.Parse(docs, nil)
 	d := kubefed.Dialect{}
 	claimed = d.Claim(parsed)
 	set, err := d.Read(dialect.Input{Docs: parsed, Types: typeconfig.Builtin(), DefaultNamespace: "ns"}, claimed)

@@ -58,6 +58,10 @@ type Fake struct {
 	ApplyErr func(obj *unstructured.Unstructured, attempt int) error
 	// Delay is added to every apply.
 	Delay time.Duration
+	// ListErr, when set, decides the error of each LIST (label-selected
+	// or metadata-only) of a resource: a member where fedctl's user may
+	// not list it, say.
+	ListErr func(resource string) error
 
 	mu       sync.Mutex
 	served   map[schema.GroupVersionKind]members.Mapping
@@ -241,6 +245,11 @@ func (f *Fake) Resources(context.Context) ([]*metav1.APIResourceList, error) {
 
 func (f *Fake) List(_ context.Context, m members.Mapping, opts members.ListOptions) ([]unstructured.Unstructured, error) {
 	f.record("LIST " + m.Resource.Resource)
+	if f.ListErr != nil {
+		if err := f.ListErr(m.Resource.Resource); err != nil {
+			return nil, err
+		}
+	}
 	sel, err := labels.Parse(opts.LabelSelector)
 	if err != nil {
 		return nil, err
@@ -266,6 +275,11 @@ func (f *Fake) ListTable(context.Context, members.Mapping, members.ListOptions) 
 
 func (f *Fake) ListMetadata(_ context.Context, m members.Mapping, opts members.ListOptions) ([]metav1.PartialObjectMetadata, error) {
 	f.record("LIST " + m.Resource.Resource + " metadata " + opts.Namespace)
+	if f.ListErr != nil {
+		if err := f.ListErr(m.Resource.Resource); err != nil {
+			return nil, err
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down != nil {
