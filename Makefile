@@ -22,9 +22,11 @@ TEST_LOG := .cache/test.log
 build: ## Build bin/fedctl
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/fedctl .
 
-install: ## Install fedctl into GOBIN (and kubectl-fed beside it, for kubectl)
+install: ## Install fedctl into GOBIN (and kubectl-fed and kubectl_complete-fed beside it, for kubectl)
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' .
-	ln -sf fedctl "$$($(GO) env GOPATH)/bin/kubectl-fed"
+	bindir="$$($(GO) env GOBIN)"; bindir="$${bindir:-$$($(GO) env GOPATH)/bin}"; \
+	ln -sf fedctl "$$bindir/kubectl-fed"; \
+	install -m 0755 kubectl_complete-fed "$$bindir/kubectl_complete-fed"
 
 $(TESTENV):
 	$(GO) build -o $@ ./pkg/testenv/cmd/fedctl-testenv

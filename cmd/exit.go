@@ -19,12 +19,14 @@ import (
 )
 
 // Exit codes. diff uses its own (0 same, 1 different, >1 error), through
-// cmdutil.ExitError.
+// cmdutil.ExitError. When a run both had members fail and timed out
+// waiting, 3 wins: the wait covered only the members that were done.
 const (
 	ExitOK      = 0
 	ExitError   = 1
 	ExitUsage   = 2
 	ExitPartial = 3
+	ExitTimeout = 4 // a wait (--wait) ran out of time
 )
 
 // Main runs fedctl with the process's arguments and streams and returns the
@@ -99,6 +101,7 @@ func exitCode(ios *iostreams.IOStreams, cmd *cobra.Command, err error) int {
 	var exitErr *cmdutil.ExitError
 	var partial *cmdutil.PartialError
 	var flagErr *cmdutil.FlagError
+	var timeout *cmdutil.TimeoutError
 	switch {
 	case errors.As(err, &exitErr):
 		if exitErr.Err != nil && !errors.Is(exitErr.Err, cmdutil.ErrSilent) {
@@ -110,6 +113,9 @@ func exitCode(ios *iostreams.IOStreams, cmd *cobra.Command, err error) int {
 	case errors.As(err, &partial):
 		fmt.Fprintf(ios.ErrOut, "%s %s\n", cs.Red("error:"), err)
 		return ExitPartial
+	case errors.As(err, &timeout):
+		printError(ios, err)
+		return ExitTimeout
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(ios.ErrOut, "%s interrupted\n", cs.Red("error:"))
 		return ExitError

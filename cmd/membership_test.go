@@ -145,21 +145,46 @@ func TestUnjoinSaysWhatStaysRunning(t *testing.T) {
 	client, err := kubernetes.NewForConfig(cfg)
 	require.NoError(t, err)
 	ctx := context.Background()
+	fedctlLabels := map[string]string{"kubefed.io/managed": "true", "app.kubernetes.io/managed-by": "fedctl"}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "unjoin-shop", Labels: fedctlLabels}}
+	_, err = client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}) })
 	for _, cm := range []*corev1.ConfigMap{
-		{ObjectMeta: metav1.ObjectMeta{Name: "managed-unjoin", Namespace: "default", Labels: map[string]string{"kubefed.io/managed": "true"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "managed-unjoin", Namespace: "unjoin-shop", Labels: fedctlLabels}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "also-managed", Namespace: "default", Labels: fedctlLabels}},
+		// another tool's, labelled as KubeFed's: not fedctl's to list
+		{ObjectMeta: metav1.ObjectMeta{Name: "kubefed-only", Namespace: "default", Labels: map[string]string{"kubefed.io/managed": "true"}}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "not-managed-unjoin", Namespace: "default"}},
 	} {
-		_, err := client.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
+		_, err := client.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
 		require.NoError(t, err)
-		t.Cleanup(func() { _ = client.CoreV1().ConfigMaps("default").Delete(ctx, cm.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() { _ = client.CoreV1().ConfigMaps(cm.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{}) })
 	}
 
-	r := execute(t, "unjoin", "cluster2")
+	// A dry run lists the same and keeps the member.
+	r := execute(t, "unjoin", "cluster2", "--dry-run=client")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Contains(t, r.errOut, "cluster/cluster2 would be unjoined; dry run")
+	assert.Equal(t, []string{"cluster2", "cluster3"}, loadMembers(t, path).Names())
+
+	// Namespaces are listed apart and never in the delete command: deleting
+	// one deletes everything in it (issue 11: the old hint deleted them).
+	r = execute(t, "unjoin", "cluster2")
 	require.Equal(t, ExitOK, r.code, r.errOut)
 	assert.Equal(t, `✓ cluster/cluster2 unjoined
-! left running in cluster cluster2, no longer managed by fedctl: 1 configmaps
-  to delete them: kubectl --context cluster2 delete configmaps -A -l kubefed.io/managed=true
+! left running in cluster cluster2, no longer managed by fedctl (label app.kubernetes.io/managed-by=fedctl): 2 configmaps, 1 namespaces
+  configmaps: default/also-managed, unjoin-shop/managed-unjoin
+  to delete them, namespaces excepted: kubectl --context cluster2 delete configmaps -A -l app.kubernetes.io/managed-by=fedctl
+  namespaces: unjoin-shop
+  namespaces are in no delete command: deleting one deletes everything in it, not only what fedctl created; check what each holds (kubectl --context cluster2 get all -n NAMESPACE) first
 `, r.errOut)
+	for _, line := range strings.Split(r.errOut, "\n") {
+		if _, command, ok := strings.Cut(line, "kubectl "); ok && strings.Contains(command, " delete ") {
+			resources := strings.Fields(strings.SplitN(command, " delete ", 2)[1])[0]
+			assert.NotContains(t, strings.Split(resources, ","), "namespaces", "a suggested delete command never names namespaces: %s", line)
+		}
+	}
 	assert.Equal(t, []string{"cluster3"}, loadMembers(t, path).Names())
 
 	r = execute(t, "unjoin", "cluster3")
@@ -227,7 +252,10 @@ cluster3   True    %[1]s
 	start := time.Now()
 	r = execute(t, "get", "clusters", "-o", "wide", "--timeout", "3s")
 	took := time.Since(start)
-	require.Equal(t, ExitOK, r.code, "an offline member is reported, not an error: %s", r.errOut)
+	// An offline member is in the table, and the exit code is 3 so that a
+	// pipeline stops on an unhealthy federation (issue 11).
+	require.Equal(t, ExitPartial, r.code, r.errOut)
+	assert.Equal(t, "error: 1 of 3 member cluster(s) not ready: cluster2 (Offline); --ignore-not-ready to exit 0 all the same\n", r.errOut)
 	server2 := e.Cluster("cluster2").Server
 	require.Len(t, v, 8, "the table below assumes an 8-character version")
 	wide := func(name, ready, version, labels, message string) string {
@@ -240,7 +268,7 @@ cluster3   True    %[1]s
 	assert.Less(t, took, 3*time.Second, "members are probed in parallel within --timeout")
 
 	r = execute(t, "get", "clusters", "cluster2", "-o", "yaml")
-	require.Equal(t, ExitOK, r.code, r.errOut)
+	require.Equal(t, ExitPartial, r.code, "every output format exits 3: %s", r.errOut)
 	assert.Equal(t, fmt.Sprintf(`apiVersion: fedctl.io/v1alpha1
 items:
 - labels:
@@ -255,6 +283,15 @@ items:
       type: Offline
 kind: ClusterList
 `, server2), r.out)
+
+	// --ignore-not-ready relaxes the exit code, not the report.
+	r = execute(t, "get", "clusters", "--ignore-not-ready")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Regexp(t, `cluster2\s+Offline\s`, r.out)
+	assert.Empty(t, r.errOut)
+	// -o name probes nothing, so it knows of no member that is not ready.
+	r = execute(t, "get", "clusters", "-o", "name")
+	require.Equal(t, ExitOK, r.code, r.errOut)
 
 	require.NoError(t, e.StartCluster(context.Background(), "cluster2"))
 	stopped = false
@@ -273,7 +310,8 @@ kind: ClusterList
 	require.NoError(t, err)
 	require.NoError(t, f.Save(fed))
 	r = execute(t, "get", "clusters", "ghost", "cluster1")
-	require.Equal(t, ExitOK, r.code, r.errOut)
+	require.Equal(t, ExitPartial, r.code, r.errOut)
+	assert.Equal(t, "error: 1 of 2 member cluster(s) not ready: ghost (ConfigMalformed); --ignore-not-ready to exit 0 all the same\n", r.errOut)
 	assert.Equal(t, fmt.Sprintf("NAME       READY             VERSION\ncluster1   True              %s\nghost      ConfigMalformed   <none>\n", v), r.out)
 }
 
@@ -337,4 +375,58 @@ func TestMembersAreNotRateLimitedWithAPF(t *testing.T) {
 	took := time.Since(start)
 	t.Logf("300 GETs in %s", took)
 	assert.Less(t, took, 30*time.Second, "a bucket of 5/s would need 60 s")
+}
+
+// TestCompletionFromMembers: what only the members know completes from
+// them, within cmdutil.CompletionTimeout: namespaces for -n, the names of
+// the objects fedctl manages for "get TYPE", the types a member serves for
+// enable (those in effect left out).
+func TestCompletionFromMembers(t *testing.T) {
+	_, e := liveFederation(t)
+	for _, name := range []string{"cluster1", "cluster2"} {
+		require.Equal(t, ExitOK, execute(t, "join", name).code)
+	}
+	cfg, err := e.RESTConfig("cluster2")
+	require.NoError(t, err)
+	client, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "complete-me"}}
+	_, err = client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}) })
+	for _, cm := range []*corev1.ConfigMap{
+		{ObjectMeta: metav1.ObjectMeta{Name: "complete-web", Namespace: "default", Labels: map[string]string{"app.kubernetes.io/managed-by": "fedctl"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "complete-db", Namespace: "complete-me", Labels: map[string]string{"app.kubernetes.io/managed-by": "fedctl"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "complete-not-ours", Namespace: "default"}},
+	} {
+		_, err := client.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = client.CoreV1().ConfigMaps(cm.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{}) })
+	}
+
+	complete := func(args ...string) string {
+		t.Helper()
+		start := time.Now()
+		r := execute(t, append([]string{"__complete"}, args...)...)
+		require.Equal(t, ExitOK, r.code, r.errOut)
+		assert.Less(t, time.Since(start), 5*time.Second, "completion is quick")
+		return r.out
+	}
+	// -n: cluster1, the first member, has no complete-me; it answers first
+	assert.Equal(t, "kube-node-lease\nkube-public\nkube-system\n:4\n", complete("get", "configmaps", "-n", "kube"))
+	assert.Equal(t, "default\n:4\n", complete("status", "-f", "x", "-n", "def"))
+	assert.Equal(t, ":4\n", complete("apply", "-f", "x", "-n", "complete"), "the first member that answers decides")
+	assert.Equal(t, "complete-me\n:4\n", complete("apply", "-f", "x", "--cluster", "cluster2", "-n", "complete"),
+		"--cluster chooses the member asked")
+
+	// get TYPE NAME: fedctl's objects only, in -n, -A or the context's namespace
+	assert.Equal(t, "complete-web\n:4\n", complete("get", "configmaps", "complete"))
+	assert.Equal(t, "complete-db\n:4\n", complete("get", "cm", "-n", "complete-me", "complete"))
+	assert.Equal(t, "complete-db\ncomplete-web\n:4\n", complete("get", "configmaps", "-A", "complete"))
+	assert.Equal(t, ":4\n", complete("get", "configmaps", "--cluster", "cluster1", "complete"), "only the members selected")
+
+	// enable TYPE: what the member serves, not what is in effect already
+	assert.Equal(t, "statefulsets.apps\n:4\n", complete("enable", "statefulsets"))
+	assert.Equal(t, ":4\n", complete("enable", "deployments.apps"), "a default type is in effect")
 }

@@ -115,6 +115,10 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 		c.GroupID = "membership"
 		root.AddCommand(c)
 	}
+	// -n completes with a member's namespaces wherever it is a flag.
+	for _, c := range root.Commands() {
+		cmdutil.RegisterNamespaceCompletion(f, c)
+	}
 	vc := versioncmd.NewCmdVersion(f, nil)
 	vc.GroupID = "other"
 	vc.Annotations = map[string]string{annotationStandalone: "true"}

@@ -3,13 +3,20 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 )
 
@@ -48,6 +55,11 @@ func TestExitCodes(t *testing.T) {
 		{"an invalid --color is a usage error", []string{"get", "clusters", "--color", "pink"}, ExitUsage, "error: --color must be auto, always or never, got \"pink\"\nSee 'fedctl get --help' for usage.\n"},
 		{"a runtime error exits 1", []string{"unjoin", "nope"}, ExitError, "error: cluster \"nope\" is not a member: the federation has no members yet; run \"fedctl join nope --cluster-context CONTEXT\"\n"},
 		{"an empty federation lists nothing and exits 0", []string{"get", "clusters"}, ExitOK, ""},
+		{"an unknown --dry-run is a usage error listing the values", []string{"disable", "jobs", "--dry-run=maybe"}, ExitUsage,
+			"error: invalid --dry-run value \"maybe\": must be \"none\", \"client\" or \"server\"\nSee 'fedctl disable --help' for usage.\n"},
+		{"--ignore-not-ready is for get clusters", []string{"get", "deployments", "--ignore-not-ready"}, ExitUsage,
+			"error: --ignore-not-ready applies to \"get clusters\" only\nSee 'fedctl get --help' for usage.\n"},
+		{"a bare --dry-run is client, with kubectl's deprecation warning", []string{"disable", "jobs", "--force", "--dry-run"}, ExitOK, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,6 +140,55 @@ func TestColorSettings(t *testing.T) {
 	assert.False(t, colored("--color", "always"), "NO_COLOR turns colour off whatever else says")
 }
 
+// TestBareDryRun: a bare --dry-run means client, as in kubectl, which
+// warns that the spelling is deprecated; nothing is written.
+func TestBareDryRun(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	t.Setenv("FEDCTL_CONFIG", path)
+	for _, args := range [][]string{{"--dry-run"}, {"--dry-run=true"}} {
+		r := execute(t, append([]string{"disable", "jobs", "--force"}, args...)...)
+		require.Equal(t, ExitOK, r.code, r.errOut)
+		assert.True(t, strings.HasPrefix(r.errOut, "warning: --dry-run is deprecated and can be replaced with --dry-run=client.\n"), r.errOut)
+		assert.Contains(t, r.errOut, "would be disabled")
+		_, err := os.Stat(path)
+		assert.True(t, os.IsNotExist(err), "a dry run writes no federation file")
+	}
+	for _, args := range [][]string{{"--dry-run=client"}, {"--dry-run=server"}} {
+		r := execute(t, append([]string{"disable", "jobs", "--force"}, args...)...)
+		require.Equal(t, ExitOK, r.code, r.errOut)
+		assert.NotContains(t, r.errOut, "deprecated")
+		assert.Contains(t, r.errOut, "would be disabled", "server means client for a command that only writes the federation file")
+		_, err := os.Stat(path)
+		assert.True(t, os.IsNotExist(err), "a dry run writes no federation file")
+	}
+}
+
+// TestExitCodeOfErrors maps the errors commands return to the exit codes
+// the README promises: a wait that timed out is 4, and 3 wins over it.
+func TestExitCodeOfErrors(t *testing.T) {
+	timeout := &cmdutil.TimeoutError{Err: errors.New("timed out waiting: 1 member object not Current")}
+	partial := &cmdutil.PartialError{Failed: []string{"c2"}}
+	for _, tt := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"a wait that timed out", timeout, ExitTimeout},
+		{"a wrapped timeout", fmt.Errorf("apply: %w", timeout), ExitTimeout},
+		{"members failed and the wait timed out", errors.Join(partial, timeout), ExitPartial},
+		{"members failed", partial, ExitPartial},
+		{"an error", errors.New("boom"), ExitError},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, errOut := iostreams.Test()
+			assert.Equal(t, tt.want, exitCode(ios, nil, tt.err))
+			assert.True(t, strings.HasPrefix(errOut.String(), "error: "), errOut.String())
+		})
+	}
+	assert.Equal(t, 4, ExitTimeout, "the README and --help of apply and status say 4")
+}
+
 func TestKubectlPluginName(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
 	root := NewRootCmd(ios, "/usr/local/bin/kubectl-fed")
@@ -168,12 +229,89 @@ func TestClusterNameCompletion(t *testing.T) {
 		{[]string{"unjoin", "eu"}, "eu-1\neu-2\n"},
 		{[]string{"label", "cluster", "u"}, "us-1\n"},
 		{[]string{"get", "clusters", "eu-1", ""}, "eu-2\nus-1\n"},
-		{[]string{"get", ""}, "clusters\n"},
+		{[]string{"get", "cl"}, "clusters\nclusterroles.rbac.authorization.k8s.io\n"},
+		{[]string{"get", "dep"}, "deployments.apps\n"},
+		{[]string{"status", "federatedse"}, "federatedsecrets\nfederatedserviceaccounts\nfederatedservices\n"},
+		{[]string{"disable", "job"}, "jobs.batch\n"},
 	}
 	for _, tt := range tests {
 		r := execute(t, append([]string{"__complete"}, tt.args...)...)
 		require.Equal(t, ExitOK, r.code, r.errOut)
 		assert.Equal(t, tt.want+":4\n", r.out, "completing %q", tt.args)
+	}
+}
+
+// TestContextCompletion: join and enable --cluster-context complete the contexts of
+// the kubeconfig, offline.
+func TestContextCompletion(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts:
+- {name: kind-eu-1, context: {cluster: c, user: u}}
+- {name: kind-us-1, context: {cluster: c, user: u}}
+- {name: prod, context: {cluster: c, user: u}}
+`), 0o600))
+	t.Setenv("KUBECONFIG", kubeconfig)
+	t.Setenv("FEDCTL_CONFIG", filepath.Join(dir, "config.yaml"))
+	r := execute(t, "__complete", "join", "eu-1", "--cluster-context", "kind")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, "kind-eu-1\nkind-us-1\n:4\n", r.out)
+	r = execute(t, "__complete", "join", "eu-1", "--cluster-context", "")
+	assert.Equal(t, "kind-eu-1\nkind-us-1\nprod\n:4\n", r.out)
+	r = execute(t, "__complete", "enable", "sts", "--cluster-context", "p")
+	assert.Equal(t, "prod\n:4\n", r.out, "enable's --cluster-context too")
+}
+
+// TestCompletionGivesUpQuickly: a member that accepts connections and
+// never answers costs a completion cmdutil.CompletionTimeout, not client-go's
+// default timeout, and offers nothing.
+func TestCompletionGivesUpQuickly(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c) // never answered
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			_ = c.Close()
+		}
+	})
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://`+l.Addr().String()+`", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: x}}]
+contexts: [{name: slow, context: {cluster: c, user: u}}]
+`), 0o600))
+	t.Setenv("KUBECONFIG", kubeconfig)
+	config := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(config, []byte("apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters: [{name: slow}]\n"), 0o600))
+	t.Setenv("FEDCTL_CONFIG", config)
+	for _, args := range [][]string{{"get", "configmaps", "-n", ""}, {"get", "configmaps", ""}, {"enable", ""}} {
+		start := time.Now()
+		r := execute(t, append([]string{"__complete"}, args...)...)
+		took := time.Since(start)
+		require.Equal(t, ExitOK, r.code, r.errOut)
+		assert.Equal(t, ":4\n", r.out, "%v offers nothing", args)
+		assert.Less(t, took, cmdutil.CompletionTimeout+2*time.Second, "%v gives up after the completion timeout", args)
 	}
 }
 

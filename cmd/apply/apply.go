@@ -3,6 +3,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -25,10 +26,13 @@ type ApplyOptions struct {
 	// NewClient returns the Client of one member; tests replace it.
 	NewClient func(members.Access, members.Member) (members.Client, error)
 
-	Filenames      []string
-	Recursive      bool
-	Clusters       []string
-	Namespace      string
+	Filenames []string
+	Recursive bool
+	Clusters  []string
+	Namespace string
+	// NamespaceGiven says -n was given: without it, the namespace of the
+	// --applyset parent is looked up in the members.
+	NamespaceGiven bool
 	DryRun         string
 	FieldManager   string
 	ForceConflicts bool
@@ -111,7 +115,10 @@ federated objects left the input are deleted there ("kubectl get secret NAME
 never one labelled kubefed.io/managed: "false". A member whose listing fails
 is not pruned. --max-deletions (default 100, -1 for no bound) stops a member
 with more deletions than that, de-placement and pruning together, before it
-deletes any.
+deletes any. The namespace is part of the set's identity: without -n, fedctl
+looks the parent up by name in the members and uses its namespace when it is
+in exactly one (saying so on standard error); when it is in several, or in
+none yet, -n is required.
 
 --dry-run=client sends no request at all and lists the objects each member
 would get; it cannot tell what is new, changed or to be removed. With --prune
@@ -138,10 +145,18 @@ rate limited by fedctl; for others, --qps and --burst set the limit.
 
 --wait then waits until every applied object is Current (kstatus), as
 "fedctl status --wait" does, within what --deadline leaves (else within
---timeout when given, else 5m).
+--timeout when given, else 5m). With -o json the report then holds the
+verdict: "wait": {"ready", "timedOut", "failed", "notReady": [{"cluster",
+"objects"}]}.
 
-Exit status: 0 when every member is done, 3 when some members or objects
-failed (the others are done), 1 when nothing could be done.`,
+--dry-run alone means --dry-run=client, as in kubectl (which warns that the
+bare flag is deprecated).
+
+Exit status: 0 when every member is done (and, with --wait, every object is
+Current); 1 when nothing could be done, or when the wait stopped at an object
+that cannot become Current; 2 for a usage error; 3 when some members or
+objects failed (the others are done; this wins over 4); 4 when --wait timed
+out.`,
 		Example: `  # Apply to every member cluster
   fedctl apply -f manifests/
 
@@ -158,6 +173,11 @@ failed (the others are done), 1 when nothing could be done.`,
   fedctl apply -f manifests/ --prune --applyset shop -n shop`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if opts.DryRun, err = cmdutil.ParseDryRun(opts.IO.ErrOut, opts.DryRun); err != nil {
+				return err
+			}
+			opts.NamespaceGiven = cmd.Flags().Changed("namespace")
 			opts.WaitTimeout = DefaultWaitTimeout
 			if cmd.Flags().Changed("timeout") {
 				opts.WaitTimeout = opts.Timeout
@@ -174,9 +194,9 @@ failed (the others are done), 1 when nothing could be done.`,
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only apply to this member cluster (repeatable)")
+	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, client (send no write) or server (server-side dry run); a bare --dry-run is client")
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of the ApplySet parent")
-	fl.StringVar(&opts.DryRun, "dry-run", "none", "none, client (send nothing) or server (server-side dry run)")
 	fl.StringVar(&opts.FieldManager, "field-manager", propagate.FieldManager, "Field manager of the server-side applies")
 	fl.BoolVar(&opts.ForceConflicts, "force-conflicts", false, "Take over fields that other field managers own")
 	fl.BoolVar(&opts.Adopt, "adopt", false, "Take over existing objects that fedctl did not create")
@@ -185,10 +205,9 @@ failed (the others are done), 1 when nothing could be done.`,
 	fl.BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is Current in every member (kstatus), as fedctl status --wait")
 	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json, or name (CLUSTER kind.group/NAME per object)")
 	fl.BoolVar(&opts.Prune, "prune", false, "Delete the objects of the --applyset set whose federated objects left the input")
-	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace")
+	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace (default: the namespace where the members hold it)")
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	fl.IntVar(&opts.MaxDeletions, "max-deletions", DefaultMaxDeletions, "Most objects deleted in one member cluster (de-placement and pruning); -1 for no limit")
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -270,6 +289,11 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 			access.Stats = stats
 		}
 		clients = members.Clients(fed, access, o.NewClient)
+		if set != nil && !o.NamespaceGiven {
+			if err := cmdutil.FindApplySetNamespace(ctx, o.IO.ErrOut, set, clusters, clients, o.Timeout); err != nil {
+				return err
+			}
+		}
 		run := propagate.Run
 		if o.DryRun == "client" {
 			run = propagate.PlanLive // reads, to find what --prune would delete
@@ -311,35 +335,51 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 			cmdutil.WriteTimings(o.IO.ErrOut, report, stats)
 		}
 	}
-	switch o.Output {
-	case "json":
-		if err := report.WriteJSON(o.IO.Out); err != nil {
-			return err
-		}
-	case "name":
+	if o.Output == "name" {
 		if err := cmdutil.WriteNames(o.IO.Out, report); err != nil {
 			return err
 		}
 	}
 	cmdutil.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme(), report)
 	if p := report.Panic(); p != nil {
+		o.writeJSON(report, nil)
 		return p // a bug: cmd.Main reports it, exit 1
 	}
 	if err := ctx.Err(); err != nil {
+		o.writeJSON(report, nil)
 		return err
 	}
 	applyErr := cmdutil.MembersError(report.Failed(), report.NothingDone())
 	if !o.Wait {
-		return applyErr
+		return errors.Join(applyErr, o.writeJSON(report, nil))
 	}
 	if o.Deadline > 0 {
 		left, err := remaining(o.Deadline, start)
 		if err != nil {
-			return errors.Join(applyErr, err)
+			return errors.Join(applyErr, err, o.writeJSON(report, nil))
 		}
 		o.WaitTimeout = left
 	}
-	return errors.Join(applyErr, o.wait(ctx, res, report, clients))
+	verdict, waitErr := o.wait(ctx, res, report, clients)
+	return errors.Join(applyErr, cmdutil.WaitError(waitErr), o.writeJSON(report, verdict))
+}
+
+// JSONReport is apply's -o json: propagate's report and, with --wait, the
+// wait's verdict ("wait": ready, timedOut, failed and the member objects
+// not Current by cluster; absent when nothing was waited for).
+type JSONReport struct {
+	*propagate.Report
+	Wait *status.Verdict `json:"wait,omitempty"`
+}
+
+// writeJSON writes the -o json report, once everything is known.
+func (o *ApplyOptions) writeJSON(report *propagate.Report, verdict *status.Verdict) error {
+	if o.Output != "json" {
+		return nil
+	}
+	enc := json.NewEncoder(o.IO.Out)
+	enc.SetIndent("", "  ") // as propagate.Report.WriteJSON, which delete uses
+	return enc.Encode(JSONReport{Report: report, Wait: verdict})
 }
 
 // remaining is what is left of --deadline d of a run that began at start
@@ -359,7 +399,7 @@ func remaining(d time.Duration, start time.Time) (time.Duration, error) {
 // could be reached are Current. A member that failed as a whole is already
 // reported, and waiting for it could only time out; an object that failed
 // to apply is one the wait reports as not ready, or as hopeless.
-func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *propagate.Report, clients func(string) (members.Client, error)) error {
+func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *propagate.Report, clients func(string) (members.Client, error)) (*status.Verdict, error) {
 	var ok []string
 	for _, c := range report.Clusters {
 		if c.Error == "" {
@@ -367,7 +407,7 @@ func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *pro
 		}
 	}
 	if len(ok) == 0 {
-		return nil
+		return nil, nil
 	}
 	wctx, cancel := context.WithTimeout(ctx, o.WaitTimeout)
 	defer cancel()
@@ -376,7 +416,7 @@ func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *pro
 		Progress: o.IO.ErrOut, Live: o.IO.IsStderrTTY(), ColorScheme: o.IO.ErrColorScheme(),
 	})
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return ctxErr
+		return nil, ctxErr
 	}
-	return err
+	return status.VerdictOf(err), err
 }

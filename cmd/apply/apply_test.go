@@ -43,7 +43,7 @@ func TestNewCmdApply(t *testing.T) {
 				ForceConflicts: true, Adopt: true, Concurrency: 2, Timeout: 5 * time.Second, Output: "json", MaxDeletions: 100},
 		},
 		{name: "no -f", args: nil, wantErr: "-f is required"},
-		{name: "bad dry run", args: []string{"-f", "d", "--dry-run=yes"}, wantErr: `--dry-run must be none, client or server, got "yes"`},
+		{name: "bad dry run", args: []string{"-f", "d", "--dry-run=yes"}, wantErr: `invalid --dry-run value "yes": must be "none", "client" or "server"`},
 		{name: "zero concurrency", args: []string{"-f", "d", "--concurrency", "0"}, wantErr: "--concurrency must be at least 1, got 0"},
 		{name: "zero timeout", args: []string{"-f", "d", "--timeout", "0s"}, wantErr: "--timeout must be positive, got 0s"},
 		{name: "bad output", args: []string{"-f", "d", "-o", "yaml"}, wantErr: `--output must be json or name, got "yaml"`},

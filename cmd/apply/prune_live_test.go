@@ -255,3 +255,42 @@ func TestApplyPruneEmptyInput(t *testing.T) {
 		assert.Equal(t, propagate.ReasonNamespaceNotEmpty, r.object(c, "Namespace", "", ns).Reason, c)
 	}
 }
+
+// TestApplySetNamespaceLookup: --applyset NAME without -n used to start a
+// second set in "default" beside the one in use (issue 11). Now the parent
+// is looked up by name in the members: in one namespace, it is used and
+// stderr says so; in several, or nowhere yet, -n is required.
+func TestApplySetNamespaceLookup(t *testing.T) {
+	fed := federationOf()
+	dir := t.TempDir()
+	const ns, other = "lookup", "lookup-other"
+	write(t, dir, namespaceDoc(ns)+"---\n"+namespaceDoc(other)+configMapDoc(ns, "cfg", "v1", allClusters, ""))
+
+	r := runApply(t, fed, "-f", dir, "--prune", "--applyset", "lookup-set")
+	var flagErr *cmdutil.FlagError
+	require.ErrorAs(t, r.err, &flagErr, "a new set needs -n")
+	assert.EqualError(t, r.err, "--applyset lookup-set needs -n NAMESPACE: no member cluster holds the parent Secret lookup-set in any namespace yet, and the namespace is part of the set's identity")
+	assert.Empty(t, r.out, "nothing was applied")
+
+	require.NoError(t, runApply(t, fed, "-f", dir, "--prune", "--applyset", "lookup-set", "-n", ns).err)
+	r = runApply(t, fed, "-f", dir, "--prune", "--applyset", "lookup-set")
+	require.NoError(t, r.err)
+	assert.Contains(t, r.errOut, "ApplySet lookup-set: using namespace lookup, where its parent Secret lookup-set is (cluster1, cluster2, cluster3); give -n to choose\n")
+	assertAll(t, r, "ConfigMap", ns, "cfg", propagate.Unchanged)
+	for _, c := range clusterNames {
+		_, err := get(t, c, secretGVR, "default", "lookup-set")
+		assert.True(t, apierrors.IsNotFound(err), "no second set in default in %s: %v", c, err)
+	}
+
+	// A second parent of that name in another namespace (cluster2 only):
+	// which set is meant must be said.
+	require.NoError(t, runApply(t, fed, "-f", dir, "--prune", "--applyset", "lookup-set", "-n", other, "--cluster", "cluster2").err)
+	r = runApply(t, fed, "-f", dir, "--prune", "--applyset", "lookup-set")
+	require.ErrorAs(t, r.err, &flagErr)
+	assert.EqualError(t, r.err, "--applyset lookup-set is ambiguous without -n: its parent Secret lookup-set is in several namespaces: lookup (cluster1, cluster2, cluster3), lookup-other (cluster2); give -n NAMESPACE")
+
+	// a ConfigMap parent is a different set: not found by the Secret's name
+	r = runApply(t, fed, "-f", dir, "--prune", "--applyset", "configmaps/lookup-set")
+	require.ErrorAs(t, r.err, &flagErr)
+	assert.Contains(t, r.err.Error(), "no member cluster holds the parent ConfigMap lookup-set in any namespace yet")
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"encoding/json"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -26,6 +28,8 @@ func TestApplyWait(t *testing.T) {
 	r := runApply(t, fed, "-f", dir, "--wait", "--timeout", "20s")
 	require.NoError(t, r.err)
 	assertAll(t, r, "ConfigMap", ns, "cfg", propagate.Created)
+	assert.Equal(t, &status.Verdict{Ready: true}, waitVerdict(t, r), "-o json holds the wait's verdict")
+	assert.Contains(t, r.out, `"wait": {`)
 
 	// A Deployment nobody rolls out, in two members only.
 	twoClusters := "    clusters:\n    - name: cluster1\n    - name: cluster3"
@@ -45,11 +49,42 @@ func TestApplyWait(t *testing.T) {
 	assert.Contains(t, r.err.Error(), "cluster cluster3:")
 	assert.NotContains(t, r.err.Error(), "cluster cluster2:")
 	var partial *cmdutil.PartialError
-	assert.False(t, errors.As(r.err, &partial), "the apply itself succeeded: exit 1, not 3")
+	assert.False(t, errors.As(r.err, &partial), "the apply itself succeeded: not 3")
+	var timeout *cmdutil.TimeoutError
+	assert.True(t, errors.As(r.err, &timeout), "a wait that times out exits 4: %v", r.err)
+	v := waitVerdict(t, r)
+	require.NotNil(t, v, "-o json holds the verdict of a wait that timed out")
+	assert.False(t, v.Ready)
+	assert.True(t, v.TimedOut)
+	assert.False(t, v.Failed)
+	var clusters []string
+	for _, c := range v.NotReady {
+		clusters = append(clusters, c.Cluster)
+		require.Len(t, c.Objects, 1, c.Cluster)
+		assert.Equal(t, "Deployment wait/web", c.Objects[0].Object, c.Cluster)
+		assert.Equal(t, "FederatedDeployment wait/web", c.Objects[0].FederatedObject, c.Cluster)
+	}
+	assert.Equal(t, []string{"cluster1", "cluster3"}, clusters, "not-ready objects by cluster")
 	assert.Equal(t, propagate.Created, r.action("cluster1", "Deployment", ns, "web"), "applied before waiting")
+
+	// Without --wait there is no verdict in the report.
+	r = runApply(t, fed, "-f", dir)
+	require.NoError(t, r.err)
+	assert.Nil(t, waitVerdict(t, r))
+	assert.NotContains(t, r.out, `"wait": {`)
 
 	// --wait with a dry run is a usage error.
 	r = runApply(t, fed, "-f", dir, "--wait", "--dry-run=server")
 	var flagErr *cmdutil.FlagError
 	assert.True(t, errors.As(r.err, &flagErr), "%v", r.err)
+}
+
+// waitVerdict is the "wait" object of apply's -o json; nil when absent.
+func waitVerdict(t *testing.T, r applyRun) *status.Verdict {
+	t.Helper()
+	var got struct {
+		Wait *status.Verdict `json:"wait"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.out), &got), r.out)
+	return got.Wait
 }

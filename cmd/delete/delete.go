@@ -78,6 +78,9 @@ requests, writes and time.
 --timeout bounds each request (alias --request-timeout); --deadline, when
 given, the whole run (what is left then is reported not attempted).
 
+--dry-run=client reads the members and lists what would be deleted, sending
+no write; --dry-run=server sends every deletion as a server-side dry run.
+
 Exit status: 0 when every member is done, 3 when some members or objects
 failed (the others are done), 1 when nothing could be done.`,
 		Example: `  # Delete everything the manifests propagated
@@ -91,6 +94,10 @@ failed (the others are done), 1 when nothing could be done.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Verbosity = cmdutil.VerbosityOf(f)
+			var err error
+			if opts.DryRun, err = cmdutil.ParseDryRun(opts.IO.ErrOut, opts.DryRun); err != nil {
+				return err
+			}
 			if err := opts.Validate(); err != nil {
 				return cmdutil.FlagErrorWrap(err)
 			}
@@ -103,15 +110,14 @@ failed (the others are done), 1 when nothing could be done.`,
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only delete from this member cluster (repeatable)")
+	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, client (read the members, send no write) or server (server-side dry run); a bare --dry-run is client")
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
 	fl.StringVar(&opts.Cascade, "cascade", "background", "Propagation policy: background, foreground or orphan (dependents)")
-	fl.StringVar(&opts.DryRun, "dry-run", "none", "none or server (server-side dry run)")
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters handled at once")
 	cmdutil.AddMemberTimeFlags(cmd, opts.timeFlags())
 	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json, or name (CLUSTER kind.group/NAME per object)")
 	_ = cmd.RegisterFlagCompletionFunc("cascade", cobra.FixedCompletions([]string{"background", "foreground", "orphan"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -132,8 +138,8 @@ func (o *DeleteOptions) Validate() error {
 	if _, ok := cascades[o.Cascade]; !ok {
 		errs = append(errs, fmt.Errorf("--cascade must be background, foreground or orphan, got %q", o.Cascade))
 	}
-	if o.DryRun != "none" && o.DryRun != "server" {
-		errs = append(errs, fmt.Errorf("--dry-run must be none or server, got %q", o.DryRun))
+	if o.DryRun != cmdutil.DryRunNone && o.DryRun != cmdutil.DryRunClient && o.DryRun != cmdutil.DryRunServer {
+		errs = append(errs, fmt.Errorf("--dry-run must be none, client or server, got %q", o.DryRun))
 	}
 	if o.Concurrency < 1 {
 		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency))
@@ -168,7 +174,11 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	}
 	// Delete has no totals ahead of the listing: the progress counts up.
 	stream := cmdutil.NewResultStream(o.IO, o.Verbosity, o.DryRun, cmdutil.Totals(clusters, func(func(string) bool) {}))
-	report := propagate.Delete(ctx, propagate.Input{
+	del := propagate.Delete
+	if o.DryRun == cmdutil.DryRunClient {
+		del = propagate.PlanDelete
+	}
+	report := del(ctx, propagate.Input{
 		Result:   res,
 		Clusters: clusters,
 		Clients:  members.Clients(fed, access, o.NewClient),

@@ -25,7 +25,11 @@ func TestNewCmdDelete(t *testing.T) {
 			want: DeleteOptions{Filenames: []string{"d"}, Recursive: true, Clusters: []string{"c1"}, Namespace: "default", Cascade: "foreground", DryRun: "server", Concurrency: 2, Timeout: time.Minute, QPS: 200, Burst: 400, Output: "json"}},
 		{name: "no -f", wantErr: "-f is required"},
 		{name: "bad cascade", args: []string{"-f", "d", "--cascade", "true"}, wantErr: `--cascade must be background, foreground or orphan, got "true"`},
-		{name: "client dry run is not offered", args: []string{"-f", "d", "--dry-run=client"}, wantErr: `--dry-run must be none or server, got "client"`},
+		{name: "client dry run, as everywhere", args: []string{"-f", "d", "--dry-run=client"},
+			want: DeleteOptions{Filenames: []string{"d"}, Namespace: "default", Cascade: "background", DryRun: "client", Concurrency: 8, Timeout: 30 * time.Second}},
+		{name: "a bare --dry-run is client", args: []string{"--dry-run", "-f", "d"},
+			want: DeleteOptions{Filenames: []string{"d"}, Namespace: "default", Cascade: "background", DryRun: "client", Concurrency: 8, Timeout: 30 * time.Second}},
+		{name: "an unknown dry run", args: []string{"-f", "d", "--dry-run=all"}, wantErr: `invalid --dry-run value "all": must be "none", "client" or "server"`},
 		{name: "zero concurrency", args: []string{"-f", "d", "--concurrency", "0"}, wantErr: "--concurrency must be at least 1, got 0"},
 	}
 	for _, tt := range tests {

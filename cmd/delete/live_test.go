@@ -132,6 +132,21 @@ spec:
 	_, err = get(t, "cluster1", "del", "cfg")
 	require.NoError(t, err)
 
+	// a client dry run reads the members and writes nothing, not even a
+	// dry run; a bare --dry-run means client, with kubectl's warning
+	rep, errOut, err := runDelete(t, fed, "-f", cmDir, "--dry-run")
+	require.NoError(t, err)
+	assert.Equal(t, "client", rep.DryRun)
+	assert.Equal(t, propagate.Deleted, action(rep, "cluster2", "cfg"))
+	assert.Equal(t, propagate.Orphaned, action(rep, "cluster2", "keep"))
+	assert.Contains(t, errOut, "warning: --dry-run is deprecated and can be replaced with --dry-run=client.\n")
+	assert.Contains(t, errOut, "(client dry run: nothing written)")
+	labels, err := get(t, "cluster2", "del", "keep")
+	require.NoError(t, err)
+	assert.Contains(t, labels, federation.ManagedByLabel, "a client dry run unmarks nothing")
+	_, err = get(t, "cluster2", "del", "cfg")
+	require.NoError(t, err, "a client dry run deletes nothing")
+
 	require.NoError(t, e.StopCluster("cluster3"))
 	started := false
 	defer func() {
@@ -139,7 +154,7 @@ spec:
 			require.NoError(t, e.StartCluster(context.Background(), "cluster3"))
 		}
 	}()
-	rep, errOut, err := runDelete(t, fed, "-f", cmDir, "--timeout", "10s")
+	rep, errOut, err = runDelete(t, fed, "-f", cmDir, "--timeout", "10s")
 	var partial *cmdutil.PartialError
 	require.ErrorAs(t, err, &partial)
 	assert.Equal(t, []string{"cluster3"}, partial.Failed)

@@ -38,10 +38,13 @@ type DiffOptions struct {
 
 	Filenames []string
 	// AllowEmpty accepts a run with nothing to do (--allow-empty).
-	AllowEmpty     bool
-	Recursive      bool
-	Clusters       []string
-	Namespace      string
+	AllowEmpty bool
+	Recursive  bool
+	Clusters   []string
+	Namespace  string
+	// NamespaceGiven says -n was given: without it, the namespace of the
+	// --applyset parent is looked up in the members.
+	NamespaceGiven bool
 	FieldManager   string
 	ForceConflicts bool
 	Adopt          bool
@@ -72,7 +75,9 @@ creationTimestamp and fedctl's bookkeeping annotations are left out; the
 values of a Secret's data are masked ("***", or "*** (before)" and
 "*** (after)" when they change). An object that apply would delete, because
 it is no longer placed in a member or, with --prune --applyset, because it
-left the input, shows as deleted; a new one as added.
+left the input, shows as deleted; a new one as added. Without -n, the
+namespace of the --applyset parent is looked up in the members, as apply
+does.
 
 Exit status, as kubectl diff: 0 when nothing differs, 1 when something
 differs, 2 or more on an error, a member that cannot be reached included
@@ -84,6 +89,7 @@ differs, 2 or more on an error, a member that cannot be reached included
   KUBECTL_EXTERNAL_DIFF="colordiff -N -u" fedctl diff -f manifests/ --cluster eu-1 --prune --applyset shop`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.NamespaceGiven = cmd.Flags().Changed("namespace")
 			if err := opts.Validate(); err != nil {
 				return cmdutil.FlagErrorWrap(err)
 			}
@@ -109,7 +115,7 @@ differs, 2 or more on an error, a member that cannot be reached included
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters compared at once")
 	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each request to a member cluster")
 	fl.BoolVar(&opts.Prune, "prune", false, "Also show the objects of the --applyset set that apply --prune would delete")
-	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace")
+	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace (default: the namespace where the members hold it)")
 	return cmd
 }
 
@@ -156,10 +162,16 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	}
 	access.Timeout = o.Timeout
 	set, _ := o.applySet() // checked by Validate
+	clients := members.Clients(fed, access, o.NewClient)
+	if set != nil && !o.NamespaceGiven {
+		if err := cmdutil.FindApplySetNamespace(ctx, o.IO.ErrOut, set, clusters, clients, o.Timeout); err != nil {
+			return err
+		}
+	}
 	report := propagate.Compare(ctx, propagate.Input{
 		Result:   res,
 		Clusters: clusters,
-		Clients:  members.Clients(fed, access, o.NewClient),
+		Clients:  clients,
 		Options: propagate.Options{
 			FieldManager: o.FieldManager,
 			Force:        o.ForceConflicts,

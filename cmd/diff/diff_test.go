@@ -32,7 +32,7 @@ func TestNewCmdDiff(t *testing.T) {
 			args: []string{"-R", "-f", "a", "--cluster", "c1", "-n", "shop", "--field-manager", "ci", "--force-conflicts", "--adopt",
 				"--concurrency", "2", "--timeout", "5s", "--prune", "--applyset", "configmaps/shop"},
 			want: DiffOptions{Filenames: []string{"a"}, Recursive: true, Clusters: []string{"c1"}, Namespace: "shop", FieldManager: "ci", ForceConflicts: true, Adopt: true,
-				Concurrency: 2, Timeout: 5 * time.Second, Prune: true, ApplySet: "configmaps/shop"},
+				Concurrency: 2, Timeout: 5 * time.Second, Prune: true, ApplySet: "configmaps/shop", NamespaceGiven: true},
 		},
 		{name: "no -f", args: nil, wantErr: "-f is required"},
 		{name: "prune without an ApplySet", args: []string{"-f", "d", "--prune"}, wantErr: "--prune needs --applyset NAME"},

@@ -224,6 +224,10 @@ func TestDiffPruneAndUnreachableMember(t *testing.T) {
 
 	r := runDiff(t, fed, append([]string{"-f", dir}, prune...)...)
 	assert.Equal(t, 0, r.code, "nothing differs, the parent included: %v", r.err)
+	// without -n the parent is found where it is (issue 11), and said
+	r = runDiff(t, fed, "-f", dir, "--prune", "--applyset", "configmaps/set")
+	assert.Equal(t, 0, r.code, "the same set as with -n: %v", r.err)
+	assert.Contains(t, r.errOut, "ApplySet set: using namespace diffprune, where its parent ConfigMap set is (cluster1, cluster2); give -n to choose\n")
 
 	write(t, dir, manifests(ns, configMap(ns, "cfg", "v1", everywhere)))
 	r = runDiff(t, fed, append([]string{"-f", dir}, prune...)...)

@@ -20,7 +20,7 @@ type DisableOptions struct {
 
 	Name   string // TYPE
 	Force  bool
-	DryRun bool
+	DryRun string // none | client | server
 }
 
 // NewCmdDisable returns the disable command. runF, when set, replaces Run
@@ -43,7 +43,11 @@ cluster.
 
 A type enabled with "fedctl enable" is removed from "types:". KubeFed's default
 types are disabled only with --force, which lists them under "disabledTypes:";
-"fedctl enable" federates them again.`,
+"fedctl enable" federates them again.
+
+--dry-run=client and --dry-run=server both leave the federation file alone
+(server has nothing more to ask of a server here); a bare --dry-run means
+client, as in kubectl.`,
 		Example: `  # Stop federating StatefulSets
   fedctl disable statefulsets.apps
 
@@ -53,6 +57,10 @@ types are disabled only with --force, which lists them under "disabledTypes:";
 		ValidArgsFunction: completeTypes(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
+			var err error
+			if opts.DryRun, err = cmdutil.ParseDryRun(opts.IO.ErrOut, opts.DryRun); err != nil {
+				return err
+			}
 			if strings.TrimSpace(opts.Name) == "" {
 				return cmdutil.FlagErrorf("TYPE must not be empty")
 			}
@@ -63,7 +71,7 @@ types are disabled only with --force, which lists them under "disabledTypes:";
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "Also disable one of KubeFed's default types")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "Say what would change without writing the federation file")
+	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: say what would change without writing the federation file")
 	return cmd
 }
 
@@ -93,7 +101,7 @@ func (o *DisableOptions) Run() error {
 	cs := o.IO.ErrColorScheme()
 	fed := file.Federation.Clone()
 	fed.Types, fed.DisabledTypes = edit.Types, edit.Disabled
-	if o.DryRun {
+	if cmdutil.IsDryRun(o.DryRun) {
 		fmt.Fprintf(o.IO.ErrOut, "%s federatedtypeconfig/%s would be disabled%s; dry run, %s not written\n", cs.WarningIcon(), t.Name(), what, file.Path)
 		return nil
 	}

@@ -27,8 +27,10 @@ func TestNewCmdDisable(t *testing.T) {
 		want    disable.DisableOptions
 		wantErr string
 	}{
-		{name: "TYPE", args: []string{"jobs"}, want: disable.DisableOptions{Name: "jobs"}},
-		{name: "--force and --dry-run", args: []string{"jobs", "--force", "--dry-run"}, want: disable.DisableOptions{Name: "jobs", Force: true, DryRun: true}},
+		{name: "TYPE", args: []string{"jobs"}, want: disable.DisableOptions{Name: "jobs", DryRun: "none"}},
+		{name: "--force and --dry-run", args: []string{"jobs", "--force", "--dry-run"}, want: disable.DisableOptions{Name: "jobs", Force: true, DryRun: "client"}},
+		{name: "--dry-run=client", args: []string{"jobs", "--dry-run=client"}, want: disable.DisableOptions{Name: "jobs", DryRun: "client"}},
+		{name: "an unknown --dry-run", args: []string{"jobs", "--dry-run=1"}, wantErr: `invalid --dry-run value "1": must be "none", "client" or "server"`},
 		{name: "TYPE is required", wantErr: `"disable" needs TYPE, got 0 argument(s)`},
 		{name: "an empty TYPE", args: []string{" "}, wantErr: "TYPE must not be empty"},
 	}
@@ -124,7 +126,7 @@ func TestDisableRun(t *testing.T) {
 		{
 			name:       "--dry-run writes nothing",
 			types:      []typeconfig.Type{statefulSets},
-			opts:       disable.DisableOptions{Name: "statefulsets.apps", DryRun: true},
+			opts:       disable.DisableOptions{Name: "statefulsets.apps", DryRun: "client"},
 			wantErrOut: "! federatedtypeconfig/statefulsets.apps would be disabled; dry run, PATH not written\n",
 			unchanged:  true,
 		},

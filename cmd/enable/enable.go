@@ -28,7 +28,7 @@ type EnableOptions struct {
 	ClusterContext string
 	Version        string
 	Output         string
-	DryRun         bool
+	DryRun         string // none | client | server
 	Timeout        time.Duration
 }
 
@@ -62,7 +62,11 @@ type that is enabled already changes nothing.
 
 With -o yaml, enable prints the FederatedTypeConfig and the federated CRD
 that kubefedctl enable would create in a KubeFed host cluster, and writes
-nothing.`,
+nothing.
+
+--dry-run=client and --dry-run=server both resolve TYPE through the cluster
+and say what would change, leaving the federation file alone; a bare
+--dry-run means client, as in kubectl.`,
 		Example: `  # Federate StatefulSets, resolved through the first member cluster
   fedctl enable statefulsets
 
@@ -71,8 +75,7 @@ nothing.`,
 
   # Print the FederatedTypeConfig and CRD that kubefedctl would create
   fedctl enable statefulsets.apps -o yaml`,
-		Args:              cmdutil.ExactArgs(1, "TYPE"),
-		ValidArgsFunction: cobra.NoFileCompletions,
+		Args: cmdutil.ExactArgs(1, "TYPE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.Complete(args); err != nil {
 				return err
@@ -86,13 +89,15 @@ nothing.`,
 			return opts.Run(cmd.Context())
 		},
 	}
+	cmd.ValidArgsFunction = opts.completeTypes(f)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Member cluster whose API resolves TYPE (default: the first member by name)")
 	cmd.Flags().StringVar(&opts.ClusterContext, "cluster-context", "", "Kubeconfig context whose API resolves TYPE, for a cluster that is not a member")
 	cmd.Flags().StringVar(&opts.Version, "version", "", "API version of the type, such as v1 or v1beta1 (default: the version its group prefers)")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the FederatedTypeConfig and CRD kubefedctl would create: yaml; writes nothing")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "Resolve TYPE and say what would change, without writing the federation file")
+	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: resolve TYPE and say what would change, without writing the federation file")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 30*time.Second, "How long to wait for the cluster's API discovery")
 	cmd.MarkFlagsMutuallyExclusive("cluster", "cluster-context")
+	_ = cmd.RegisterFlagCompletionFunc("cluster-context", cmdutil.Contexts(f))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -100,8 +105,12 @@ nothing.`,
 // Complete takes TYPE; -o yaml implies a dry run.
 func (o *EnableOptions) Complete(args []string) error {
 	o.Name = args[0]
-	if o.Output != "" {
-		o.DryRun = true
+	var err error
+	if o.DryRun, err = cmdutil.ParseDryRun(o.IO.ErrOut, o.DryRun); err != nil {
+		return err
+	}
+	if o.Output != "" && o.DryRun == cmdutil.DryRunNone {
+		o.DryRun = cmdutil.DryRunClient
 	}
 	return nil
 }
@@ -171,7 +180,7 @@ func (o *EnableOptions) Run(ctx context.Context) error {
 	}
 	fed := file.Federation.Clone()
 	fed.Types, fed.DisabledTypes = edit.Types, edit.Disabled
-	if o.DryRun {
+	if cmdutil.IsDryRun(o.DryRun) {
 		fmt.Fprintf(o.IO.ErrOut, "%s federatedtypeconfig/%s would be enabled (%s)%s; dry run, %s not written\n",
 			cs.WarningIcon(), t.Name(), describe(t), detail(edit), file.Path)
 		return nil

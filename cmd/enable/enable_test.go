@@ -25,18 +25,25 @@ func TestNewCmdEnable(t *testing.T) {
 		{
 			name: "TYPE alone resolves through the default member",
 			args: []string{"statefulsets"},
-			want: enable.EnableOptions{Name: "statefulsets", Timeout: 30 * time.Second},
+			want: enable.EnableOptions{Name: "statefulsets", DryRun: "none", Timeout: 30 * time.Second},
 		},
 		{
 			name: "every flag",
 			args: []string{"sts", "--cluster", "eu-1", "--version", "v1", "--dry-run", "--timeout", "5s"},
-			want: enable.EnableOptions{Name: "sts", Clusters: []string{"eu-1"}, Version: "v1", DryRun: true, Timeout: 5 * time.Second},
+			want: enable.EnableOptions{Name: "sts", Clusters: []string{"eu-1"}, Version: "v1", DryRun: "client", Timeout: 5 * time.Second},
 		},
 		{
 			name: "-o yaml implies a dry run",
 			args: []string{"sts", "-o", "yaml", "--cluster-context", "kind-eu-1"},
-			want: enable.EnableOptions{Name: "sts", ClusterContext: "kind-eu-1", Output: "yaml", DryRun: true, Timeout: 30 * time.Second},
+			want: enable.EnableOptions{Name: "sts", ClusterContext: "kind-eu-1", Output: "yaml", DryRun: "client", Timeout: 30 * time.Second},
 		},
+		{
+			name: "--dry-run=server writes nothing, as client",
+			args: []string{"sts", "--dry-run=server"},
+			want: enable.EnableOptions{Name: "sts", DryRun: "server", Timeout: 30 * time.Second},
+		},
+		{name: "--dry-run=false is none", args: []string{"sts", "--dry-run=false"}, want: enable.EnableOptions{Name: "sts", DryRun: "none", Timeout: 30 * time.Second}},
+		{name: "an unknown --dry-run", args: []string{"sts", "--dry-run=all"}, wantErr: `invalid --dry-run value "all": must be "none", "client" or "server"`, wantFlag: true},
 		{name: "TYPE is required", args: nil, wantErr: `"enable" needs TYPE, got 0 argument(s)`, wantFlag: true},
 		{name: "one TYPE at a time", args: []string{"a", "b"}, wantErr: `"enable" needs TYPE, got 2 argument(s)`, wantFlag: true},
 		{name: "an empty TYPE", args: []string{""}, wantErr: "TYPE must not be empty", wantFlag: true},

@@ -506,8 +506,16 @@ func TestEnableDryRun(t *testing.T) {
 	before := fx.read(t)
 	r := fx.run(t, "enable", "sts", "--dry-run")
 	require.NoError(t, r.err)
-	assert.Equal(t, "! federatedtypeconfig/statefulsets.apps would be enabled (FederatedStatefulSet for apps/v1 StatefulSet, Namespaced); dry run, "+fx.path+" not written\n", r.errOut)
+	assert.Equal(t, "warning: --dry-run is deprecated and can be replaced with --dry-run=client.\n"+
+		"! federatedtypeconfig/statefulsets.apps would be enabled (FederatedStatefulSet for apps/v1 StatefulSet, Namespaced); dry run, "+fx.path+" not written\n", r.errOut,
+		"a bare --dry-run is client, with kubectl's warning")
 	assert.Equal(t, before, fx.read(t))
+	for _, mode := range []string{"client", "server"} {
+		r = fx.run(t, "enable", "sts", "--dry-run="+mode)
+		require.NoError(t, r.err)
+		assert.Equal(t, "! federatedtypeconfig/statefulsets.apps would be enabled (FederatedStatefulSet for apps/v1 StatefulSet, Namespaced); dry run, "+fx.path+" not written\n", r.errOut, mode)
+		assert.Equal(t, before, fx.read(t), "--dry-run=%s writes nothing", mode)
+	}
 }
 
 func TestEnableErrors(t *testing.T) {

@@ -46,7 +46,7 @@ func TestFederateOfflineErrors(t *testing.T) {
 	t.Parallel()
 	_, _, err := runOffline(t, "apiVersion: types.kubefed.io/v1beta1\nkind: FederatedConfigMap\nmetadata: {name: x}\n---\napiVersion: v1\nkind: ConfigMap\n", "-f", "-")
 	require.Error(t, err)
-	assert.Equal(t, "-:1: FederatedConfigMap x: is already a federated object\n-:5: ConfigMap: needs kind and metadata.name", err.Error())
+	assert.Equal(t, "STDIN:1: FederatedConfigMap x: is already a federated object\nSTDIN:5: ConfigMap: needs kind and metadata.name", err.Error(), "standard input is STDIN, as kubectl names it")
 
 	_, _, err = runOffline(t, "", "-f", "x.yaml", "deployments", "web")
 	require.EqualError(t, err, "give either -f or TYPE NAME, not both")

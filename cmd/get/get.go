@@ -34,6 +34,9 @@ type GetOptions struct {
 	Names   []string
 	Output  string
 	Timeout time.Duration
+	// IgnoreNotReady keeps the exit status 0 when members are not ready
+	// (--ignore-not-ready).
+	IgnoreNotReady bool
 
 	// TypeName is the TYPE of "get TYPE [NAME]"; empty for "get clusters".
 	TypeName      string
@@ -55,9 +58,10 @@ objects fedctl manages in the members.
 get clusters: READY follows KubeFed's cluster health check: True when
 /healthz answers "ok", False when it answers something else, Offline when the
 cluster does not answer within --timeout (reason ClusterNotReachable), and
-ConfigMalformed when the member's kubeconfig context cannot be used. An
-unhealthy member is reported, not an error: the exit code is 0 unless the
-command itself fails.
+ConfigMalformed when the member's kubeconfig context cannot be used. When any
+member is not ready (any READY but True) the exit code is 3, after the table,
+so that a pipeline stops on an unhealthy federation; --ignore-not-ready keeps
+it 0. -o name probes nothing and exits 0.
 
 get TYPE [NAME]: the member objects labelled app.kubernetes.io/managed-by:
 fedctl, merged across members with a CLUSTER column first and the columns
@@ -77,6 +81,9 @@ standard error and the others are shown; the exit code is then 3.`,
 
   # Names of the members only, for scripts
   fedctl get clusters -o name
+
+  # Show the members' health without failing when one is down
+  fedctl get clusters --ignore-not-ready
 
   # The Deployments fedctl manages, in every member and namespace
   fedctl get deployments -A
@@ -98,16 +105,10 @@ standard error and the others are shown; the exit code is then 3.`,
 			if len(args) > 2 {
 				return cmdutil.FlagErrorf("%q takes TYPE and at most one NAME, got %d arguments", cmd.CommandPath(), len(args))
 			}
+			if cmd.Flags().Changed("ignore-not-ready") {
+				return cmdutil.FlagErrorf("--ignore-not-ready applies to \"get clusters\" only")
+			}
 			return nil
-		},
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) == 0 {
-				return []cobra.Completion{"clusters"}, cobra.ShellCompDirectiveNoFileComp
-			}
-			if !isClusters(args[0]) {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return cmdutil.ClusterNames(f)(cmd, args[1:], toComplete)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if isClusters(args[0]) {
@@ -133,8 +134,10 @@ standard error and the others are shown; the exit code is then 3.`,
 			return opts.Run(cmd.Context())
 		},
 	}
+	cmd.ValidArgsFunction = opts.complete(f)
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Output format: wide, yaml, json or name")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 5*time.Second, "How long to wait for each member to answer")
+	cmd.Flags().BoolVar(&opts.IgnoreNotReady, "ignore-not-ready", false, "With clusters: exit 0 even when members are not ready")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "", "With TYPE: the namespace to list (default: each member context's namespace)")
 	cmd.Flags().BoolVarP(&opts.AllNamespaces, "all-namespaces", "A", false, "With TYPE: list in every namespace")
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "With TYPE: only list in this member cluster (repeatable)")
@@ -199,13 +202,34 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	for i, m := range selected {
 		list.Items[i] = Cluster{Member: m, Status: health[i]}
 	}
+	err = nil
 	switch o.Output {
 	case "yaml":
-		return printers.YAML(o.IO.Out, list)
+		err = printers.YAML(o.IO.Out, list)
 	case "json":
-		return printers.JSON(o.IO.Out, list)
+		err = printers.JSON(o.IO.Out, list)
+	default:
+		err = o.printTable(list)
 	}
-	return o.printTable(list)
+	if err != nil || o.IgnoreNotReady {
+		return err
+	}
+	return notReady(list)
+}
+
+// notReady is the exit status of "get clusters": an error that exits 3
+// naming the members that are not ready, nil when every one is.
+func notReady(list ClusterList) error {
+	var names []string
+	for _, c := range list.Items {
+		if !c.Status.Ready() {
+			names = append(names, fmt.Sprintf("%s (%s)", c.Name, c.Status.State()))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return &cmdutil.ExitError{Code: 3, Err: fmt.Errorf("%d of %d member cluster(s) not ready: %s; --ignore-not-ready to exit 0 all the same", len(names), len(list.Items), strings.Join(names, ", "))}
 }
 
 func (o *GetOptions) printTable(list ClusterList) error {

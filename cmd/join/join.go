@@ -4,9 +4,7 @@ package join
 import (
 	"context"
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -31,7 +29,7 @@ type JoinOptions struct {
 	LabelArgs      []string
 	Labels         map[string]string
 	Overwrite      bool
-	DryRun         bool
+	DryRun         string // none | client | server
 	Output         string
 	Timeout        time.Duration
 }
@@ -49,7 +47,11 @@ credentials. Before writing, join checks that the context exists and that its
 API server answers /readyz with the credentials of the context, within
 --timeout. An existing member is replaced only with --overwrite.
 
-Labels are what clusterSelector in a federated object's placement matches.`,
+Labels are what clusterSelector in a federated object's placement matches.
+
+--dry-run=client and --dry-run=server both check the cluster and print the
+federation file join would write, without writing it; a bare --dry-run means
+client, as in kubectl.`,
 		Example: `  # Join the cluster of context kind-eu-1 as eu-1, labelled with its region
   fedctl join eu-1 --cluster-context kind-eu-1 --label region=eu-west-1
 
@@ -57,7 +59,7 @@ Labels are what clusterSelector in a federated object's placement matches.`,
   fedctl join us-1 --kubeconfig ~/.kube/us.yaml
 
   # Show the federation file that join would write, without writing it
-  fedctl join eu-2 --label region=eu-west-2 --dry-run`,
+  fedctl join eu-2 --label region=eu-west-2 --dry-run=client`,
 		Args:              cmdutil.ExactArgs(1, "NAME"),
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -76,10 +78,10 @@ Labels are what clusterSelector in a federated object's placement matches.`,
 	cmd.Flags().StringVar(&opts.ClusterContext, "cluster-context", "", "Kubeconfig context of the cluster (default: NAME)")
 	cmd.Flags().StringArrayVarP(&opts.LabelArgs, "label", "l", nil, "Label of the member as KEY=VALUE (repeatable)")
 	cmd.Flags().BoolVar(&opts.Overwrite, "overwrite", false, "Replace a member of the same name")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "Check the cluster and print the federation file that would be written, without writing it")
+	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: check the cluster and print the federation file that would be written, without writing it")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the resulting federation file: yaml or json; or name")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Second, "How long to wait for the cluster's API server to answer")
-	_ = cmd.RegisterFlagCompletionFunc("cluster-context", completeContexts(opts))
+	_ = cmd.RegisterFlagCompletionFunc("cluster-context", cmdutil.Contexts(f))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -87,6 +89,10 @@ Labels are what clusterSelector in a federated object's placement matches.`,
 // Complete takes NAME and the kubeconfig given with --kubeconfig.
 func (o *JoinOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Name = args[0]
+	var err error
+	if o.DryRun, err = cmdutil.ParseDryRun(o.IO.ErrOut, o.DryRun); err != nil {
+		return err
+	}
 	if o.ClusterContext == o.Name {
 		o.ClusterContext = "" // the default; keep the file short
 	}
@@ -97,7 +103,7 @@ func (o *JoinOptions) Complete(cmd *cobra.Command, args []string) error {
 		}
 		o.Kubeconfig = recordedPath(s.Kubeconfig, filepath.Dir(s.ConfigPath))
 	}
-	if o.DryRun && o.Output == "" {
+	if cmdutil.IsDryRun(o.DryRun) && o.Output == "" {
 		o.Output = "yaml"
 	}
 	return nil
@@ -188,7 +194,7 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 		return err
 	}
 	cs := o.IO.ErrColorScheme()
-	if o.DryRun {
+	if cmdutil.IsDryRun(o.DryRun) {
 		if err := printFederation(o.IO, o.Output, fed, m); err != nil {
 			return err
 		}
@@ -222,19 +228,4 @@ func printFederation(ios *iostreams.IOStreams, format string, fed *members.Feder
 		return err
 	}
 	return nil
-}
-
-// completeContexts offers the contexts of the kubeconfig.
-func completeContexts(o *JoinOptions) cobra.CompletionFunc {
-	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		access, err := o.Access()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		raw, err := access.RawConfig(members.Member{})
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return slices.Sorted(maps.Keys(raw.Contexts)), cobra.ShellCompDirectiveNoFileComp
-	}
 }

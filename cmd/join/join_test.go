@@ -22,18 +22,29 @@ func TestNewCmdJoin(t *testing.T) {
 		{
 			name: "defaults",
 			args: []string{"eu-1"},
-			want: JoinOptions{Name: "eu-1", Timeout: 10 * time.Second},
+			want: JoinOptions{Name: "eu-1", DryRun: "none", Timeout: 10 * time.Second},
 		},
 		{
 			name: "a context equal to the name is the default and not recorded",
 			args: []string{"eu-1", "--cluster-context", "eu-1", "-l", "a=b", "--label", "c=d", "--overwrite", "--timeout", "3s"},
-			want: JoinOptions{Name: "eu-1", Labels: map[string]string{"a": "b", "c": "d"}, Overwrite: true, Timeout: 3 * time.Second},
+			want: JoinOptions{Name: "eu-1", Labels: map[string]string{"a": "b", "c": "d"}, Overwrite: true, DryRun: "none", Timeout: 3 * time.Second},
 		},
 		{
 			name: "dry run prints YAML unless told otherwise",
 			args: []string{"eu-1", "--cluster-context", "kind-eu-1", "--dry-run"},
-			want: JoinOptions{Name: "eu-1", ClusterContext: "kind-eu-1", DryRun: true, Output: "yaml", Timeout: 10 * time.Second},
+			want: JoinOptions{Name: "eu-1", ClusterContext: "kind-eu-1", DryRun: "client", Output: "yaml", Timeout: 10 * time.Second},
 		},
+		{
+			name: "--dry-run=server writes nothing either, and prints YAML",
+			args: []string{"eu-1", "--dry-run=server"},
+			want: JoinOptions{Name: "eu-1", DryRun: "server", Output: "yaml", Timeout: 10 * time.Second},
+		},
+		{
+			name: "--dry-run=client, as kubectl spells it (a bool flag once rejected it)",
+			args: []string{"eu-1", "--dry-run=client", "-o", "json"},
+			want: JoinOptions{Name: "eu-1", DryRun: "client", Output: "json", Timeout: 10 * time.Second},
+		},
+		{name: "an unknown --dry-run", args: []string{"eu-1", "--dry-run=maybe"}, wantErr: `invalid --dry-run value "maybe": must be "none", "client" or "server"`},
 		{name: "two names", args: []string{"a", "b"}, wantErr: `"join" needs NAME, got 2 argument(s)`},
 		{name: "an invalid name", args: []string{"EU_1"}, wantErr: `invalid cluster name "EU_1"`},
 		{name: "a label twice", args: []string{"a", "-l", "x=1", "-l", "x=2"}, wantErr: `--label x=2: label "x" given twice`},

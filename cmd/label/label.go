@@ -25,7 +25,7 @@ type LabelOptions struct {
 	Remove    []string          // KEY- arguments
 	Overwrite bool
 	List      bool
-	DryRun    bool
+	DryRun    string // none | client | server
 	Output    string
 }
 
@@ -54,7 +54,11 @@ kubectl label updates an object's labels: KEY=VALUE sets a label, KEY- removes
 it, and changing the value of an existing label needs --overwrite.
 
 Placement's clusterSelector matches these labels. Only the federation file
-changes; nothing is sent to the cluster.`,
+changes; nothing is sent to the cluster.
+
+--dry-run=client and --dry-run=server both leave the federation file alone
+(server has nothing more to ask of a server here); a bare --dry-run means
+client, as in kubectl.`,
 		Example: `  # Label eu-1 with its region and tier
   fedctl label cluster eu-1 region=eu-west-1 tier=prod
 
@@ -90,7 +94,7 @@ changes; nothing is sent to the cluster.`,
 	}
 	cmd.Flags().BoolVar(&opts.Overwrite, "overwrite", false, "Allow changing the value of an existing label")
 	cmd.Flags().BoolVar(&opts.List, "list", false, "Print the member's labels as KEY=VALUE lines")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "Show the result without writing the federation file")
+	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: show the result without writing the federation file")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the updated member: yaml, json or name")
 	return cmd
 }
@@ -99,6 +103,10 @@ changes; nothing is sent to the cluster.`,
 // remove.
 func (o *LabelOptions) Complete(args []string) error {
 	o.Name = args[0]
+	var err error
+	if o.DryRun, err = cmdutil.ParseDryRun(o.IO.ErrOut, o.DryRun); err != nil {
+		return err
+	}
 	o.Set = map[string]string{}
 	for _, arg := range args[1:] {
 		switch {
@@ -171,7 +179,7 @@ func (o *LabelOptions) Run() error {
 		verb = "not labeled (no change)"
 	}
 	switch {
-	case o.DryRun:
+	case cmdutil.IsDryRun(o.DryRun):
 		fmt.Fprintf(o.IO.ErrOut, "cluster/%s %s (dry run)\n", o.Name, verb)
 	case changed:
 		if err := file.Save(fed); err != nil {

@@ -20,12 +20,22 @@ func TestNewCmdLabel(t *testing.T) {
 		{
 			name: "sets and removals are split",
 			args: []string{"cluster", "eu-1", "tier=prod", "region-", "--overwrite"},
-			want: LabelOptions{Name: "eu-1", Set: map[string]string{"tier": "prod"}, Remove: []string{"region"}, Overwrite: true},
+			want: LabelOptions{Name: "eu-1", Set: map[string]string{"tier": "prod"}, Remove: []string{"region"}, Overwrite: true, DryRun: "none"},
 		},
 		{
 			name: "an empty value is a value",
 			args: []string{"clusters", "eu-1", "tier="},
-			want: LabelOptions{Name: "eu-1", Set: map[string]string{"tier": ""}},
+			want: LabelOptions{Name: "eu-1", Set: map[string]string{"tier": ""}, DryRun: "none"},
+		},
+		{
+			name: "a bare --dry-run is client (kubectl's deprecated spelling)",
+			args: []string{"cluster", "eu-1", "--dry-run", "tier=prod"},
+			want: LabelOptions{Name: "eu-1", Set: map[string]string{"tier": "prod"}, DryRun: "client"},
+		},
+		{
+			name: "--dry-run=server writes nothing either",
+			args: []string{"cluster", "eu-1", "tier=prod", "--dry-run=server"},
+			want: LabelOptions{Name: "eu-1", Set: map[string]string{"tier": "prod"}, DryRun: "server"},
 		},
 		{name: "no changes is a usage error", args: []string{"cluster", "eu-1"}, wantErr: "no label changes given: use KEY=VALUE to set or KEY- to remove, or --list"},
 		{name: "a bare word is neither", args: []string{"cluster", "eu-1", "tier"}, wantErr: `invalid label change "tier": use KEY=VALUE to set or KEY- to remove`},
@@ -55,6 +65,7 @@ func TestNewCmdLabel(t *testing.T) {
 			assert.Equal(t, tt.want.Set, got.Set)
 			assert.Equal(t, tt.want.Remove, got.Remove)
 			assert.Equal(t, tt.want.Overwrite, got.Overwrite)
+			assert.Equal(t, tt.want.DryRun, got.DryRun)
 		})
 	}
 }

@@ -197,6 +197,31 @@ func TestRenderIgnoresInputOrder(t *testing.T) {
 	assert.Equal(t, fromDir, fromReversed)
 }
 
+// TestRenderStdinErrors: errors in standard input name it STDIN, as
+// kubectl does, with the line; a missing apiVersion or kind and an
+// unknown version of a KubeFed group each say what is wrong (issue 11).
+func TestRenderStdinErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	federation := filepath.Join(dir, "federation.yaml")
+	require.NoError(t, os.WriteFile(federation, []byte("apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters: [{name: c1}]\n"), 0o600))
+	ios, in, out, _ := iostreams.Test()
+	in.WriteString("kind: FederatedConfigMap\nmetadata: {name: a, namespace: shop}\n---\n" +
+		"apiVersion: types.kubefed.io/v1beta1\nmetadata: {name: b, namespace: shop}\n---\n" +
+		"apiVersion: types.kubefed.io/v2\nkind: FederatedDeployment\nmetadata: {name: web, namespace: shop}\n---\n" +
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\n")
+	cmd := NewCmdRender(&cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load(federation) }}, nil)
+	cmd.SetArgs([]string{"-f", "-"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	require.Error(t, err)
+	assert.Equal(t, `STDIN:1: FederatedConfigMap shop/a: apiVersion: is missing; federated objects are in types.kubefed.io/v1beta1
+STDIN:4: object shop/b: kind: is missing
+STDIN:7: FederatedDeployment shop/web: apiVersion: types.kubefed.io/v2 is not a version fedctl reads; FederatedDeployment is read as types.kubefed.io/v1beta1 (or types.kubefed.k8s.io/v1beta1)
+STDIN:11: ConfigMap plain: is not a federated object; convert it with "fedctl federate -f -"`, err.Error())
+	assert.Empty(t, out.String(), "nothing is rendered from an input with errors")
+}
+
 // TestRenderNothingToDoIsAnError: no members, a named federation file that
 // does not exist and an input without federated objects fail loudly, each
 // with the next step, where a pipeline would otherwise pass on an empty

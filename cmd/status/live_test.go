@@ -406,6 +406,8 @@ func TestStatusInProgressFailedAndTimeout(t *testing.T) {
 	var nr *status.NotReadyError
 	require.ErrorAs(t, r.err, &nr)
 	assert.True(t, nr.TimedOut)
+	var timeout *cmdutil.TimeoutError
+	assert.ErrorAs(t, r.err, &timeout, "a wait that times out exits 4")
 	assert.Equal(t, "timed out waiting: 1 member object not Current\n  cluster cluster1:\n    Deployment rollout/scaling: InProgress: Available: 1/2", r.err.Error())
 	assert.Contains(t, r.errOut, "cluster cluster1: Deployment rollout/scaling: InProgress: Available: 1/2\n", "one line per change off a terminal")
 	assert.NotContains(t, r.errOut, "cluster cluster2: Deployment rollout/scaling", "Current objects are not worth a line")
@@ -414,6 +416,7 @@ func TestStatusInProgressFailedAndTimeout(t *testing.T) {
 	r = runStatus(t, "-f", dir, "--wait", "--timeout", "60s")
 	require.ErrorAs(t, r.err, &nr)
 	assert.False(t, nr.TimedOut)
+	assert.False(t, errors.As(r.err, &timeout), "a Failed object is not a timeout: exit 1")
 	assert.Contains(t, r.err.Error(), "1 member object cannot become Current (1 more not Current yet)\n  cluster cluster1:\n    Deployment rollout/scaling: InProgress: Available: 1/2\n  cluster cluster2:\n    Deployment rollout/doomed: Failed: Progress deadline exceeded")
 	assert.Less(t, r.took, 30*time.Second, "a Failed object ends the wait at once")
 }
@@ -441,8 +444,17 @@ func TestStatusDrift(t *testing.T) {
 		return cluster(r, "FederatedDeployment drift/web", "cluster2").Readiness == status.Current
 	}, file)
 	r = runStatus(t, "-f", file, "-o", "wide")
-	require.NoError(t, r.err)
+	require.NoError(t, r.err, "without --exit-code drift is reported, not an error")
 	golden(t, r.out, "drift-wide")
+
+	// --exit-code: drift fails a CI gate (exit 1), after the report.
+	r = runStatus(t, "-f", file, "--exit-code")
+	require.EqualError(t, r.err, `2 member object(s) out of sync (2 Drifted); "fedctl apply" would write them`)
+	var partial *cmdutil.PartialError
+	assert.False(t, errors.As(r.err, &partial), "every member was read: 1, not 3")
+	assert.Regexp(t, `Deployment\s+drift\s+web\s+cluster2\s+Drifted`, r.out, "the report is printed all the same")
+	r = runStatus(t, "fdeploy", "web", "-n", ns, "--exit-code")
+	require.EqualError(t, r.err, `1 member object(s) out of sync (1 Drifted); "fedctl apply" would write them`)
 
 	// Without the manifests only the spec change shows.
 	r = runStatus(t, "fdeploy", "web", "-n", ns)
@@ -472,8 +484,8 @@ func TestStatusDrift(t *testing.T) {
 	// apply brings them back; the edit took the ConfigMap's field over, so
 	// it takes --force-conflicts.
 	applyWith(t, propagate.Options{Force: true}, file)
-	r = runStatus(t, "-f", file, "--wait", "--timeout", "90s")
-	require.NoError(t, r.err)
+	r = runStatus(t, "-f", file, "--wait", "--timeout", "90s", "--exit-code")
+	require.NoError(t, r.err, "in sync again: --exit-code gives 0")
 	assert.Contains(t, r.errOut, "propagation: 9 OK")
 }
 
@@ -556,6 +568,11 @@ func TestStatusClusterDown(t *testing.T) {
 
 	r = runStatus(t, "fdeploy", "web", "-n", ns, "--timeout", "5s")
 	require.ErrorAs(t, r.err, &partial)
+
+	// --exit-code keeps 3 for a member that could not be read
+	r = runStatus(t, "-f", file, "--timeout", "5s", "--exit-code")
+	require.ErrorAs(t, r.err, &partial)
+	assert.Equal(t, []string{"cluster3"}, partial.Failed)
 	assert.Regexp(t, `Deployment\s+down\s+web\s+cluster3\s+ClusterNotReady\s+Unknown`, r.out)
 
 	r = runStatus(t, "-f", file, "--wait", "--timeout", "3s")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,12 +36,15 @@ type StatusOptions struct {
 	AllowEmpty bool
 	Recursive  bool
 	// TypeName and Name are the TYPE NAME form.
-	TypeName    string
-	Name        string
-	Clusters    []string
-	Namespace   string
-	Output      string
-	Wait        bool
+	TypeName  string
+	Name      string
+	Clusters  []string
+	Namespace string
+	Output    string
+	Wait      bool
+	// ExitCode makes member objects out of sync (Drifted, NotApplied) exit
+	// 1 (--exit-code).
+	ExitCode    bool
 	Timeout     time.Duration
 	Interval    time.Duration
 	Concurrency int
@@ -81,10 +85,14 @@ changed, nor AlreadyExists, ApplyOverridesFailed or NamespaceNotFederated.
 with progress on standard error, and fails when one is Failed or cannot
 become Current, or when --timeout (default 5m) passes.
 
-Exit status: 0 when every member could be read (whatever the objects' states)
-and, with --wait, every member object is Current; 3 when some members could
-not be read; 1 when none could, when the input has errors, when TYPE NAME is
-found nowhere, and when --wait fails or times out.`,
+Exit status: 0 when every member could be read (whatever the objects' states,
+unless --exit-code) and, with --wait, every member object is Current; 3 when
+some members could not be read; 1 when none could, when the input has errors,
+when TYPE NAME is found nowhere, and when --wait stops at an object that
+cannot become Current; 4 when --wait times out; 2 for a usage error. With
+--exit-code, a member object that is Drifted or NotApplied (apply would write
+it) makes the exit status 1, for a CI gate; members that could not be read
+still make it 3, because what they hold is unknown.`,
 		Example: `  # Status of everything in a directory, in every member
   fedctl status -f manifests/
 
@@ -95,8 +103,16 @@ found nowhere, and when --wait fails or times out.`,
   fedctl status fdeploy web -n shop
 
   # Block until every member object is ready, for a pipeline
-  fedctl status -f manifests/ --wait --timeout 10m`,
-		ValidArgsFunction: cobra.NoFileCompletions,
+  fedctl status -f manifests/ --wait --timeout 10m
+
+  # Fail a pipeline when a member object drifted or was never applied
+  fedctl status -f manifests/ --exit-code`,
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return cmdutil.TypeNames(f, true, toComplete), cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch len(args) {
 			case 0:
@@ -121,6 +137,7 @@ found nowhere, and when --wait fails or times out.`,
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of TYPE NAME")
 	fl.StringVarP(&opts.Output, "output", "o", "", "Output format: wide, yaml or json")
 	fl.BoolVar(&opts.Wait, "wait", false, "Wait until every placed member object is Current")
+	fl.BoolVar(&opts.ExitCode, "exit-code", false, "Exit 1 when a member object is Drifted or NotApplied (3 still means a member could not be read)")
 	fl.DurationVar(&opts.Timeout, "timeout", 0, "With --wait, how long to wait (default 5m); otherwise the time allowed for each member (default 30s)")
 	fl.DurationVar(&opts.Interval, "poll-interval", status.DefaultInterval, "With --wait, time between reads")
 	fl.IntVar(&opts.Concurrency, "concurrency", status.DefaultConcurrency, "Member clusters read at once")
@@ -232,16 +249,35 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if waitErr != nil {
-		return waitErr
+		return cmdutil.WaitError(waitErr)
 	}
 	switch failed := report.Failed(); {
-	case len(failed) == 0:
-		return nil
-	case len(failed) == len(clusters):
+	case len(failed) == len(clusters) && len(failed) > 0:
 		return fmt.Errorf("no member cluster could be read: %v", failed)
-	default:
+	case len(failed) > 0:
 		return &cmdutil.PartialError{Failed: failed}
 	}
+	if o.ExitCode {
+		return outOfSync(report)
+	}
+	return nil
+}
+
+// outOfSync is --exit-code's verdict: an error (exit 1) naming how many
+// member objects are Drifted or NotApplied, nil when none is.
+func outOfSync(r *status.Report) error {
+	var parts []string
+	n := 0
+	for _, s := range []string{status.Drifted, status.NotApplied} {
+		if c := r.Summary.Propagation[s]; c > 0 {
+			n += c
+			parts = append(parts, fmt.Sprintf("%d %s", c, s))
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d member object(s) out of sync (%s); \"fedctl apply\" would write them", n, strings.Join(parts, ", "))
 }
 
 func (o *StatusOptions) print(r *status.Report) error {

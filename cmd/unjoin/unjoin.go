@@ -22,7 +22,7 @@ type UnjoinOptions struct {
 	Access     func() (members.Access, error)
 
 	Name    string
-	DryRun  bool
+	DryRun  string // none | client | server
 	Timeout time.Duration
 }
 
@@ -36,15 +36,28 @@ func NewCmdUnjoin(f *cmdutil.Factory, runF func(*UnjoinOptions) error) *cobra.Co
 
 Like kubefedctl unjoin, this does not delete what the federation propagated
 to the cluster: those objects keep running, unmanaged. unjoin looks them up
-(objects labelled kubefed.io/managed=true) and says what it leaves behind and
-how to delete it. When the cluster cannot be reached within --timeout, the
-member is removed all the same and unjoin says it could not check.`,
+(objects labelled app.kubernetes.io/managed-by=fedctl) and lists what it
+leaves behind, by resource, with a kubectl command that deletes them.
+Namespaces are listed apart and never put in that command: deleting a
+namespace deletes everything in it, not only what fedctl created. When the
+cluster cannot be reached within --timeout, the member is removed all the
+same and unjoin says it could not check.
+
+--dry-run (client or server: both only leave the federation file alone)
+lists the same without removing the member.`,
 		Example: `  # Remove member eu-1
-  fedctl unjoin eu-1`,
+  fedctl unjoin eu-1
+
+  # See what would stay in eu-1, without removing it
+  fedctl unjoin eu-1 --dry-run=client`,
 		Args:              cmdutil.ExactArgs(1, "NAME"),
 		ValidArgsFunction: cmdutil.ClusterNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
+			var err error
+			if opts.DryRun, err = cmdutil.ParseDryRun(opts.IO.ErrOut, opts.DryRun); err != nil {
+				return err
+			}
 			if opts.Timeout <= 0 {
 				return cmdutil.FlagErrorf("--timeout must be positive, got %s", opts.Timeout)
 			}
@@ -54,7 +67,7 @@ member is removed all the same and unjoin says it could not check.`,
 			return opts.Run(cmd.Context())
 		},
 	}
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "Say what would be removed without writing the federation file")
+	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: say what would be removed without writing the federation file")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Second, "How long to spend looking up what stays in the cluster")
 	return cmd
 }
@@ -86,7 +99,7 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 	}
 
 	cs := o.IO.ErrColorScheme()
-	if o.DryRun {
+	if cmdutil.IsDryRun(o.DryRun) {
 		fmt.Fprintf(o.IO.ErrOut, "%s cluster/%s would be unjoined; dry run, %s not written\n", cs.WarningIcon(), o.Name, file.Path)
 	} else {
 		fed := file.Federation.Clone()
@@ -100,18 +113,41 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 	return nil
 }
 
+// namesShown is how many object names unjoin lists per resource.
+const namesShown = 10
+
+// namespaces is the resource that is never put in a delete command:
+// deleting a Namespace deletes everything in it.
+const namespaces = "namespaces"
+
 func (o *UnjoinOptions) reportLeftovers(m members.Member, left []members.ResourceCount, lookupErr error) {
 	cs := o.IO.ErrColorScheme()
 	if len(left) > 0 {
+		selector := federation.ManagedByLabel + "=" + federation.ManagedByValue
 		parts := make([]string, len(left))
-		resources := make([]string, len(left))
+		var deletable []string
+		var nsLeft *members.ResourceCount
 		for i, c := range left {
 			parts[i] = fmt.Sprintf("%d %s", c.Count, c.Resource)
-			resources[i] = c.Resource
+			if c.Resource == namespaces {
+				nsLeft = &left[i]
+			} else {
+				deletable = append(deletable, c.Resource)
+			}
 		}
-		fmt.Fprintf(o.IO.ErrOut, "%s left running in cluster %s, no longer managed by fedctl: %s\n", cs.WarningIcon(), m.Name, strings.Join(parts, ", "))
-		fmt.Fprintf(o.IO.ErrOut, "  to delete them: kubectl --context %s delete %s -A -l %s=%s\n",
-			m.ContextName(), strings.Join(resources, ","), federation.ManagedLabel, federation.ManagedLabelValue)
+		fmt.Fprintf(o.IO.ErrOut, "%s left running in cluster %s, no longer managed by fedctl (label %s): %s\n", cs.WarningIcon(), m.Name, selector, strings.Join(parts, ", "))
+		for _, c := range left {
+			if c.Resource != namespaces {
+				fmt.Fprintf(o.IO.ErrOut, "  %s: %s\n", c.Resource, names(c.Names))
+			}
+		}
+		if len(deletable) > 0 {
+			fmt.Fprintf(o.IO.ErrOut, "  to delete them, namespaces excepted: kubectl --context %s delete %s -A -l %s\n", m.ContextName(), strings.Join(deletable, ","), selector)
+		}
+		if nsLeft != nil {
+			fmt.Fprintf(o.IO.ErrOut, "  namespaces: %s\n", names(nsLeft.Names))
+			fmt.Fprintf(o.IO.ErrOut, "  namespaces are in no delete command: deleting one deletes everything in it, not only what fedctl created; check what each holds (kubectl --context %s get all -n NAMESPACE) first\n", m.ContextName())
+		}
 	}
 	switch {
 	case lookupErr != nil && len(left) == 0:
@@ -121,4 +157,12 @@ func (o *UnjoinOptions) reportLeftovers(m members.Member, left []members.Resourc
 	case len(left) == 0:
 		fmt.Fprintf(o.IO.ErrOut, "no objects managed by the federation remain in cluster %s\n", m.Name)
 	}
+}
+
+// names lists the first namesShown names, and how many more there are.
+func names(list []string) string {
+	if len(list) <= namesShown {
+		return strings.Join(list, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(list[:namesShown], ", "), len(list)-namesShown)
 }

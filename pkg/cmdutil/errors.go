@@ -3,6 +3,8 @@ package cmdutil
 import (
 	"errors"
 	"fmt"
+
+	"github.com/fedctl/fedctl/pkg/status"
 )
 
 // FlagError is a usage error: bad flags or arguments. It exits with 2 and
@@ -68,3 +70,21 @@ func (e *ExitError) Error() string {
 }
 
 func (e *ExitError) Unwrap() error { return e.Err }
+
+// TimeoutError is a wait that ran out of time (apply --wait, status
+// --wait): exit 4, so that a pipeline can tell "not ready yet" from
+// "broken" (1) and "some members failed" (3).
+type TimeoutError struct{ Err error }
+
+func (e *TimeoutError) Error() string { return e.Err.Error() }
+func (e *TimeoutError) Unwrap() error { return e.Err }
+
+// WaitError marks the error of status.Wait that says it timed out as a
+// TimeoutError; any other error is returned as it is.
+func WaitError(err error) error {
+	var nr *status.NotReadyError
+	if errors.As(err, &nr) && nr.TimedOut {
+		return &TimeoutError{Err: err}
+	}
+	return err
+}

@@ -13,6 +13,10 @@ import (
 	yamlv3 "go.yaml.in/yaml/v3"
 )
 
+// Stdin is the file name of the documents read from standard input ("-f
+// -"), in errors: kubectl's name for it.
+const Stdin = "STDIN"
+
 // Extensions are the file extensions read from a directory, as kubectl's.
 // A file named on the command line is read whatever its extension.
 var Extensions = []string{".yaml", ".yml", ".json"}
@@ -38,7 +42,7 @@ func Read(paths []string, recursive bool, stdin io.Reader) ([]Document, error) {
 				errs = append(errs, fmt.Errorf("read standard input: %w", err))
 				continue
 			}
-			d, err := Split("-", data)
+			d, err := Split(Stdin, data)
 			docs = append(docs, d...)
 			errs = append(errs, err)
 		case strings.Contains(p, "://"):

@@ -112,7 +112,7 @@ func TestRead(t *testing.T) {
 
 	docs, err = manifest.Read([]string{odd, "-"}, false, strings.NewReader("s: 1\n"))
 	require.NoError(t, err)
-	assert.Equal(t, []docPos{{odd, 1, "e: 1"}, {"-", 1, "s: 1"}}, positions(docs), "a named file is read whatever its extension; - is stdin")
+	assert.Equal(t, []docPos{{odd, 1, "e: 1"}, {"STDIN", 1, "s: 1"}}, positions(docs), "a named file is read whatever its extension; - is stdin, named STDIN as kubectl names it")
 
 	_, err = manifest.Read([]string{filepath.Join(dir, "missing.yaml"), "https://example.com/x.yaml", "-", "-"}, false, strings.NewReader(""))
 	require.Error(t, err)

@@ -18,7 +18,7 @@ import (
 
 // Document is one YAML or JSON document and where it came from.
 type Document struct {
-	File string // path as the user gave it, "-" for standard input
+	File string // path as the user gave it, Stdin (STDIN) for standard input
 	Line int    // line of the document's first line in File (1-based)
 	Data []byte
 }

@@ -14,19 +14,22 @@ import (
 	"github.com/fedctl/fedctl/pkg/parallel"
 )
 
-// ResourceCount is how many federation-managed objects of one resource a
-// member holds.
+// ResourceCount is how many objects fedctl left of one resource in a
+// member, and which.
 type ResourceCount struct {
-	Resource string // plural.group, e.g. "deployments.apps"
-	Count    int
+	Resource   string // plural.group, e.g. "deployments.apps"
+	Namespaced bool
+	Count      int
+	// Names are "namespace/name" (namespaced) or "name", sorted.
+	Names []string
 }
 
 // skippedResources would be counted twice or are never propagated.
 var skippedResources = map[string]bool{"events": true, "events.events.k8s.io": true, "componentstatuses": true}
 
-// ManagedObjects counts, per resource, the objects in the member c reaches
-// labelled as managed by the federation (kubefed.io/managed=true). Leaving
-// the federation does not remove them, and unjoin says so. It lists
+// ManagedObjects lists, per resource (sorted), the objects in the member c
+// reaches that fedctl created: labelled app.kubernetes.io/managed-by=fedctl.
+// Leaving the federation does not remove them, and unjoin says so. It lists
 // metadata only, one request per listable resource, a few at a time.
 // Resources that fail to list, and groups that fail discovery, are reported
 // in the error while the others are still counted.
@@ -53,8 +56,8 @@ func ManagedObjects(ctx context.Context, c Client) ([]ResourceCount, error) {
 			resources = append(resources, Mapping{Resource: gvr, Namespaced: r.Namespaced})
 		}
 	}
-	selector := federation.ManagedLabel + "=" + federation.ManagedLabelValue
-	counts := make([]int, len(resources))
+	selector := federation.ManagedByLabel + "=" + federation.ManagedByValue
+	names := make([][]string, len(resources))
 	errs := make([]error, len(resources))
 	sem := make(chan struct{}, 8)
 	var g parallel.Group
@@ -72,14 +75,21 @@ func ManagedObjects(ctx context.Context, c Client) ([]ResourceCount, error) {
 				errs[i] = fmt.Errorf("list %s: %w", m.Resource.GroupResource(), RequestError(err))
 				return
 			}
-			counts[i] = len(items)
+			for _, it := range items {
+				name := it.Name
+				if it.Namespace != "" {
+					name = it.Namespace + "/" + it.Name
+				}
+				names[i] = append(names[i], name)
+			}
+			slices.Sort(names[i])
 		})
 	}
 	g.Wait()
 	var out []ResourceCount
 	for i, m := range resources {
-		if counts[i] > 0 {
-			out = append(out, ResourceCount{Resource: m.Resource.GroupResource().String(), Count: counts[i]})
+		if len(names[i]) > 0 {
+			out = append(out, ResourceCount{Resource: m.Resource.GroupResource().String(), Namespaced: m.Namespaced, Count: len(names[i]), Names: names[i]})
 		}
 	}
 	slices.SortFunc(out, func(a, b ResourceCount) int { return strings.Compare(a.Resource, b.Resource) })

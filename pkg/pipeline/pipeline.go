@@ -114,7 +114,11 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 		case doc.Head.APIVersion == "":
 			errs = append(errs, doc.Errorf("apiVersion", "is missing; federated objects are in %s/%s", federation.TypesGroup, federation.TypesVersion))
 		default:
-			errs = append(errs, doc.Errorf("", "is not a federated object; convert it with \"fedctl federate -f %s\"", doc.File))
+			path := doc.File
+			if path == manifest.Stdin {
+				path = "-"
+			}
+			errs = append(errs, doc.Errorf("", "is not a federated object; convert it with \"fedctl federate -f %s\"", path))
 		}
 	}
 	if len(Dialects) > 1 {

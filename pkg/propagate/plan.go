@@ -35,17 +35,31 @@ func Plan(res *render.Result, clusters []string) *Report {
 // unchanged objects and what would be deleted, but it sends no write at
 // all, not even a dry run, so the API servers validate nothing.
 func PlanLive(ctx context.Context, in Input) *Report {
-	clients := in.Clients
-	in.Clients = func(cluster string) (members.Client, error) {
+	in.Clients = readOnly(in.Clients)
+	report := runMembers(ctx, in, applyMode(true), (*memberSync).run)
+	report.DryRun = "client"
+	return report
+}
+
+// PlanDelete is fedctl delete --dry-run=client: like Delete, it reads each
+// member to find what would be deleted or unmarked, but sends no write at
+// all, not even a dry run.
+func PlanDelete(ctx context.Context, in Input) *Report {
+	in.Clients = readOnly(in.Clients)
+	report := Delete(ctx, in)
+	report.DryRun = "client"
+	return report
+}
+
+// readOnly wraps every member's client in a readOnlyClient.
+func readOnly(clients func(string) (members.Client, error)) func(string) (members.Client, error) {
+	return func(cluster string) (members.Client, error) {
 		a, err := clients(cluster)
 		if err != nil {
 			return nil, err
 		}
 		return readOnlyClient{a}, nil
 	}
-	report := runMembers(ctx, in, applyMode(true), (*memberSync).run)
-	report.DryRun = "client"
-	return report
 }
 
 // readOnlyClient reads through to a member and answers every write

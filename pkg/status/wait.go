@@ -300,3 +300,43 @@ func (p *progress) done(r *Report) {
 	p.finish()
 	fmt.Fprintf(p.out, "%s every member object is Current: %s\n", p.cs.SuccessIcon(), r.Summary)
 }
+
+// Verdict is the outcome of a wait, for machines (fedctl apply --wait -o
+// json): Ready, or not with the member objects that are not Current by
+// cluster, and whether the wait timed out or stopped at an object that
+// cannot become Current (Failed).
+type Verdict struct {
+	Ready    bool `json:"ready"`
+	TimedOut bool `json:"timedOut"`
+	Failed   bool `json:"failed"`
+	// NotReady lists, per cluster (sorted), the member objects that are not
+	// Current.
+	NotReady []NotReadyInCluster `json:"notReady,omitempty"`
+}
+
+// NotReadyInCluster is the member objects of one cluster that are not Current.
+type NotReadyInCluster struct {
+	Cluster string     `json:"cluster"`
+	Objects []NotReady `json:"objects"`
+}
+
+// VerdictOf is the Verdict of Wait's error: nil is Ready, a *NotReadyError
+// says what is not; any other error (ctx cancelled) has no verdict (nil).
+func VerdictOf(err error) *Verdict {
+	if err == nil {
+		return &Verdict{Ready: true}
+	}
+	var nr *NotReadyError
+	if !errors.As(err, &nr) {
+		return nil
+	}
+	v := &Verdict{TimedOut: nr.TimedOut, Failed: !nr.TimedOut}
+	for _, o := range nr.Objects {
+		if n := len(v.NotReady); n == 0 || v.NotReady[n-1].Cluster != o.Cluster {
+			v.NotReady = append(v.NotReady, NotReadyInCluster{Cluster: o.Cluster})
+		}
+		last := &v.NotReady[len(v.NotReady)-1]
+		last.Objects = append(last.Objects, o)
+	}
+	return v
+}

@@ -1,0 +1,95 @@
+package get
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/inventory"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/parallel"
+)
+
+// complete completes "get": clusters or a type in effect first (offline),
+// then member names after clusters, or the names of the objects of TYPE
+// fedctl manages, asked of the members within cmdutil.CompletionTimeout.
+func (o *GetOptions) complete(f *cmdutil.Factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		switch {
+		case len(args) == 0:
+			names := append(cmdutil.WithPrefix([]string{"clusters"}, toComplete), cmdutil.TypeNames(f, false, toComplete)...)
+			return names, cobra.ShellCompDirectiveNoFileComp
+		case isClusters(args[0]):
+			return cmdutil.ClusterNames(f)(cmd, args[1:], toComplete)
+		case len(args) == 1:
+			ctx, cancel := context.WithTimeout(cmdutil.CompletionContext(cmd), cmdutil.CompletionTimeout)
+			defer cancel()
+			return o.objectNames(ctx, f, args[0], toComplete), cobra.ShellCompDirectiveNoFileComp
+		}
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// objectNames are the names of the objects of typeName that fedctl manages
+// in the selected members (--cluster, else all), in the namespace get
+// would list (-n, -A, else each context's), merged and sorted.
+func (o *GetOptions) objectNames(ctx context.Context, f *cmdutil.Factory, typeName, prefix string) []string {
+	all, access, ok := cmdutil.CompletionMembers(f)
+	if !ok {
+		return nil
+	}
+	ms := all
+	if len(o.Clusters) > 0 {
+		ms = nil
+		for _, m := range all {
+			for _, c := range o.Clusters {
+				if m.Name == c {
+					ms = append(ms, m)
+				}
+			}
+		}
+	}
+	fed := members.New()
+	for _, m := range ms {
+		_ = fed.Put(m, true)
+	}
+	clients := members.Clients(fed, access, members.NewMemberClient)
+	t, err := inventory.ResolveType(ctx, clients, ms, typeName, cmdutil.CompletionTimeout)
+	if err != nil {
+		return nil
+	}
+	mapping := members.MappingOf(t.Group, t.Version, t.Plural, t.Namespaced())
+	found := make([][]string, len(ms))
+	var g parallel.Group
+	for i, m := range ms {
+		g.Go(func() {
+			c, err := clients(m.Name)
+			if err != nil {
+				return
+			}
+			opts := members.ListOptions{LabelSelector: federation.ManagedByLabel + "=" + federation.ManagedByValue}
+			switch {
+			case !t.Namespaced() || o.AllNamespaces:
+			case o.Namespace != "":
+				opts.Namespace = o.Namespace
+			default:
+				opts.Namespace = members.ContextNamespace(access, m)
+			}
+			items, err := c.ListMetadata(ctx, mapping, opts)
+			if err != nil {
+				return
+			}
+			for _, it := range items {
+				found[i] = append(found[i], it.Name)
+			}
+		})
+	}
+	g.Wait()
+	var names []string
+	for _, n := range found {
+		names = append(names, n...)
+	}
+	return cmdutil.WithPrefix(names, prefix)
+}
