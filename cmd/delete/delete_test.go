@@ -26,9 +26,9 @@ func TestNewCmdDelete(t *testing.T) {
 		{name: "no -f", wantErr: "-f is required"},
 		{name: "bad cascade", args: []string{"-f", "d", "--cascade", "true"}, wantErr: `--cascade must be background, foreground or orphan, got "true"`},
 		{name: "client dry run, as everywhere", args: []string{"-f", "d", "--dry-run=client"},
-			want: DeleteOptions{Filenames: []string{"d"}, Namespace: "default", Cascade: "background", DryRun: "client", Concurrency: 8, Timeout: 30 * time.Second}},
+			want: DeleteOptions{Filenames: []string{"d"}, Namespace: "default", Cascade: "background", DryRun: "client", Concurrency: 8, Timeout: 30 * time.Second, QPS: 200, Burst: 400}},
 		{name: "a bare --dry-run is client", args: []string{"--dry-run", "-f", "d"},
-			want: DeleteOptions{Filenames: []string{"d"}, Namespace: "default", Cascade: "background", DryRun: "client", Concurrency: 8, Timeout: 30 * time.Second}},
+			want: DeleteOptions{Filenames: []string{"d"}, Namespace: "default", Cascade: "background", DryRun: "client", Concurrency: 8, Timeout: 30 * time.Second, QPS: 200, Burst: 400}},
 		{name: "an unknown dry run", args: []string{"-f", "d", "--dry-run=all"}, wantErr: `invalid --dry-run value "all": must be "none", "client" or "server"`},
 		{name: "zero concurrency", args: []string{"-f", "d", "--concurrency", "0"}, wantErr: "--concurrency must be at least 1, got 0"},
 	}
