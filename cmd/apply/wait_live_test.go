@@ -35,7 +35,7 @@ func TestApplyWait(t *testing.T) {
 	twoClusters := "    clusters:\n    - name: cluster1\n    - name: cluster3"
 	write(t, dir, namespaceDoc(ns)+configMapDoc(ns, "cfg", "v1", allClusters, "")+
 		deploymentDoc(ns, "web", "nginx:1.27", 1, "", twoClusters, ""))
-	r = runApply(t, fed, "-f", dir, "--wait", "--timeout", "2s")
+	r = runApply(t, fed, "-f", dir, "--wait", "--timeout", "5s") // room for a read or two on a loaded machine
 	require.Error(t, r.err)
 	var notReady *status.NotReadyError
 	require.True(t, errors.As(r.err, &notReady), "a wait that times out says what is not ready: %v", r.err)
