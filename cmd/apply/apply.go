@@ -27,6 +27,8 @@ type ApplyOptions struct {
 
 	Filenames      []string
 	Recursive      bool
+	Kustomize      string
+	Selector       string
 	Clusters       []string
 	Namespace      string
 	DryRun         string
@@ -141,6 +143,7 @@ failed (the others are done), 1 when nothing could be done.`,
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only apply to this member cluster (repeatable)")
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of the ApplySet parent")
@@ -164,8 +167,11 @@ failed (the others are done), 1 when nothing could be done.`,
 // Validate checks the flags.
 func (o *ApplyOptions) Validate() error {
 	var errs []error
-	if len(o.Filenames) == 0 {
-		errs = append(errs, errors.New("-f is required: a file, a directory or - for standard input"))
+	if err := cmdutil.CheckInputFlags(o.Filenames, o.Kustomize); err != nil {
+		errs = append(errs, err)
+	}
+	if err := cmdutil.CheckPruneSelector(o.Prune, o.Selector); err != nil {
+		errs = append(errs, err)
 	}
 	if o.DryRun != "none" && o.DryRun != "client" && o.DryRun != "server" {
 		errs = append(errs, fmt.Errorf("--dry-run must be none, client or server, got %q", o.DryRun))
@@ -205,10 +211,10 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	set, _ := o.applySet() // checked by Validate
 	var emptyErr error
 	if set != nil {
-		emptyErr = cmdutil.EmptyInputError(o.Filenames, fmt.Sprintf("with --prune this would delete every object of the ApplySet %s in every member cluster (--max-deletions still applies)", set.Ref()))
+		emptyErr = cmdutil.EmptySelectionError(cmdutil.Source{Filenames: o.Filenames, Kustomize: o.Kustomize}, fmt.Sprintf("with --prune this would delete every object of the ApplySet %s in every member cluster (--max-deletions still applies)", set.Ref()))
 	}
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
-		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty, EmptyInputErr: emptyErr,
 	})
 	if err != nil {

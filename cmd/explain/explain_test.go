@@ -152,7 +152,7 @@ func TestNewCmdExplain(t *testing.T) {
 			want: ExplainOptions{Filenames: []string{"a", "b"}, Recursive: true, Clusters: []string{"c1", "c2"}, Namespace: "shop", Output: "json",
 				Names: []string{"web", "deployment/web", "FederatedDeployment/shop/web"}},
 		},
-		{name: "no -f", args: []string{"web"}, wantErr: "-f is required: a file, a directory or - for standard input"},
+		{name: "no -f", args: []string{"web"}, wantErr: "-f is required: a file, a directory, an http(s) URL or - for standard input; or -k DIR for a kustomization"},
 		{name: "bad output", args: []string{"-f", "d", "-o", "wide"}, wantErr: `--output must be text, json or yaml, got "wide"`},
 		{name: "too many slashes", args: []string{"-f", "d", "a/b/c/d"}, wantErr: `"a/b/c/d" is not NAME, KIND/NAME, NAMESPACE/NAME or KIND/NAMESPACE/NAME`},
 		{name: "an empty part", args: []string{"-f", "d", "deployment/"}, wantErr: `"deployment/" is not NAME, KIND/NAME, NAMESPACE/NAME or KIND/NAMESPACE/NAME`},

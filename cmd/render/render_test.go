@@ -147,7 +147,7 @@ func TestRenderFlags(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{[]string{}, "-f is required: a file, a directory or - for standard input"},
+		{[]string{}, "-f is required: a file, a directory, an http(s) URL or - for standard input; or -k DIR for a kustomization"},
 		{[]string{"-f", examples, "-o", "wide"}, `--output must be yaml or json, got "wide"`},
 		{[]string{"-f", examples, "--cluster", "cluster9"}, `cluster "cluster9" is not a member (members: cluster1, cluster2, cluster3)`},
 		{[]string{"-f", examples, "-o", "json", "--output-dir", "x"}, "if any flags in the group [output output-dir] are set none of the others can be; [output output-dir] were all set"},

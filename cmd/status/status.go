@@ -34,6 +34,8 @@ type StatusOptions struct {
 	// AllowEmpty accepts a run with nothing to do (--allow-empty).
 	AllowEmpty bool
 	Recursive  bool
+	Kustomize  string
+	Selector   string
 	// TypeName and Name are the TYPE NAME form.
 	TypeName    string
 	Name        string
@@ -115,6 +117,7 @@ found nowhere, and when --wait fails or times out.`,
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only read this member cluster (repeatable)")
 	fl := cmd.Flags()
@@ -133,10 +136,12 @@ found nowhere, and when --wait fails or times out.`,
 func (o *StatusOptions) Validate() error {
 	var errs []error
 	switch {
-	case len(o.Filenames) == 0 && o.TypeName == "":
-		errs = append(errs, errors.New("give -f FILENAME (a file, a directory or -) or TYPE NAME"))
-	case len(o.Filenames) > 0 && o.TypeName != "":
-		errs = append(errs, errors.New("give either -f FILENAME or TYPE NAME, not both"))
+	case len(o.Filenames) == 0 && o.Kustomize == "" && o.TypeName == "":
+		errs = append(errs, errors.New("give -f FILENAME (a file, a directory, an http(s) URL or -), -k DIR or TYPE NAME"))
+	case (len(o.Filenames) > 0 || o.Kustomize != "") && o.TypeName != "":
+		errs = append(errs, errors.New("give either -f FILENAME (or -k DIR) or TYPE NAME, not both"))
+	case len(o.Filenames) > 0 && o.Kustomize != "":
+		errs = append(errs, errors.New("-f and -k cannot be used together"))
 	}
 	if err := printers.CheckFormat(o.Output, "wide", "yaml", "json"); err != nil {
 		errs = append(errs, err)
@@ -173,7 +178,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		// Input errors (reading, decoding) fail the command; what render
 		// found per object is reported as status.
 		r, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
-			Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+			Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 			AllowEmpty: o.AllowEmpty,
 			Failing:    cmdutil.FailOnDecode,
 		})
