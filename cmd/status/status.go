@@ -142,6 +142,8 @@ func (o *StatusOptions) Validate() error {
 		errs = append(errs, errors.New("give either -f FILENAME (or -k DIR) or TYPE NAME, not both"))
 	case len(o.Filenames) > 0 && o.Kustomize != "":
 		errs = append(errs, errors.New("-f and -k cannot be used together"))
+	case o.Selector != "" && o.TypeName != "":
+		errs = append(errs, errors.New("-l selects federated objects of -f or -k; TYPE NAME names one member object already"))
 	}
 	if err := printers.CheckFormat(o.Output, "wide", "yaml", "json"); err != nil {
 		errs = append(errs, err)
