@@ -126,7 +126,10 @@ failed (the others are done), 1 when nothing could be done.`,
   fedctl apply -f manifests/ -o json --wait --timeout 10m
 
   # Also delete what left manifests/ since the last apply of the set "shop"
-  fedctl apply -f manifests/ --prune --applyset shop -n shop`,
+  fedctl apply -f manifests/ --prune --applyset shop -n shop
+
+  # A kustomize overlay, only the federated objects labelled app=web
+  fedctl apply -k overlays/prod -l app=web`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.WaitTimeout = DefaultWaitTimeout

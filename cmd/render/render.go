@@ -56,7 +56,11 @@ DIR/CLUSTER/_cluster/) for GitOps tools.`,
   fedctl render -f manifests/ --cluster eu-1 | kubectl --context eu-1 apply -f -
 
   # A tree of files per cluster for a GitOps repository
-  fedctl render -R -f manifests/ --output-dir rendered/`,
+  fedctl render -R -f manifests/ --output-dir rendered/
+
+  # A kustomize overlay, or manifests from a web server
+  fedctl render -k overlays/prod
+  fedctl render -f https://example.com/shop/federated.yaml`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.Validate(); err != nil {
