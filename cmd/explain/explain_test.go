@@ -210,3 +210,28 @@ func TestExplainWarnsAboutTheObjectsExplained(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, strings.Count(errOut, "Warning:"), errOut)
 }
+
+// TestExplainSelector: -l explains the federated objects whose labels
+// match, exactly as naming them does: the FederatedNamespace it leaves out
+// still places them, and the RSP still plans them.
+func TestExplainSelector(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, e := range []string{"00-namespace.yaml", "10-configmap.yaml", "20-deployment.yaml"} {
+		data, err := os.ReadFile(filepath.Join(examples, e))
+		require.NoError(t, err)
+		if e == "20-deployment.yaml" {
+			data = bytes.Replace(data, []byte("  name: web\n  namespace: shop\nspec:"), []byte("  name: web\n  namespace: shop\n  labels: {app: web}\nspec:"), 1)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, e), data, 0o644))
+	}
+	named, _, err := run(t, threeClusters, false, "-f", dir, "deployment/web")
+	require.NoError(t, err)
+	selected, _, err := run(t, threeClusters, false, "-f", dir, "-l", "app=web")
+	require.NoError(t, err)
+	assert.Equal(t, named, selected)
+	assert.Contains(t, selected, "FederatedNamespace")
+
+	_, _, err = run(t, threeClusters, false, "-f", dir, "-l", "app=api")
+	assert.EqualError(t, err, "-f "+dir+" holds no federated objects matching -l app=api; check the -f path and the selector, or pass --allow-empty if that is what you mean")
+}
