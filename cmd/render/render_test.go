@@ -283,12 +283,13 @@ func TestRenderKustomize(t *testing.T) {
 
 // TestRenderKustomizeErrors: fedctl's own decoder reads kustomize's output,
 // so its errors name the kustomization and the line in the built output
-// (kustomize keeps no source positions), with the object's name.
+// (kustomize keeps no source positions) and the file the resource came
+// from (kustomize tracks that), with the object's name.
 func TestRenderKustomizeErrors(t *testing.T) {
 	t.Parallel()
 	dir := "../../testdata/kustomize/broken"
 	_, _, err := run(t, "", "-k", dir)
-	assert.EqualError(t, err, dir+` (kustomize output):7: FederatedConfigMap shop/test-settings: spec: unknown field "placment" (did you mean "placement"?)`)
+	assert.EqualError(t, err, dir+` (kustomize output of `+dir+`/configmap.yaml):7: FederatedConfigMap shop/test-settings: spec: unknown field "placment" (did you mean "placement"?)`)
 
 	_, _, err = run(t, "", "-k", "../../testdata/nope")
 	require.Error(t, err)

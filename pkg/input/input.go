@@ -1,15 +1,22 @@
 package input
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
+	"slices"
+	"sort"
 	"time"
 
+	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
 
 	"github.com/fedctl/fedctl/pkg/manifest"
 )
@@ -53,23 +60,104 @@ func Read(ctx context.Context, o Options) ([]manifest.Document, error) {
 
 // KustomizeSuffix follows the kustomization directory in the name of its
 // output's documents: errors say "DIR (kustomize output):LINE", the line in
-// the built stream, as kustomize keeps no source positions.
+// the built stream (what "kubectl kustomize DIR" prints), as kustomize
+// keeps no source positions.
 const KustomizeSuffix = " (kustomize output)"
 
 // Kustomize builds the kustomization in dir as kubectl's -k does (krusty,
 // default options, on disk) and splits its output into documents named
-// "DIR (kustomize output)".
+// "DIR (kustomize output)", or "DIR (kustomize output of FILE)" when
+// kustomize knows the file a resource came from: fedctl asks kustomize to
+// track origins (buildMetadata: [originAnnotations]) and removes the
+// annotations again unless the kustomization asked for them itself.
 func Kustomize(dir string) ([]manifest.Document, error) {
+	disk := filesys.MakeFsOnDisk()
+	fs := &originFS{FileSystem: disk}
+	if abs, file, err := disk.CleanedAbs(dir); err == nil && file == "" {
+		fs.root = abs.String()
+	}
 	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
-	m, err := k.Run(filesys.MakeFsOnDisk(), dir)
+	m, err := k.Run(fs, dir)
 	if err != nil {
 		return nil, fmt.Errorf("-k %s: %w", dir, err)
 	}
-	out, err := m.AsYaml()
-	if err != nil {
-		return nil, fmt.Errorf("-k %s: %w", dir, err)
+	// The output is built as ResMap.AsYaml builds it, remembering where
+	// each resource starts and where it came from.
+	var out bytes.Buffer
+	type span struct {
+		line   int
+		origin string
 	}
-	return manifest.Split(dir+KustomizeSuffix, out)
+	var spans []span
+	line := 1
+	for i, r := range m.Resources() {
+		origin, _ := r.GetOrigin()
+		if fs.injected {
+			if err := r.SetOrigin(nil); err != nil {
+				return nil, fmt.Errorf("-k %s: %w", dir, err)
+			}
+			if len(r.GetAnnotations()) == 0 {
+				_ = r.SetAnnotations(nil)
+			}
+		}
+		y, err := r.AsYAML()
+		if err != nil {
+			return nil, fmt.Errorf("-k %s: %w", dir, err)
+		}
+		if i > 0 {
+			out.WriteString("---\n")
+			line++
+		}
+		s := span{line: line}
+		if origin != nil && origin.Path != "" && origin.Repo == "" {
+			s.origin = filepath.Join(dir, origin.Path)
+		}
+		spans = append(spans, s)
+		out.Write(y)
+		line += bytes.Count(y, []byte("\n"))
+	}
+	docs, err := manifest.Split(dir+KustomizeSuffix, out.Bytes())
+	for i := range docs {
+		j := sort.Search(len(spans), func(j int) bool { return spans[j].line > docs[i].Line }) - 1
+		if j >= 0 && spans[j].origin != "" {
+			docs[i].File = dir + " (kustomize output of " + spans[j].origin + ")"
+		}
+	}
+	return docs, err
+}
+
+// originFS is the disk with the top kustomization of a build asking
+// kustomize to track where each resource came from
+// (buildMetadata: [originAnnotations]); injected says that fedctl asked,
+// not the kustomization.
+type originFS struct {
+	filesys.FileSystem
+	root     string
+	injected bool
+}
+
+func (f *originFS) ReadFile(path string) ([]byte, error) {
+	data, err := f.FileSystem.ReadFile(path)
+	if err != nil || f.root == "" || filepath.Dir(path) != f.root || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
+		return data, err
+	}
+	var k map[string]any
+	if yaml.Unmarshal(data, &k) != nil || k == nil {
+		return data, nil // kustomize reports it
+	}
+	meta, _ := k["buildMetadata"].([]any)
+	for _, v := range meta {
+		if v == types.OriginAnnotations {
+			return data, nil
+		}
+	}
+	k["buildMetadata"] = append(meta, types.OriginAnnotations)
+	changed, err := yaml.Marshal(k)
+	if err != nil {
+		return data, nil
+	}
+	f.injected = true
+	return changed, nil
 }
 
 func (o Options) fetcher(ctx context.Context) manifest.Fetch {

@@ -4,12 +4,16 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/fedctl/fedctl/pkg/input"
 )
@@ -132,8 +136,9 @@ func TestReadFlags(t *testing.T) {
 
 // TestKustomize: -k builds the kustomization (here namePrefix, commonLabels
 // and patches on federated objects, kinds kustomize does not know) and
-// names the output's documents after the directory, at their line in the
-// built stream.
+// names the output's documents after the directory and the file each
+// resource came from, at their line in the built stream (what "kubectl
+// kustomize" prints: the origin annotations fedctl asked for are gone).
 func TestKustomize(t *testing.T) {
 	t.Parallel()
 	dir := "../../testdata/kustomize/prod"
@@ -147,12 +152,13 @@ func TestKustomize(t *testing.T) {
 	for _, d := range docs {
 		got = append(got, doc{d.File, d.Line})
 	}
-	file := dir + " (kustomize output)"
-	require.Len(t, got, 4)
-	assert.Equal(t, doc{file, 1}, got[0])
-	for _, d := range got {
-		assert.Equal(t, file, d.File)
-	}
+	of := func(file string) string { return dir + " (kustomize output of ../../testdata/kustomize/" + file + ")" }
+	assert.Equal(t, []doc{
+		{of("namespace/00-namespace.yaml"), 1},
+		{of("base/10-configmap.yaml"), 12},
+		{of("base/20-deployment.yaml"), 38},
+		{of("base/20-deployment.yaml"), 78},
+	}, got)
 	all := string(docs[0].Data)
 	for _, d := range docs[1:] {
 		all += "---\n" + string(d.Data)
@@ -168,4 +174,33 @@ func TestKustomize(t *testing.T) {
 		assert.Contains(t, all, want)
 	}
 	assert.NotContains(t, all, "prod-shop", "the FederatedNamespace is outside the prefixed part")
+	assert.NotContains(t, all, "config.kubernetes.io/origin")
+
+	// the stream is kustomize's own output, byte for byte, so the lines
+	// are those of "kubectl kustomize DIR"
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	require.NoError(t, err)
+	want, err := m.AsYaml()
+	require.NoError(t, err)
+	assert.Equal(t, string(want), all)
+	lines := strings.Split(all, "\n")
+	for _, d := range got {
+		assert.True(t, strings.HasPrefix(lines[d.Line-1], "apiVersion: "), "line %d starts a document", d.Line)
+	}
+}
+
+// TestKustomizeKeepsOriginAnnotationsAskedFor: a kustomization that asks
+// for origin annotations itself gets them, as from kubectl kustomize.
+func TestKustomizeKeepsOriginAnnotationsAskedFor(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources: [cm.yaml]\nbuildMetadata: [originAnnotations]\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cm.yaml"), []byte(configMap), 0o600))
+	docs, err := input.Read(context.Background(), input.Options{Kustomize: dir})
+	require.NoError(t, err)
+	require.Len(t, docs, 2)
+	for _, d := range docs {
+		assert.Contains(t, string(d.Data), "config.kubernetes.io/origin: |\n      path: cm.yaml")
+		assert.Equal(t, dir+" (kustomize output of "+filepath.Join(dir, "cm.yaml")+")", d.File)
+	}
 }
