@@ -8,6 +8,10 @@ PKG     := github.com/fedctl/fedctl
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+# kustomize's Go plugin loader imports "plugin", which makes a cgo build
+# export every symbol (a 96 MB binary instead of 48 MB); fedctl runs
+# kustomize with plugins disabled, so the loader is left out.
+GOTAGS := kustomize_disable_go_plugin_support
 LDFLAGS := -s -w -X $(PKG)/cmd.version=$(VERSION) -X $(PKG)/cmd.commit=$(COMMIT) -X $(PKG)/cmd.date=$(DATE)
 
 # Test binaries (kube-apiserver, etcd, controllers, kwok) are built once per
@@ -20,10 +24,10 @@ TEST_LOG := .cache/test.log
 .PHONY: build install test test-unit testbin lint fuzz completions demo golden bench bench-apply bench-render clean $(TESTENV)
 
 build: ## Build bin/fedctl
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/fedctl .
+	$(GO) build -trimpath -tags '$(GOTAGS)' -ldflags '$(LDFLAGS)' -o bin/fedctl .
 
 install: ## Install fedctl into GOBIN (and kubectl-fed and kubectl_complete-fed beside it, for kubectl)
-	$(GO) install -trimpath -ldflags '$(LDFLAGS)' .
+	$(GO) install -trimpath -tags '$(GOTAGS)' -ldflags '$(LDFLAGS)' .
 	bindir="$$($(GO) env GOBIN)"; bindir="$${bindir:-$$($(GO) env GOPATH)/bin}"; \
 	ln -sf fedctl "$$bindir/kubectl-fed"; \
 	install -m 0755 kubectl_complete-fed "$$bindir/kubectl_complete-fed"

@@ -25,6 +25,10 @@ var (
 		"pkg/placement", "pkg/planner", "pkg/overrides", "pkg/render", "pkg/pipeline", "pkg/explain",
 		"pkg/parallel", "pkg/yaml11", "pkg/printers", "pkg/iostreams", "pkg/drift",
 	}
+	// inputSources read what -f and -k name beyond local files: web
+	// servers (-f URL) and kustomizations. Like the pure stages they never
+	// reach a cluster or the CLI, and import only pure stages of ours.
+	inputSources = []string{"pkg/input"}
 	// memberPackages talk to member clusters.
 	memberPackages = []string{"pkg/members", "pkg/propagate", "pkg/status", "pkg/inventory"}
 	// cliHelpers may import cobra: the Face's shared wiring.
@@ -111,11 +115,28 @@ func TestImportRules(t *testing.T) {
 			}
 		}
 	}
+	for _, name := range inputSources {
+		p, ok := pkgs[name]
+		if !assert.True(t, ok, "%s is listed as an input source but does not exist", name) {
+			continue
+		}
+		for _, dep := range p.Deps {
+			local, ours := strings.CutPrefix(dep, module)
+			switch {
+			case isClient(dep):
+				t.Errorf("input source %s depends on %s, a client that reaches clusters", name, dep)
+			case slices.Contains(cliLibraries, dep):
+				t.Errorf("input source %s depends on %s", name, dep)
+			case ours && !slices.Contains(pureStages, local):
+				t.Errorf("input source %s depends on %s, which is not a pure stage", name, local)
+			}
+		}
+	}
 	for name, p := range pkgs {
 		if !strings.HasPrefix(name, "pkg/") {
 			continue
 		}
-		known := slices.Contains(pureStages, name) || slices.Contains(memberPackages, name) || slices.Contains(cliHelpers, name) || slices.Contains(testHelpers, name)
+		known := slices.Contains(pureStages, name) || slices.Contains(inputSources, name) || slices.Contains(memberPackages, name) || slices.Contains(cliHelpers, name) || slices.Contains(testHelpers, name)
 		assert.True(t, known, "%s has no layer: put it in one in cmd/imports_test.go", name)
 		for _, dep := range p.Deps {
 			if slices.Contains(cliLibraries, dep) && !slices.Contains(cliHelpers, name) {

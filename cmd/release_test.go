@@ -29,6 +29,7 @@ func TestGoreleaserConfig(t *testing.T) {
 			Goarch  []string `json:"goarch"`
 			Ldflags []string `json:"ldflags"`
 			Env     []string `json:"env"`
+			Flags   []string `json:"flags"`
 		} `json:"builds"`
 		Archives []struct {
 			IDs   []string `json:"ids"`
@@ -45,6 +46,7 @@ func TestGoreleaserConfig(t *testing.T) {
 		assert.ElementsMatch(t, []string{"linux", "darwin", "windows"}, b.Goos, b.ID)
 		assert.ElementsMatch(t, []string{"amd64", "arm64"}, b.Goarch, b.ID)
 		assert.Contains(t, b.Env, "CGO_ENABLED=0", b.ID)
+		assert.Contains(t, b.Flags, "-tags=kustomize_disable_go_plugin_support", "%s: kustomize's Go plugin loader is left out", b.ID)
 		ldflags := strings.Join(b.Ldflags, " ")
 		// The variables the linker sets must exist in this package.
 		for _, v := range []string{"cmd.version=", "cmd.commit=", "cmd.date="} {

@@ -28,6 +28,8 @@ type ApplyOptions struct {
 
 	Filenames []string
 	Recursive bool
+	Kustomize string
+	Selector  string
 	Clusters  []string
 	Namespace string
 	// NamespaceGiven says -n was given: without it, the namespace of the
@@ -170,7 +172,10 @@ out.`,
   fedctl apply -f manifests/ -o name
 
   # Also delete what left manifests/ since the last apply of the set "shop"
-  fedctl apply -f manifests/ --prune --applyset shop -n shop`,
+  fedctl apply -f manifests/ --prune --applyset shop -n shop
+
+  # A kustomize overlay, only the federated objects labelled app=web
+  fedctl apply -k overlays/prod -l app=web`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
@@ -193,6 +198,7 @@ out.`,
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only apply to this member cluster (repeatable)")
 	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, client (send no write) or server (server-side dry run); a bare --dry-run is client")
 	fl := cmd.Flags()
@@ -219,8 +225,11 @@ func (o *ApplyOptions) timeFlags() cmdutil.MemberTimeFlags {
 // Validate checks the flags.
 func (o *ApplyOptions) Validate() error {
 	var errs []error
-	if len(o.Filenames) == 0 {
-		errs = append(errs, errors.New("-f is required: a file, a directory or - for standard input"))
+	if err := cmdutil.CheckInputFlags(o.Filenames, o.Kustomize); err != nil {
+		errs = append(errs, err)
+	}
+	if err := cmdutil.CheckPruneSelector(o.Prune, o.Selector); err != nil {
+		errs = append(errs, err)
 	}
 	if o.DryRun != "none" && o.DryRun != "client" && o.DryRun != "server" {
 		errs = append(errs, fmt.Errorf("--dry-run must be none, client or server, got %q", o.DryRun))
@@ -259,10 +268,10 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	set, _ := o.applySet() // checked by Validate
 	var emptyErr error
 	if set != nil {
-		emptyErr = cmdutil.EmptyInputError(o.Filenames, fmt.Sprintf("with --prune this would delete every object of the ApplySet %s in every member cluster (--max-deletions still applies)", set.Ref()))
+		emptyErr = cmdutil.EmptySelectionError(cmdutil.Source{Filenames: o.Filenames, Kustomize: o.Kustomize}, fmt.Sprintf("with --prune this would delete every object of the ApplySet %s in every member cluster (--max-deletions still applies)", set.Ref()))
 	}
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
-		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty, EmptyInputErr: emptyErr,
 	})
 	if err != nil {

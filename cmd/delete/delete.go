@@ -28,6 +28,8 @@ type DeleteOptions struct {
 	// AllowEmpty accepts a run with nothing to do (--allow-empty).
 	AllowEmpty  bool
 	Recursive   bool
+	Kustomize   string
+	Selector    string
 	Clusters    []string
 	Namespace   string
 	Cascade     string
@@ -108,6 +110,7 @@ failed (the others are done), 1 when nothing could be done.`,
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only delete from this member cluster (repeatable)")
 	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, client (read the members, send no write) or server (server-side dry run); a bare --dry-run is client")
@@ -132,8 +135,8 @@ var cascades = map[string]metav1.DeletionPropagation{
 // Validate checks the flags.
 func (o *DeleteOptions) Validate() error {
 	var errs []error
-	if len(o.Filenames) == 0 {
-		errs = append(errs, errors.New("-f is required: a file, a directory or - for standard input"))
+	if err := cmdutil.CheckInputFlags(o.Filenames, o.Kustomize); err != nil {
+		errs = append(errs, err)
 	}
 	if _, ok := cascades[o.Cascade]; !ok {
 		errs = append(errs, fmt.Errorf("--cascade must be background, foreground or orphan, got %q", o.Cascade))
@@ -155,7 +158,7 @@ func (o *DeleteOptions) Validate() error {
 func (o *DeleteOptions) Run(ctx context.Context) error {
 	start := time.Now()
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
-		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
 	})
 	if err != nil {

@@ -40,6 +40,8 @@ type DiffOptions struct {
 	// AllowEmpty accepts a run with nothing to do (--allow-empty).
 	AllowEmpty bool
 	Recursive  bool
+	Kustomize  string
+	Selector   string
 	Clusters   []string
 	Namespace  string
 	// NamespaceGiven says -n was given: without it, the namespace of the
@@ -105,6 +107,7 @@ differs, 2 or more on an error, a member that cannot be reached included
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only compare in this member cluster (repeatable)")
 	fl := cmd.Flags()
@@ -122,8 +125,11 @@ differs, 2 or more on an error, a member that cannot be reached included
 // Validate checks the flags.
 func (o *DiffOptions) Validate() error {
 	var errs []error
-	if len(o.Filenames) == 0 {
-		errs = append(errs, errors.New("-f is required: a file, a directory or - for standard input"))
+	if err := cmdutil.CheckInputFlags(o.Filenames, o.Kustomize); err != nil {
+		errs = append(errs, err)
+	}
+	if err := cmdutil.CheckPruneSelector(o.Prune, o.Selector); err != nil {
+		errs = append(errs, err)
 	}
 	if o.FieldManager == "" {
 		errs = append(errs, errors.New("--field-manager must not be empty"))
@@ -149,7 +155,7 @@ func (o *DiffOptions) applySet() (*propagate.ApplySet, error) {
 // error is returned after the differences found elsewhere are printed.
 func (o *DiffOptions) Run(ctx context.Context) error {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
-		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
 	})
 	if err != nil {

@@ -35,6 +35,8 @@ func TestNewCmdDiff(t *testing.T) {
 				Concurrency: 2, Timeout: 5 * time.Second, Prune: true, ApplySet: "configmaps/shop", NamespaceGiven: true},
 		},
 		{name: "no -f", args: nil, wantErr: "-f is required"},
+		{name: "-f and -k", args: []string{"-f", "d", "-k", "k"}, wantErr: "-f and -k cannot be used together"},
+		{name: "prune with a selector", args: []string{"-f", "d", "-l", "app", "--prune", "--applyset", "shop"}, wantErr: "--prune cannot be used with -l app"},
 		{name: "prune without an ApplySet", args: []string{"-f", "d", "--prune"}, wantErr: "--prune needs --applyset NAME"},
 		{name: "an ApplySet without prune", args: []string{"-f", "d", "--applyset", "x"}, wantErr: "--applyset needs --prune"},
 		{name: "zero concurrency", args: []string{"-f", "d", "--concurrency", "0"}, wantErr: "--concurrency must be at least 1, got 0"},

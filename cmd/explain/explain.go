@@ -2,6 +2,7 @@
 package explain
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -24,6 +25,8 @@ type ExplainOptions struct {
 	// AllowEmpty accepts a run with nothing to do (--allow-empty).
 	AllowEmpty bool
 	Recursive  bool
+	Kustomize  string
+	Selector   string
 	Names      []string
 	Clusters   []string
 	Namespace  string
@@ -80,10 +83,11 @@ explanation is the product.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return opts.Run()
+			return opts.Run(cmd.Context())
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only show the overrides of this member cluster (repeatable)")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
@@ -94,8 +98,8 @@ explanation is the product.`,
 
 // Validate checks the flags and arguments.
 func (o *ExplainOptions) Validate() error {
-	if len(o.Filenames) == 0 {
-		return fmt.Errorf("-f is required: a file, a directory or - for standard input")
+	if err := cmdutil.CheckInputFlags(o.Filenames, o.Kustomize); err != nil {
+		return err
 	}
 	if o.Output != "text" && o.Output != "json" && o.Output != "yaml" {
 		return fmt.Errorf("--output must be text, json or yaml, got %q", o.Output)
@@ -109,11 +113,12 @@ func (o *ExplainOptions) Validate() error {
 }
 
 // Run explains and prints.
-func (o *ExplainOptions) Run() error {
+func (o *ExplainOptions) Run(ctx context.Context) error {
 	// Nothing is explained from an input that does not decode, and the
 	// errors are render's, all of them.
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
-		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+		Context:    ctx,
+		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
 		Failing:    cmdutil.FailOnDecode, KeepWarnings: true,
 	})

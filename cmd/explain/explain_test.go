@@ -152,7 +152,7 @@ func TestNewCmdExplain(t *testing.T) {
 			want: ExplainOptions{Filenames: []string{"a", "b"}, Recursive: true, Clusters: []string{"c1", "c2"}, Namespace: "shop", Output: "json",
 				Names: []string{"web", "deployment/web", "FederatedDeployment/shop/web"}},
 		},
-		{name: "no -f", args: []string{"web"}, wantErr: "-f is required: a file, a directory or - for standard input"},
+		{name: "no -f", args: []string{"web"}, wantErr: "-f is required: a file, a directory, an http(s) URL or - for standard input; or -k DIR for a kustomization"},
 		{name: "bad output", args: []string{"-f", "d", "-o", "wide"}, wantErr: `--output must be text, json or yaml, got "wide"`},
 		{name: "too many slashes", args: []string{"-f", "d", "a/b/c/d"}, wantErr: `"a/b/c/d" is not NAME, KIND/NAME, NAMESPACE/NAME or KIND/NAMESPACE/NAME`},
 		{name: "an empty part", args: []string{"-f", "d", "deployment/"}, wantErr: `"deployment/" is not NAME, KIND/NAME, NAMESPACE/NAME or KIND/NAMESPACE/NAME`},
@@ -209,4 +209,29 @@ func TestExplainWarnsAboutTheObjectsExplained(t *testing.T) {
 	_, errOut, err = run(t, abc, false, "-f", "testdata/placement")
 	require.NoError(t, err)
 	assert.Equal(t, 3, strings.Count(errOut, "Warning:"), errOut)
+}
+
+// TestExplainSelector: -l explains the federated objects whose labels
+// match, exactly as naming them does: the FederatedNamespace it leaves out
+// still places them, and the RSP still plans them.
+func TestExplainSelector(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, e := range []string{"00-namespace.yaml", "10-configmap.yaml", "20-deployment.yaml"} {
+		data, err := os.ReadFile(filepath.Join(examples, e))
+		require.NoError(t, err)
+		if e == "20-deployment.yaml" {
+			data = bytes.Replace(data, []byte("  name: web\n  namespace: shop\nspec:"), []byte("  name: web\n  namespace: shop\n  labels: {app: web}\nspec:"), 1)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, e), data, 0o644))
+	}
+	named, _, err := run(t, threeClusters, false, "-f", dir, "deployment/web")
+	require.NoError(t, err)
+	selected, _, err := run(t, threeClusters, false, "-f", dir, "-l", "app=web")
+	require.NoError(t, err)
+	assert.Equal(t, named, selected)
+	assert.Contains(t, selected, "FederatedNamespace")
+
+	_, _, err = run(t, threeClusters, false, "-f", dir, "-l", "app=api")
+	assert.EqualError(t, err, "-f "+dir+" holds no federated objects matching -l app=api; check the -f path and the selector, or pass --allow-empty if that is what you mean")
 }

@@ -2,6 +2,7 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,8 @@ type RenderOptions struct {
 	// AllowEmpty accepts a run with nothing to do (--allow-empty).
 	AllowEmpty bool
 	Recursive  bool
+	Kustomize  string
+	Selector   string
 	Clusters   []string
 	Namespace  string
 	Output     string
@@ -53,7 +56,11 @@ DIR/CLUSTER/_cluster/) for GitOps tools.`,
   fedctl render -f manifests/ --cluster eu-1 | kubectl --context eu-1 apply -f -
 
   # A tree of files per cluster for a GitOps repository
-  fedctl render -R -f manifests/ --output-dir rendered/`,
+  fedctl render -R -f manifests/ --output-dir rendered/
+
+  # A kustomize overlay, or manifests from a web server
+  fedctl render -k overlays/prod
+  fedctl render -f https://example.com/shop/federated.yaml`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.Validate(); err != nil {
@@ -62,10 +69,11 @@ DIR/CLUSTER/_cluster/) for GitOps tools.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return opts.Run()
+			return opts.Run(cmd.Context())
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only show the objects of this member cluster (repeatable)")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
@@ -78,8 +86,8 @@ DIR/CLUSTER/_cluster/) for GitOps tools.`,
 
 // Validate checks the flags.
 func (o *RenderOptions) Validate() error {
-	if len(o.Filenames) == 0 {
-		return fmt.Errorf("-f is required: a file, a directory or - for standard input")
+	if err := cmdutil.CheckInputFlags(o.Filenames, o.Kustomize); err != nil {
+		return err
 	}
 	if o.Output != "yaml" && o.Output != "json" {
 		return fmt.Errorf("--output must be yaml or json, got %q", o.Output)
@@ -88,9 +96,10 @@ func (o *RenderOptions) Validate() error {
 }
 
 // Run renders and prints.
-func (o *RenderOptions) Run() error {
+func (o *RenderOptions) Run(ctx context.Context) error {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
-		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+		Context:    ctx,
+		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
 		Failing:    cmdutil.FailOnAny, // nothing is printed from an input with errors
 	})

@@ -2,6 +2,8 @@ package render
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,6 +23,9 @@ const (
 	examples   = "../../testdata/examples"
 	federation = "../../testdata/federation/three-clusters.yaml"
 	goldenDir  = "../../testdata/golden/render"
+	// kustomizeProd is an overlay on the examples: namePrefix, commonLabels
+	// and patches on federated objects.
+	kustomizeProd = "../../testdata/kustomize/prod"
 )
 
 // run executes "fedctl render" with args against the three-cluster
@@ -147,11 +152,13 @@ func TestRenderFlags(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{[]string{}, "-f is required: a file, a directory or - for standard input"},
+		{[]string{}, "-f is required: a file, a directory, an http(s) URL or - for standard input; or -k DIR for a kustomization"},
 		{[]string{"-f", examples, "-o", "wide"}, `--output must be yaml or json, got "wide"`},
 		{[]string{"-f", examples, "--cluster", "cluster9"}, `cluster "cluster9" is not a member (members: cluster1, cluster2, cluster3)`},
 		{[]string{"-f", examples, "-o", "json", "--output-dir", "x"}, "if any flags in the group [output output-dir] are set none of the others can be; [output output-dir] were all set"},
 		{[]string{"-f", "../../testdata/nope"}, "../../testdata/nope: no such file or directory"},
+		{[]string{"-f", examples, "-k", kustomizeProd}, "-f and -k cannot be used together"},
+		{[]string{"-f", examples, "-l", "app in (web"}, "-l app in (web: unable to parse requirement: found '', expected: ',' or ')'"},
 	} {
 		_, _, err := run(t, "", tt.args...)
 		assert.EqualError(t, err, tt.wantErr, "args %q", tt.args)
@@ -280,4 +287,92 @@ func TestRenderNothingToDoIsAnError(t *testing.T) {
 			assert.Empty(t, out, "nothing to render, and no error")
 		})
 	}
+}
+
+// TestRenderKustomize: -k builds the kustomization with krusty and renders
+// its output; kustomize's namePrefix, commonLabels and patches work on
+// federated objects (and the RSP, renamed with its FederatedDeployment,
+// still schedules it).
+func TestRenderKustomize(t *testing.T) {
+	t.Parallel()
+	out, errOut, err := run(t, "", "-k", kustomizeProd)
+	require.NoError(t, err)
+	assert.Empty(t, errOut)
+	testutil.AssertGolden(t, []byte(out), filepath.Join(goldenDir, "kustomize-prod.yaml"))
+
+	// commonLabels labelled every federated object, so -l selects them all.
+	selected, _, err := run(t, "", "-k", kustomizeProd, "-l", "stage=prod")
+	require.NoError(t, err)
+	assert.Equal(t, out, selected)
+}
+
+// TestRenderKustomizeErrors: fedctl's own decoder reads kustomize's output,
+// so its errors name the kustomization and the line in the built output
+// (kustomize keeps no source positions) and the file the resource came
+// from (kustomize tracks that), with the object's name.
+func TestRenderKustomizeErrors(t *testing.T) {
+	t.Parallel()
+	dir := "../../testdata/kustomize/broken"
+	_, _, err := run(t, "", "-k", dir)
+	assert.EqualError(t, err, dir+` (kustomize output of `+dir+`/configmap.yaml):7: FederatedConfigMap shop/test-settings: spec: unknown field "placment" (did you mean "placement"?)`)
+
+	_, _, err = run(t, "", "-k", "../../testdata/nope")
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "-k ../../testdata/nope: "), err.Error())
+}
+
+// TestRenderSelector: -l keeps the federated objects whose own labels
+// match; the FederatedNamespace left out still places the objects in its
+// namespace, and a selection of nothing is the "no objects" error naming
+// the selector, unless --allow-empty.
+func TestRenderSelector(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, e := range []string{"00-namespace.yaml", "10-configmap.yaml", "20-deployment.yaml"} {
+		data, err := os.ReadFile(filepath.Join(examples, e))
+		require.NoError(t, err)
+		if e == "20-deployment.yaml" {
+			data = bytes.Replace(data, []byte("  name: web\n  namespace: shop\nspec:"), []byte("  name: web\n  namespace: shop\n  labels: {app: web}\nspec:"), 1)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, e), data, 0o644))
+	}
+	all, _, err := run(t, "", "-f", dir)
+	require.NoError(t, err)
+	web, errOut, err := run(t, "", "-f", dir, "-l", "app=web")
+	require.NoError(t, err)
+	assert.Empty(t, errOut, "no NamespaceNotFederated: the unselected FederatedNamespace still places")
+	var want []string
+	for _, doc := range strings.Split(all, "---\n") {
+		if strings.Contains(doc, "kind: Deployment") {
+			want = append(want, doc)
+		}
+	}
+	require.Len(t, want, 3)
+	assert.Equal(t, "---\n"+strings.Join(want, "---\n"), web, "the Deployment in every member, with the RSP's replicas")
+
+	_, _, err = run(t, "", "-f", dir, "-l", "app=nothing")
+	assert.EqualError(t, err, "-f "+dir+" holds no federated objects matching -l app=nothing; check the -f path and the selector, or pass --allow-empty if that is what you mean")
+	out, _, err := run(t, "", "-f", dir, "-l", "app=nothing", "--allow-empty")
+	require.NoError(t, err)
+	assert.Empty(t, out)
+}
+
+// TestRenderURL: -f URL reads a manifest over HTTP as kubectl does, named
+// by the URL in errors; a status other than 2xx is an error naming both.
+func TestRenderURL(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.FileServer(http.Dir(examples))) // loopback only
+	t.Cleanup(srv.Close)
+	var urls []string
+	for _, e := range []string{"00-namespace.yaml", "10-configmap.yaml", "20-deployment.yaml"} {
+		urls = append(urls, "-f", srv.URL+"/"+e)
+	}
+	fromURLs, _, err := run(t, "", urls...)
+	require.NoError(t, err)
+	fromDir, _, err := run(t, "", "-f", examples)
+	require.NoError(t, err)
+	assert.Equal(t, fromDir, fromURLs)
+
+	_, _, err = run(t, "", "-f", srv.URL+"/missing.yaml")
+	assert.EqualError(t, err, srv.URL+"/missing.yaml: the server answered 404 Not Found")
 }

@@ -35,6 +35,8 @@ type StatusOptions struct {
 	// AllowEmpty accepts a run with nothing to do (--allow-empty).
 	AllowEmpty bool
 	Recursive  bool
+	Kustomize  string
+	Selector   string
 	// TypeName and Name are the TYPE NAME form.
 	TypeName  string
 	Name      string
@@ -131,6 +133,7 @@ still make it 3, because what they hold is unknown.`,
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only read this member cluster (repeatable)")
 	fl := cmd.Flags()
@@ -150,10 +153,14 @@ still make it 3, because what they hold is unknown.`,
 func (o *StatusOptions) Validate() error {
 	var errs []error
 	switch {
-	case len(o.Filenames) == 0 && o.TypeName == "":
-		errs = append(errs, errors.New("give -f FILENAME (a file, a directory or -) or TYPE NAME"))
-	case len(o.Filenames) > 0 && o.TypeName != "":
-		errs = append(errs, errors.New("give either -f FILENAME or TYPE NAME, not both"))
+	case len(o.Filenames) == 0 && o.Kustomize == "" && o.TypeName == "":
+		errs = append(errs, errors.New("give -f FILENAME (a file, a directory, an http(s) URL or -), -k DIR or TYPE NAME"))
+	case (len(o.Filenames) > 0 || o.Kustomize != "") && o.TypeName != "":
+		errs = append(errs, errors.New("give either -f FILENAME (or -k DIR) or TYPE NAME, not both"))
+	case len(o.Filenames) > 0 && o.Kustomize != "":
+		errs = append(errs, errors.New("-f and -k cannot be used together"))
+	case o.Selector != "" && o.TypeName != "":
+		errs = append(errs, errors.New("-l selects federated objects of -f or -k; TYPE NAME names one member object already"))
 	}
 	if err := printers.CheckFormat(o.Output, "wide", "yaml", "json"); err != nil {
 		errs = append(errs, err)
@@ -190,7 +197,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		// Input errors (reading, decoding) fail the command; what render
 		// found per object is reported as status.
 		r, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
-			Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Namespace: o.Namespace, Clusters: o.Clusters,
+			Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 			AllowEmpty: o.AllowEmpty,
 			Failing:    cmdutil.FailOnDecode,
 		})

@@ -1,12 +1,17 @@
 package cmdutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/input"
 	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/placement"
@@ -36,12 +41,18 @@ const (
 // RenderInput is what a command that renders reads: manifests (-f, -R, -n)
 // and the members to work on (--cluster; none means every member).
 type RenderInput struct {
+	// Context cancels the fetch of -f URLs (Ctrl-C); nil: never.
+	Context    context.Context
 	Federation func() (*members.File, error)
 	Filenames  []string
 	Recursive  bool
-	Namespace  string
-	Clusters   []string
-	Failing    Failing
+	// Kustomize is -k DIR, exclusive with Filenames.
+	Kustomize string
+	// Selector is -l: only the federated objects whose labels match.
+	Selector  string
+	Namespace string
+	Clusters  []string
+	Failing   Failing
 	// KeepWarnings leaves the printing of warnings to the command (explain
 	// prints those of the objects it explains); on failure they are
 	// printed all the same.
@@ -59,11 +70,48 @@ type RenderInput struct {
 // EmptyInputError is the error for an input without federated objects:
 // consequence says what the run would do with it, if anything.
 func EmptyInputError(filenames []string, consequence string) error {
-	msg := "-f " + describeFilenames(filenames) + " holds no federated objects"
+	return EmptySelectionError(Source{Filenames: filenames}, consequence)
+}
+
+// Source names the input of a run in messages: -f, -k and -l.
+type Source struct {
+	Filenames []string
+	Kustomize string
+	Selector  string
+}
+
+// EmptySelectionError is EmptyInputError for any input: -f or -k, and the
+// -l selector that selected nothing.
+func EmptySelectionError(src Source, consequence string) error {
+	var msg, check string
+	if src.Kustomize != "" {
+		msg, check = "-k "+src.Kustomize, "the -k directory"
+	} else {
+		msg, check = "-f "+describeFilenames(src.Filenames), "the -f path"
+	}
+	if src.Selector != "" {
+		msg += " holds no federated objects matching -l " + src.Selector
+		check += " and the selector"
+	} else {
+		msg += " holds no federated objects"
+	}
 	if consequence != "" {
 		msg += ": " + consequence
 	}
-	return errors.New(msg + "; check the -f path, or pass --allow-empty if that is what you mean")
+	return errors.New(msg + "; check " + check + ", or pass --allow-empty if that is what you mean")
+}
+
+// ParseSelector parses -l as kubectl does; a bad selector is a usage
+// error. Empty gives nil: every object.
+func ParseSelector(s string) (labels.Selector, error) {
+	if s == "" {
+		return nil, nil
+	}
+	sel, err := labels.Parse(s)
+	if err != nil {
+		return nil, FlagErrorf("-l %s: %v", s, err)
+	}
+	return sel, nil
 }
 
 // describeFilenames names the -f arguments as kubectl does, STDIN for -.
@@ -134,15 +182,30 @@ type Rendered struct {
 // (LoadMembership), runs the pipeline on plain data, prints the warnings
 // to ios's stderr and fails as in.Failing says.
 func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
+	if in.Kustomize != "" && len(in.Filenames) > 0 {
+		return nil, FlagErrorf("-f and -k cannot be used together")
+	}
+	sel, err := ParseSelector(in.Selector)
+	if err != nil {
+		return nil, err
+	}
 	m, err := LoadMembership(in.Federation, in.Clusters, in.AllowEmpty)
 	if err != nil {
 		return nil, err
 	}
 	r := &Rendered{Membership: m}
 	types := m.Types
+	read := func() ([]manifest.Document, error) {
+		return input.Read(in.Context, input.Options{Filenames: in.Filenames, Recursive: in.Recursive, Kustomize: in.Kustomize, Stdin: ios.In})
+	}
+	if len(in.Filenames) == 0 && in.Kustomize == "" {
+		read = nil // the pipeline's own "no manifests given"
+	}
 	out, err := pipeline.Run(pipeline.Input{
 		Filenames:        in.Filenames,
 		Recursive:        in.Recursive,
+		Read:             read,
+		Selector:         sel,
 		Stdin:            ios.In,
 		DefaultNamespace: in.Namespace,
 		Members:          r.Members,
@@ -153,12 +216,12 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 		return nil, err
 	}
 	r.Set, r.Result = out.Set, out.Result
-	if err == nil && !in.AllowEmpty && len(r.Set.Objects) == 0 && len(r.Set.RSPs) == 0 {
+	if err == nil && !in.AllowEmpty && len(r.Set.Objects) == 0 && (len(r.Set.RSPs) == 0 || sel != nil) {
 		PrintWarnings(ios, r.Result.Warnings)
 		if in.EmptyInputErr != nil {
 			return nil, in.EmptyInputErr
 		}
-		return nil, EmptyInputError(in.Filenames, "")
+		return nil, EmptySelectionError(Source{Filenames: in.Filenames, Kustomize: in.Kustomize, Selector: in.Selector}, "")
 	}
 	switch in.Failing {
 	case FailOnAny:

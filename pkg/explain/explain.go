@@ -71,15 +71,17 @@ func Build(in Input) (*Report, error) {
 	}
 	var objects []typed
 	namespaces := map[string]*federation.Object{}
+	for name, o := range in.Set.Namespaces() {
+		if _, ok := in.Types.ByFederatedKind(o.Kind); ok {
+			namespaces[name] = o
+		}
+	}
 	for _, o := range in.Set.Objects {
 		t, ok := in.Types.ByFederatedKind(o.Kind)
 		if !ok {
 			continue
 		}
 		objects = append(objects, typed{o, t})
-		if o.IsNamespace() {
-			namespaces[o.Name] = o
-		}
 	}
 	slices.SortFunc(objects, func(a, b typed) int {
 		return cmpChain(strings.Compare(a.t.Group, b.t.Group), strings.Compare(a.t.Kind, b.t.Kind),

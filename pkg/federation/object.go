@@ -20,6 +20,24 @@ type Set struct {
 	RSPs []*ReplicaSchedulingPreference
 	// Warnings are problems that do not stop a run.
 	Warnings []*manifest.Error
+	// Unselected are the federated objects a label selector (-l) left
+	// out: they are not rendered, but a FederatedNamespace among them
+	// still places the objects of its namespace, as without -l.
+	Unselected []*Object
+}
+
+// Namespaces are the FederatedNamespaces of the set, selected or not, by
+// name.
+func (s *Set) Namespaces() map[string]*Object {
+	ns := map[string]*Object{}
+	for _, list := range [][]*Object{s.Unselected, s.Objects} {
+		for _, o := range list {
+			if o.IsNamespace() {
+				ns[o.Name] = o
+			}
+		}
+	}
+	return ns
 }
 
 // Origin says where a federated object came from: the dialect that read it

@@ -25,7 +25,23 @@ var Extensions = []string{".yaml", ".yml", ".json"}
 // manifest files in lexical order; subdirectories too when recursive) or "-"
 // for stdin. Empty documents are skipped, and a v1 List is expanded into its
 // items. Every file that cannot be read or split is reported, all at once.
+// A URL is an error: ReadFetching reads them.
 func Read(paths []string, recursive bool, stdin io.Reader) ([]Document, error) {
+	return ReadFetching(paths, recursive, stdin, nil)
+}
+
+// Fetch returns the bytes at an http:// or https:// URL.
+type Fetch func(url string) ([]byte, error)
+
+// IsURL says whether a -f argument is a URL that kubectl would fetch: it
+// starts with http:// or https://.
+func IsURL(p string) bool {
+	return strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://")
+}
+
+// ReadFetching is Read with http:// and https:// URLs read through fetch
+// (nil: URLs are an error). A URL's documents are named by the URL.
+func ReadFetching(paths []string, recursive bool, stdin io.Reader, fetch Fetch) ([]Document, error) {
 	var docs []Document
 	var errs []error
 	stdinRead := false
@@ -45,8 +61,19 @@ func Read(paths []string, recursive bool, stdin io.Reader) ([]Document, error) {
 			d, err := Split(Stdin, data)
 			docs = append(docs, d...)
 			errs = append(errs, err)
-		case strings.Contains(p, "://"):
+		case IsURL(p) && fetch != nil:
+			data, err := fetch(p)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			d, err := Split(p, data)
+			docs = append(docs, d...)
+			errs = append(errs, err)
+		case strings.Contains(p, "://") && fetch == nil:
 			errs = append(errs, fmt.Errorf("%s: URLs are not supported; download the file first", p))
+		case strings.Contains(p, "://"):
+			errs = append(errs, fmt.Errorf("%s: only http:// and https:// URLs are read; download the file first", p))
 		default:
 			d, err := readPath(p, recursive)
 			docs = append(docs, d...)

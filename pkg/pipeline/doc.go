@@ -3,7 +3,7 @@
 // render prints it, explain explains it, apply and diff push it, status
 // compares it with the members.
 //
-//	files (-f, -R, -)
+//	files (-f, -R, -)            or Input.Read: pkg/input's URLs and -k
 //	  │ manifest.Read            split into documents, each with file:line
 //	  ▼
 //	documents
@@ -12,6 +12,8 @@
 //	  │   kubefed                  Federated<Kind>, FederatedNamespace, RSP
 //	  ▼
 //	federation.Set               the one federated-object model
+//	  │ Select (-l)                the selected objects; the others only
+//	  │                            place the objects of their namespace
 //	  │ render.ForClusters, per object:
 //	  │   planner                  RSP replica plan (KubeFed's planner)
 //	  │   placement                clusters / clusterSelector ∩ namespace
@@ -25,7 +27,8 @@
 //
 // The members (names and labels) and the enabled types come in as plain
 // values: the pipeline never sees the federation file, a kubeconfig or a
-// client, and performs no I/O but reading the input files. A new input
+// client, and performs no I/O but reading the input files (or calling
+// Input.Read, which the commands give pkg/input's reader). A new input
 // dialect is one package implementing dialect.Dialect and one line in
 // Dialects.
 package pipeline

@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/fedctl/fedctl/pkg/dialect"
 	"github.com/fedctl/fedctl/pkg/dialect/kubefed"
 	"github.com/fedctl/fedctl/pkg/federation"
@@ -22,10 +24,16 @@ var Dialects = []dialect.Dialect{
 
 // Input says what to read and for which members.
 type Input struct {
-	Filenames        []string
-	Recursive        bool
-	Stdin            io.Reader
+	Filenames []string
+	Recursive bool
+	Stdin     io.Reader
+	// Read, when set, reads the documents instead of Filenames (-k, URLs:
+	// pkg/input).
+	Read             func() ([]manifest.Document, error)
 	DefaultNamespace string
+	// Selector, when set, keeps the federated objects whose own labels
+	// match it (-l); see Select.
+	Selector labels.Selector
 	// Members are the member clusters with their labels.
 	Members []placement.Cluster
 	// Types are the enabled federated types.
@@ -48,11 +56,18 @@ type Output struct {
 // Result.Errors, per object and member, so that a caller that pushes can
 // proceed with the members that rendered.
 func Run(in Input) (*Output, error) {
-	if len(in.Filenames) == 0 {
-		return nil, errors.New("no manifests given: use -f FILE, -f DIR or -f -")
+	read := in.Read
+	if read == nil {
+		if len(in.Filenames) == 0 {
+			return nil, errors.New("no manifests given: use -f FILE, -f DIR or -f -")
+		}
+		read = func() ([]manifest.Document, error) { return manifest.Read(in.Filenames, in.Recursive, in.Stdin) }
 	}
-	docs, readErr := manifest.Read(in.Filenames, in.Recursive, in.Stdin)
+	docs, readErr := read()
 	set, decodeErr := Decode(docs, in.Types, in.DefaultNamespace)
+	if in.Selector != nil {
+		set = Select(set, in.Selector)
+	}
 	res := render.ForClusters(render.Input{Set: set, Types: in.Types, Members: in.Members, Only: in.Only})
 	res.Warnings = append(set.Warnings, res.Warnings...)
 	return &Output{Set: set, Result: res}, errors.Join(readErr, decodeErr)
@@ -183,4 +198,34 @@ func inInputOrder(errs []error, docs []manifest.Document) []error {
 		return ka.line - kb.line
 	})
 	return flat
+}
+
+// Select keeps the federated objects whose own metadata.labels match sel,
+// as kubectl's -l selects objects, and the ReplicaSchedulingPreferences
+// of the objects kept (and those whose target is not in the input at all,
+// so that render still warns about them). The others move to Unselected:
+// a FederatedNamespace there still places the objects of its namespace.
+// Everything was decoded, so that a broken document is an error with -l
+// too.
+func Select(set *federation.Set, sel labels.Selector) *federation.Set {
+	out := &federation.Set{Warnings: set.Warnings, Unselected: slices.Clone(set.Unselected)}
+	all := map[string]bool{}
+	kept := map[string]bool{}
+	for _, o := range set.Objects {
+		key := o.Kind + "/" + o.Namespace + "/" + o.Name
+		all[key] = true
+		if sel.Matches(labels.Set(o.Labels)) {
+			out.Objects = append(out.Objects, o)
+			kept[key] = true
+		} else {
+			out.Unselected = append(out.Unselected, o)
+		}
+	}
+	for _, rsp := range set.RSPs {
+		key := rsp.Spec.TargetKind + "/" + rsp.Namespace + "/" + rsp.Name
+		if kept[key] || !all[key] {
+			out.RSPs = append(out.RSPs, rsp)
+		}
+	}
+	return out
 }

@@ -142,12 +142,9 @@ const objectsPerWorker = 16
 // used from the calling goroutine.
 func ForClusters(in Input) *Result {
 	res := &Result{}
-	namespaces := map[string]*federation.Object{}
+	namespaces := in.Set.Namespaces()
 	types := map[string]enabledType{}
 	for _, o := range in.Set.Objects {
-		if o.IsNamespace() {
-			namespaces[o.Name] = o
-		}
 		if _, ok := types[o.Kind]; !ok {
 			t, enabled := in.Types.ByFederatedKind(o.Kind)
 			types[o.Kind] = enabledType{t, enabled}

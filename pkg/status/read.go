@@ -61,17 +61,11 @@ func Read(ctx context.Context, in Input) *Report {
 		order = append(order, o)
 		return obj
 	}
-	federatedNamespaces := map[string]bool{}
-	for _, p := range res.Placed {
-		if p.Object.IsNamespace() {
-			federatedNamespaces[p.Object.Name] = true
-		}
-	}
 	placed := map[string]render.Placed{}
 	for _, p := range res.Placed {
 		obj := entry(p.Object)
 		placed[p.Object.SourceRef()] = p
-		if p.Type.Namespaced() && !p.Object.IsNamespace() && !federatedNamespaces[p.Object.Namespace] {
+		if p.NamespaceNotFederated {
 			cond := &obj.Status.Conditions[0]
 			cond.Reason = NamespaceNotFederated
 			cond.Message = fmt.Sprintf("no FederatedNamespace %s in the input, so the object is placed nowhere; add one to place it", p.Object.Namespace)
