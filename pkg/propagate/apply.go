@@ -20,8 +20,7 @@ import (
 
 func (s *memberSync) applyAll(ctx context.Context, items []*item) {
 	s.scan(ctx, items)
-	s.parallel(ctx, len(items), func(i int) {
-		it := items[i]
+	one := func(it *item) {
 		if it.mapped && it.result.Action != Failed {
 			if notAttempted(ctx, it.result) {
 				return
@@ -29,7 +28,39 @@ func (s *memberSync) applyAll(ctx context.Context, items []*item) {
 			s.apply(ctx, it)
 		}
 		s.emit(*it.result)
-	})
+	}
+	// For a type not yet seen with a metadata.generation, one object goes
+	// first: its response says whether the type has generations, and the
+	// rest then record theirs in the create itself (expectedGeneration)
+	// instead of in a second write each, however many are in flight.
+	probes, rest := s.generationProbes(items)
+	s.parallel(ctx, len(probes), func(i int) { one(probes[i]) })
+	s.parallel(ctx, len(rest), func(i int) { one(rest[i]) })
+}
+
+// generationProbes splits items into one object of each type whose
+// generations are not known yet, when more of that type follow, and the
+// rest.
+func (s *memberSync) generationProbes(items []*item) (probes, rest []*item) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	count := map[schema.GroupResource]int{}
+	for _, it := range items {
+		if it.mapped {
+			count[it.mapping.Resource.GroupResource()]++
+		}
+	}
+	probed := map[schema.GroupResource]bool{}
+	for _, it := range items {
+		gr := it.mapping.Resource.GroupResource()
+		if it.mapped && count[gr] > 1 && !s.generations[gr] && !probed[gr] && it.result.Action != Failed {
+			probed[gr] = true
+			probes = append(probes, it)
+			continue
+		}
+		rest = append(rest, it)
+	}
+	return probes, rest
 }
 
 // notAttempted marks r not attempted when ctx's deadline (--deadline, or

@@ -16,7 +16,7 @@ const FieldManager = "fedctl"
 // Defaults of Options.
 const (
 	DefaultConcurrency = 8
-	DefaultRequests    = 8
+	DefaultRequests    = 32
 	DefaultTimeout     = 30 * time.Second
 	// DefaultMemberBudget bounds one member's work, retries included, when
 	// no Deadline is given: generous, so that a large apply to a healthy
