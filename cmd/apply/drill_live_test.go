@@ -493,7 +493,8 @@ func TestDrillDeadlineReached(t *testing.T) {
 	const ns, n = "drill-deadline", 99
 	dir := t.TempDir()
 	write(t, dir, appDoc(ns, n, "v1"))
-	d.proxy.Set(testenv.Faults{Methods: []string{"PATCH"}, Latency: 300 * time.Millisecond})
+	// 101 writes, 32 in flight, 1 s each: four rounds, more than 3 s
+	d.proxy.Set(testenv.Faults{Methods: []string{"PATCH"}, Latency: time.Second})
 	start := time.Now()
 	r := d.apply(t, "-f", dir, "--deadline", "3s")
 	took := time.Since(start)
