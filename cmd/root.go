@@ -82,7 +82,10 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 	pf.String(cmdutil.FlagConfig, "", "Path to the federation file (default $XDG_CONFIG_HOME/fedctl/config.yaml)")
 	pf.String(cmdutil.FlagColor, "auto", "When to colour output: auto, always or never; NO_COLOR turns it off")
 	pf.IntP(cmdutil.FlagVerbosity, "v", 0, "Log verbosity: 1 names every object apply and delete handle, 4 adds timings per member, 6 logs every request sent to a member, 8 their bodies (Secret values redacted)")
-	for _, key := range []string{cmdutil.FlagKubeconfig, cmdutil.FlagConfig, cmdutil.FlagColor, cmdutil.FlagVerbosity} {
+	pf.String(cmdutil.FlagAs, "", "User to impersonate in every member cluster, as kubectl --as")
+	pf.StringSlice(cmdutil.FlagAsGroup, nil, "Group to impersonate in every member cluster (repeatable), as kubectl --as-group")
+	pf.String(cmdutil.FlagAsUID, "", "UID to impersonate in every member cluster, as kubectl --as-uid")
+	for _, key := range []string{cmdutil.FlagKubeconfig, cmdutil.FlagConfig, cmdutil.FlagColor, cmdutil.FlagVerbosity, cmdutil.FlagAs, cmdutil.FlagAsGroup, cmdutil.FlagAsUID} {
 		_ = v.BindPFlag(key, pf.Lookup(key))
 	}
 	_ = root.RegisterFlagCompletionFunc(cmdutil.FlagColor, cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))

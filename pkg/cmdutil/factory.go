@@ -17,6 +17,8 @@ type Settings struct {
 	Kubeconfig string // --kubeconfig; empty for the standard loading rules
 	Color      string
 	Verbosity  int
+	// Impersonate is --as, --as-group and --as-uid, for every member.
+	Impersonate members.Impersonation
 }
 
 // BuildInfo describes the fedctl binary.
@@ -48,6 +50,10 @@ const (
 	FlagKubeconfig = "kubeconfig"
 	FlagColor      = "color"
 	FlagVerbosity  = "v"
+	// kubectl's impersonation flags, applied to every member.
+	FlagAs      = "as"
+	FlagAsGroup = "as-group"
+	FlagAsUID   = "as-uid"
 )
 
 // -v levels, as kubectl's: DetailVerbosity adds a line for every object
@@ -114,6 +120,9 @@ func NewFactory(ios *iostreams.IOStreams, v *viper.Viper, build BuildInfo) *Fact
 			Kubeconfig: v.GetString(FlagKubeconfig),
 			Color:      v.GetString(FlagColor),
 			Verbosity:  v.GetInt(FlagVerbosity),
+			Impersonate: members.Impersonation{
+				User: v.GetString(FlagAs), Groups: v.GetStringSlice(FlagAsGroup), UID: v.GetString(FlagAsUID),
+			},
 		}, nil
 	}
 
@@ -124,10 +133,11 @@ func NewFactory(ios *iostreams.IOStreams, v *viper.Viper, build BuildInfo) *Fact
 			return members.Access{}, err
 		}
 		a := members.Access{
-			Kubeconfig: s.Kubeconfig,
-			BaseDir:    filepath.Dir(s.ConfigPath),
-			UserAgent:  "fedctl/" + f.Build.Version,
-			Warnings:   ios.ErrOut,
+			Kubeconfig:  s.Kubeconfig,
+			Impersonate: s.Impersonate,
+			BaseDir:     filepath.Dir(s.ConfigPath),
+			UserAgent:   "fedctl/" + f.Build.Version,
+			Warnings:    ios.ErrOut,
 		}
 		if s.Verbosity >= RequestLogVerbosity {
 			a.RequestLog = ios.ErrOut

@@ -45,7 +45,21 @@ type Access struct {
 	RequestBodies bool
 	// Stats, when set, counts the requests sent to each member (-v 4).
 	Stats *RequestStats
+	// Impersonate acts as another user in every member (--as, --as-group,
+	// --as-uid), as kubectl's flags do: it replaces any impersonation the
+	// kubeconfig's user sets.
+	Impersonate Impersonation
 }
+
+// Impersonation is a user to act as; the zero value acts as oneself.
+type Impersonation struct {
+	User   string
+	Groups []string
+	UID    string
+}
+
+// IsZero says whether no impersonation is asked for.
+func (i Impersonation) IsZero() bool { return i.User == "" && len(i.Groups) == 0 && i.UID == "" }
 
 // KubeconfigPath returns the kubeconfig file for m, or "" for the standard
 // loading rules.
@@ -130,7 +144,11 @@ func (a Access) RESTConfig(m Member) (*rest.Config, error) {
 	if _, ok := raw.Contexts[ctxName]; !ok {
 		return nil, fail(missingContext(raw))
 	}
-	cfg, err := clientcmd.NewNonInteractiveClientConfig(*raw, ctxName, &clientcmd.ConfigOverrides{}, rules).ClientConfig()
+	overrides := &clientcmd.ConfigOverrides{}
+	if !a.Impersonate.IsZero() {
+		overrides.AuthInfo = clientcmdapi.AuthInfo{Impersonate: a.Impersonate.User, ImpersonateGroups: a.Impersonate.Groups, ImpersonateUID: a.Impersonate.UID}
+	}
+	cfg, err := clientcmd.NewNonInteractiveClientConfig(*raw, ctxName, overrides, rules).ClientConfig()
 	if err != nil {
 		return nil, fail(err)
 	}

@@ -59,3 +59,24 @@ func TestRESTConfig(t *testing.T) {
 	_, err = members.Access{}.RESTConfig(members.Member{Name: "w"})
 	require.EqualError(t, err, `cluster w: context "w" in KUBECONFIG=`+kubeconfig+`: not found; available contexts: ctx-a, ctx-b`)
 }
+
+// TestRESTConfigImpersonates: --as, --as-group and --as-uid replace the
+// kubeconfig user's own impersonation, as kubectl's flags do.
+func TestRESTConfigImpersonates(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(twoContexts+`
+`), 0o600))
+	m := members.Member{Name: "x", Context: "ctx-a"}
+	cfg, err := members.Access{Kubeconfig: kubeconfig}.RESTConfig(m)
+	require.NoError(t, err)
+	assert.Empty(t, cfg.Impersonate.UserName, "no flag, no impersonation")
+
+	a := members.Access{Kubeconfig: kubeconfig, Impersonate: members.Impersonation{User: "jane", Groups: []string{"devs", "ops"}, UID: "42"}}
+	cfg, err = a.RESTConfig(m)
+	require.NoError(t, err)
+	assert.Equal(t, "jane", cfg.Impersonate.UserName)
+	assert.Equal(t, []string{"devs", "ops"}, cfg.Impersonate.Groups)
+	assert.Equal(t, "42", cfg.Impersonate.UID)
+	assert.Equal(t, "secret-token", cfg.BearerToken, "the user's own credentials still authenticate")
+}
