@@ -44,6 +44,9 @@ type GetOptions struct {
 	Namespace     string
 	AllNamespaces bool
 	Clusters      []string
+	// ShowManagedFields keeps metadata.managedFields in -o yaml|json
+	// (--show-managed-fields), which kubectl also leaves out by default.
+	ShowManagedFields bool
 }
 
 // NewCmdGet returns the get command. runF, when set, replaces Run.
@@ -140,6 +143,7 @@ standard error and the others are shown; the exit code is then 3.`,
 	cmd.Flags().BoolVar(&opts.IgnoreNotReady, "ignore-not-ready", false, "With clusters: exit 0 even when members are not ready")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "", "With TYPE: the namespace to list (default: each member context's namespace)")
 	cmd.Flags().BoolVarP(&opts.AllNamespaces, "all-namespaces", "A", false, "With TYPE: list in every namespace")
+	cmd.Flags().BoolVar(&opts.ShowManagedFields, "show-managed-fields", false, "With TYPE and -o yaml|json: keep metadata.managedFields, which are left out otherwise (as kubectl get)")
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "With TYPE: only list in this member cluster (repeatable)")
 	cmd.MarkFlagsMutuallyExclusive("namespace", "all-namespaces")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "yaml", "json", "name"}, cobra.ShellCompDirectiveNoFileComp))

@@ -219,6 +219,13 @@ func TestGetSecretsAreRedacted(t *testing.T) {
 	assert.Equal(t, map[string]any{"password": "REDACTED"}, list.Items[0].Object["data"])
 	meta := list.Items[0].Object["metadata"].(map[string]any)
 	assert.Equal(t, "REDACTED", meta["annotations"].(map[string]any)[federation.HashAnnotation], "a hash of the data is no better")
+	assert.NotContains(t, meta, "managedFields", "left out, as kubectl get leaves them out")
+
+	r = runGet(t, "secrets", "-n", "shop", "-o", "yaml", "--show-managed-fields")
+	require.NoError(t, r.err)
+	assert.Contains(t, r.out, "managedFields:")
+	assert.Contains(t, r.out, "manager: fedctl")
+	assert.NotContains(t, r.out, "hunter2", "managedFields name the fields, never their values")
 }
 
 // TestGetMemberDown: a member that does not answer is reported on stderr,

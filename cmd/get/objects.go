@@ -82,9 +82,9 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 func (o *GetOptions) printObjects(list []inventory.MemberObjects, rows int, namespaced bool) error {
 	switch o.Output {
 	case "yaml":
-		return printers.YAML(o.IO.Out, inventory.ObjectList(list))
+		return printers.YAML(o.IO.Out, inventory.ObjectList(list, o.ShowManagedFields))
 	case "json":
-		return printers.JSON(o.IO.Out, inventory.ObjectList(list))
+		return printers.JSON(o.IO.Out, inventory.ObjectList(list, o.ShowManagedFields))
 	case "name":
 		for _, mo := range list {
 			for _, obj := range mo.Objects {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -306,8 +307,10 @@ const redacted = "REDACTED"
 // a Secret's data and stringData, and of the annotations derived from them
 // (kubectl's last-applied configuration, fedctl's applied hash), are
 // replaced by REDACTED: fedctl never prints Secret data (kubectl --context
-// CONTEXT get secret shows them).
-func ObjectList(list []MemberObjects) MemberObjectList {
+// CONTEXT get secret shows them). metadata.managedFields is left out
+// unless showManagedFields, as kubectl get leaves it out unless
+// --show-managed-fields.
+func ObjectList(list []MemberObjects, showManagedFields bool) MemberObjectList {
 	out := MemberObjectList{APIVersion: APIVersion, Kind: "MemberObjectList", Items: []MemberObject{}}
 	for _, mo := range list {
 		if mo.Err != nil {
@@ -318,9 +321,29 @@ func ObjectList(list []MemberObjects) MemberObjectList {
 			if obj.GetKind() == "Secret" && obj.GroupVersionKind().Group == "" {
 				o = redactSecret(obj.DeepCopy().Object)
 			}
+			if !showManagedFields {
+				o = withoutManagedFields(o)
+			}
 			out.Items = append(out.Items, MemberObject{Cluster: mo.Cluster, Object: o})
 		}
 	}
+	return out
+}
+
+// withoutManagedFields is obj without metadata.managedFields, sharing
+// everything else with it.
+func withoutManagedFields(obj map[string]any) map[string]any {
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return obj
+	}
+	if _, has := meta["managedFields"]; !has {
+		return obj
+	}
+	out := maps.Clone(obj)
+	meta = maps.Clone(meta)
+	delete(meta, "managedFields")
+	out["metadata"] = meta
 	return out
 }
 

@@ -29,7 +29,7 @@ func TestObjectListRedactsSecrets(t *testing.T) {
 	list := ObjectList([]MemberObjects{
 		{Cluster: "a", Objects: []unstructured.Unstructured{secret, cm}},
 		{Cluster: "b", Err: errors.New("down")},
-	})
+	}, false)
 	assert.Len(t, list.Items, 2, "the member that failed is left out")
 	got := list.Items[0].Object
 	assert.Equal(t, map[string]any{"password": "REDACTED"}, got["data"])
@@ -41,6 +41,24 @@ func TestObjectListRedactsSecrets(t *testing.T) {
 	assert.Equal(t, "aHVudGVyMg==", secret.Object["data"].(map[string]any)["password"], "the object read is not changed")
 	assert.Equal(t, map[string]any{"k": "v"}, list.Items[1].Object["data"])
 	assert.Equal(t, "configmap/cfg", ObjectName(cm))
+}
+
+// TestObjectListManagedFields: metadata.managedFields is left out unless
+// asked for, as kubectl get does, and the object read is not changed.
+func TestObjectListManagedFields(t *testing.T) {
+	t.Parallel()
+	managed := []any{map[string]any{"manager": "fedctl", "operation": "Apply"}}
+	cm := unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "cfg", "managedFields": managed}, "data": map[string]any{"k": "v"}}}
+	in := []MemberObjects{{Cluster: "a", Objects: []unstructured.Unstructured{cm}}}
+
+	got := ObjectList(in, false).Items[0].Object
+	assert.Equal(t, map[string]any{"name": "cfg"}, got["metadata"])
+	assert.Equal(t, map[string]any{"k": "v"}, got["data"])
+	assert.Equal(t, managed, cm.Object["metadata"].(map[string]any)["managedFields"], "the object read is not changed")
+
+	got = ObjectList(in, true).Items[0].Object
+	assert.Equal(t, managed, got["metadata"].(map[string]any)["managedFields"], "--show-managed-fields")
 }
 
 // TestWriteObjectTable: members' tables merge under the first member's
