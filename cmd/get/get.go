@@ -4,12 +4,13 @@ package get
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/iostreams"
@@ -31,8 +32,10 @@ type GetOptions struct {
 	Federation func() (*members.File, error)
 	Access     func() (members.Access, error)
 
-	Names   []string
-	Output  string
+	Names []string
+	// Print are kubectl's output flags: -o, --no-headers, --show-labels,
+	// -L, --sort-by, --template.
+	Print   *cmdutil.PrintFlags
 	Timeout time.Duration
 	// IgnoreNotReady keeps the exit status 0 when members are not ready
 	// (--ignore-not-ready).
@@ -51,7 +54,7 @@ type GetOptions struct {
 
 // NewCmdGet returns the get command. runF, when set, replaces Run.
 func NewCmdGet(f *cmdutil.Factory, runF func(*GetOptions) error) *cobra.Command {
-	opts := &GetOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access}
+	opts := &GetOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, Print: cmdutil.NewPrintFlags("wide", "yaml", "json", "name")}
 	cmd := &cobra.Command{
 		Use:   "get (clusters [NAME...] | TYPE [NAME])",
 		Short: "List member clusters, or the objects fedctl manages in them",
@@ -125,7 +128,7 @@ standard error and the others are shown; the exit code is then 3.`,
 					return cmdutil.FlagErrorf("a NAME cannot be combined with --all-namespaces; give -n NAMESPACE instead")
 				}
 			}
-			if err := printers.CheckFormat(opts.Output, "wide", "yaml", "json", "name"); err != nil {
+			if err := opts.Print.Validate(); err != nil {
 				return cmdutil.FlagErrorWrap(err)
 			}
 			if opts.Timeout <= 0 {
@@ -138,7 +141,7 @@ standard error and the others are shown; the exit code is then 3.`,
 		},
 	}
 	cmd.ValidArgsFunction = opts.complete(f)
-	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Output format: wide, yaml, json or name")
+	opts.Print.AddFlags(cmd)
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 5*time.Second, "How long to wait for each member to answer")
 	cmd.Flags().BoolVar(&opts.IgnoreNotReady, "ignore-not-ready", false, "With clusters: exit 0 even when members are not ready")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "", "With TYPE: the namespace to list (default: each member context's namespace)")
@@ -146,7 +149,6 @@ standard error and the others are shown; the exit code is then 3.`,
 	cmd.Flags().BoolVar(&opts.ShowManagedFields, "show-managed-fields", false, "With TYPE and -o yaml|json: keep metadata.managedFields, which are left out otherwise (as kubectl get)")
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "With TYPE: only list in this member cluster (repeatable)")
 	cmd.MarkFlagsMutuallyExclusive("namespace", "all-namespaces")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "yaml", "json", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -178,7 +180,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.Output == "name" { // names need no probe
+	if o.Print.Output == "name" { // names need no probe
 		for _, m := range selected {
 			fmt.Fprintf(o.IO.Out, "cluster/%s\n", m.Name)
 		}
@@ -186,7 +188,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	}
 	if len(selected) == 0 {
 		fmt.Fprintf(o.IO.ErrOut, "No member clusters in %s; add one with \"fedctl join NAME --cluster-context CONTEXT\".\n", file.Path)
-		if o.Output == "" || o.Output == "wide" {
+		if o.Print.IsTable() {
 			return nil
 		}
 	}
@@ -206,16 +208,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	for i, m := range selected {
 		list.Items[i] = Cluster{Member: m, Status: health[i]}
 	}
-	err = nil
-	switch o.Output {
-	case "yaml":
-		err = printers.YAML(o.IO.Out, list)
-	case "json":
-		err = printers.JSON(o.IO.Out, list)
-	default:
-		err = o.printTable(list)
-	}
-	if err != nil || o.IgnoreNotReady {
+	if err := o.printClusters(list); err != nil || o.IgnoreNotReady {
 		return err
 	}
 	return notReady(list)
@@ -236,38 +229,72 @@ func notReady(list ClusterList) error {
 	return &cmdutil.ExitError{Code: 3, Err: fmt.Errorf("%d of %d member cluster(s) not ready: %s; --ignore-not-ready to exit 0 all the same", len(names), len(list.Items), strings.Join(names, ", "))}
 }
 
-func (o *GetOptions) printTable(list ClusterList) error {
-	cs := o.IO.ColorScheme()
-	wide := o.Output == "wide"
-	headers := []string{"NAME", "READY", "VERSION"}
-	if wide {
-		headers = append(headers, "CONTEXT", "LABELS", "MESSAGE")
+func (o *GetOptions) printClusters(list ClusterList) error {
+	switch {
+	case o.Print.Output == "yaml":
+		return printers.YAML(o.IO.Out, list)
+	case o.Print.Output == "json":
+		return printers.JSON(o.IO.Out, list)
+	case o.Print.TemplatePrinter() != nil:
+		return printers.Template(o.IO.Out, o.Print.TemplatePrinter(), list)
 	}
-	t := printers.NewTable(headers...)
-	for _, c := range list.Items {
-		state := c.Status.State()
-		switch state {
-		case "True":
-			state = cs.Green(state)
-		case "Unknown":
-		default:
-			state = cs.Red(state)
+	docs := make([]map[string]any, len(list.Items))
+	for i, c := range list.Items {
+		doc, err := printers.Document(c)
+		if err != nil {
+			return err
 		}
-		row := []string{c.Name, state, c.Status.KubernetesVersion}
-		if wide {
-			row = append(row, c.ContextName(), formatLabels(c.Labels), c.Status.Message())
-		}
-		t.AddRow(row...)
+		docs[i] = doc
 	}
-	return t.Write(o.IO.Out)
+	if cols := o.Print.CustomColumns(); cols != nil {
+		t := printers.CustomColumnsTable(cols, nil, docs, nil, func(i int) map[string]string { return list.Items[i].Labels })
+		return t.Write(o.IO.Out, o.Print.TableOptions(nil))
+	}
+	return clusterTable(list, docs, o.Print.ShowLabels).Write(o.IO.Out, o.Print.TableOptions(o.readyColors()))
 }
 
-func formatLabels(labels map[string]string) string {
-	parts := make([]string, 0, len(labels))
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		parts = append(parts, k+"="+labels[k])
+// clusterTable is get clusters' table: NAME READY VERSION, and with -o
+// wide CONTEXT LABELS MESSAGE (LABELS only without --show-labels, which
+// adds its own).
+func clusterTable(list ClusterList, docs []map[string]any, showLabels bool) *printers.ObjectTable {
+	t := &printers.ObjectTable{}
+	for _, h := range []string{"NAME", "READY", "VERSION"} {
+		t.Columns = append(t.Columns, metav1.TableColumnDefinition{Name: h})
 	}
-	return strings.Join(parts, ",")
+	wide := []string{"CONTEXT", "LABELS", "MESSAGE"}
+	if showLabels {
+		wide = []string{"CONTEXT", "MESSAGE"}
+	}
+	for _, h := range wide {
+		t.Columns = append(t.Columns, metav1.TableColumnDefinition{Name: h, Priority: 1})
+	}
+	for i, c := range list.Items {
+		cells := []any{c.Name, c.Status.State(), c.Status.KubernetesVersion, c.ContextName()}
+		if !showLabels {
+			cells = append(cells, labels.FormatLabels(c.Labels))
+		}
+		cells = append(cells, c.Status.Message())
+		t.Rows = append(t.Rows, printers.ObjectRow{Cells: cells, Labels: c.Labels, Doc: docs[i]})
+	}
+	return t
+}
+
+// readyColors colours READY on a terminal: True green, Unknown plain,
+// anything else red.
+func (o *GetOptions) readyColors() map[string]func(string) string {
+	cs := o.IO.ColorScheme()
+	if !cs.Enabled() {
+		return nil
+	}
+	return map[string]func(string) string{"READY": func(state string) string {
+		switch state {
+		case "True":
+			return cs.Green(state)
+		case "Unknown":
+			return state
+		}
+		return cs.Red(state)
+	}}
 }
 
 // selectMembers returns the named members, or all of them when no name is

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/inventory"
 	"github.com/fedctl/fedctl/pkg/members"
@@ -45,8 +47,9 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 	}
 	in := inventory.ListInput{
 		Clients: clients, Members: selected, Type: t, Namespaces: namespaces, Name: o.Name,
-		Objects: o.Output == "yaml" || o.Output == "json" || o.Output == "name",
-		Timeout: o.Timeout,
+		Objects:      !o.Print.IsTable(),
+		WholeObjects: o.Print.SortBy != "",
+		Timeout:      o.Timeout,
 	}
 	list := inventory.ListObjects(ctx, in)
 	if err := ctx.Err(); err != nil {
@@ -80,12 +83,14 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 }
 
 func (o *GetOptions) printObjects(list []inventory.MemberObjects, rows int, namespaced bool) error {
-	switch o.Output {
-	case "yaml":
+	switch {
+	case o.Print.Output == "yaml":
 		return printers.YAML(o.IO.Out, inventory.ObjectList(list, o.ShowManagedFields))
-	case "json":
+	case o.Print.Output == "json":
 		return printers.JSON(o.IO.Out, inventory.ObjectList(list, o.ShowManagedFields))
-	case "name":
+	case o.Print.TemplatePrinter() != nil:
+		return printers.Template(o.IO.Out, o.Print.TemplatePrinter(), inventory.ObjectList(list, o.ShowManagedFields))
+	case o.Print.Output == "name":
 		for _, mo := range list {
 			for _, obj := range mo.Objects {
 				fmt.Fprintf(o.IO.Out, "%s %s\n", mo.Cluster, inventory.ObjectName(obj))
@@ -101,5 +106,19 @@ func (o *GetOptions) printObjects(list []inventory.MemberObjects, rows int, name
 		fmt.Fprintf(o.IO.ErrOut, "No %s managed by fedctl found %s.\n", o.TypeName, where)
 		return nil
 	}
-	return inventory.WriteObjectTable(o.IO.Out, list, inventory.TableOptions{Wide: o.Output == "wide", Namespace: namespaced && o.AllNamespaces})
+	opts := o.Print.TableOptions(nil)
+	if cols := o.Print.CustomColumns(); cols != nil {
+		// The columns address the member object itself, as in kubectl;
+		// CLUSTER comes first. Secret data is redacted as in -o json.
+		items := inventory.ObjectList(list, o.ShowManagedFields).Items
+		docs := make([]map[string]any, len(items))
+		for i, it := range items {
+			docs[i] = it.Object
+		}
+		t := printers.CustomColumnsTable(cols, []string{"CLUSTER"}, docs,
+			func(i int) []any { return []any{items[i].Cluster} },
+			func(i int) map[string]string { return (&unstructured.Unstructured{Object: docs[i]}).GetLabels() })
+		return t.Write(o.IO.Out, opts)
+	}
+	return inventory.ObjectTable(list, namespaced && o.AllNamespaces).Write(o.IO.Out, opts)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/iostreams"
@@ -42,8 +43,10 @@ type StatusOptions struct {
 	Name      string
 	Clusters  []string
 	Namespace string
-	Output    string
-	Wait      bool
+	// Print are kubectl's output flags: -o, --no-headers, --show-labels,
+	// -L, --sort-by, --template.
+	Print *cmdutil.PrintFlags
+	Wait  bool
 	// ExitCode makes member objects out of sync (Drifted, NotApplied) exit
 	// 1 (--exit-code).
 	ExitCode    bool
@@ -54,7 +57,7 @@ type StatusOptions struct {
 
 // NewCmdStatus returns the status command. runF, when set, replaces Run.
 func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Command {
-	opts := &StatusOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, NewClient: members.NewMemberClient}
+	opts := &StatusOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, NewClient: members.NewMemberClient, Print: cmdutil.NewPrintFlags("wide", "yaml", "json", "name")}
 	cmd := &cobra.Command{
 		Use:   "status (-f FILENAME | TYPE NAME) [--cluster NAME]... [--wait]",
 		Short: "Show where federated objects are propagated and whether they are ready",
@@ -138,14 +141,13 @@ still make it 3, because what they hold is unknown.`,
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only read this member cluster (repeatable)")
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of TYPE NAME")
-	fl.StringVarP(&opts.Output, "output", "o", "", "Output format: wide, yaml or json")
+	opts.Print.AddFlags(cmd)
 	fl.BoolVar(&opts.Wait, "wait", false, "Wait until every placed member object is Current")
 	fl.BoolVar(&opts.ExitCode, "exit-code", false, "Exit 1 when a member object is Drifted or NotApplied (3 still means a member could not be read)")
 	fl.DurationVar(&opts.Timeout, "timeout", 0, "With --wait, how long to wait (default 5m); otherwise the time allowed for each member (default 30s)")
 	fl.DurationVar(&opts.Interval, "poll-interval", status.DefaultInterval, "With --wait, time between reads")
 	fl.IntVar(&opts.Concurrency, "concurrency", status.DefaultConcurrency, "Member clusters read at once")
 	_ = fl.MarkHidden("poll-interval")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -162,7 +164,7 @@ func (o *StatusOptions) Validate() error {
 	case o.Selector != "" && o.TypeName != "":
 		errs = append(errs, errors.New("-l selects federated objects of -f or -k; TYPE NAME names one member object already"))
 	}
-	if err := printers.CheckFormat(o.Output, "wide", "yaml", "json"); err != nil {
+	if err := o.Print.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if o.Timeout < 0 {
@@ -290,24 +292,41 @@ func outOfSync(r *status.Report) error {
 func (o *StatusOptions) print(r *status.Report) error {
 	if len(r.Items) == 0 {
 		fmt.Fprintln(o.IO.ErrOut, "No federated objects in the input.")
-		if o.Output == "" || o.Output == "wide" {
+		if o.Print.IsTable() {
 			return nil
 		}
 	}
-	switch o.Output {
-	case "yaml":
-		if err := printers.YAML(o.IO.Out, r); err != nil {
-			return err
-		}
-	case "json":
-		if err := printers.JSON(o.IO.Out, r); err != nil {
-			return err
-		}
-	default:
-		if err := status.WriteTable(o.IO.Out, r, o.Output == "wide", o.IO.ColorScheme()); err != nil {
-			return err
-		}
+	if err := o.printReport(r); err != nil {
+		return err
 	}
 	status.WriteSummary(o.IO.ErrOut, r, o.IO.ErrColorScheme())
 	return nil
+}
+
+func (o *StatusOptions) printReport(r *status.Report) error {
+	switch {
+	case o.Print.Output == "yaml":
+		return printers.YAML(o.IO.Out, r)
+	case o.Print.Output == "json":
+		return printers.JSON(o.IO.Out, r)
+	case o.Print.TemplatePrinter() != nil:
+		return printers.Template(o.IO.Out, o.Print.TemplatePrinter(), r)
+	case o.Print.Output == "name":
+		for _, it := range r.Items {
+			fmt.Fprintln(o.IO.Out, it.ResourceName())
+		}
+		return nil
+	case o.Print.CustomColumns() != nil:
+		docs, err := status.RowDocuments(r)
+		if err != nil {
+			return err
+		}
+		labels := func(i int) map[string]string { return (&unstructured.Unstructured{Object: docs[i]}).GetLabels() }
+		return printers.CustomColumnsTable(o.Print.CustomColumns(), nil, docs, nil, labels).Write(o.IO.Out, o.Print.TableOptions(nil))
+	}
+	t, err := status.Table(r)
+	if err != nil {
+		return err
+	}
+	return t.Write(o.IO.Out, o.Print.TableOptions(status.ReadinessColors(o.IO.ColorScheme())))
 }

@@ -28,7 +28,7 @@ func TestNewCmdStatus(t *testing.T) {
 		{
 			name: "TYPE NAME needs no manifest",
 			args: []string{"fdeploy", "web", "-n", "shop", "--wait", "--timeout", "2m", "-o", "wide"},
-			want: StatusOptions{TypeName: "fdeploy", Name: "web", Namespace: "shop", Wait: true, Timeout: 2 * time.Minute, Output: "wide", Interval: time.Second, Concurrency: 8},
+			want: StatusOptions{TypeName: "fdeploy", Name: "web", Namespace: "shop", Wait: true, Timeout: 2 * time.Minute, Interval: time.Second, Concurrency: 8},
 		},
 		{name: "nothing to read is a usage error", args: nil, wantErr: "give -f FILENAME (a file, a directory, an http(s) URL or -), -k DIR or TYPE NAME"},
 		{name: "both forms at once", args: []string{"-f", "x", "fdeploy", "web"}, wantErr: "give either -f FILENAME (or -k DIR) or TYPE NAME, not both"},
@@ -41,7 +41,12 @@ func TestNewCmdStatus(t *testing.T) {
 		{name: "-f and -k", args: []string{"-f", "x", "-k", "y"}, wantErr: "-f and -k cannot be used together"},
 		{name: "-l with TYPE NAME", args: []string{"-l", "a=b", "fdeploy", "web"}, wantErr: "-l selects federated objects of -f or -k; TYPE NAME names one member object already"},
 		{name: "TYPE without NAME", args: []string{"fdeploy"}, wantErr: "takes TYPE NAME or -f FILENAME, got 1 argument(s)"},
-		{name: "an unknown output format", args: []string{"-f", "x", "-o", "name"}, wantErr: "--output must be one of wide, yaml, json, got \"name\""},
+		{name: "an unknown output format", args: []string{"-f", "x", "-o", "table"}, wantErr: "--output must be one of wide, yaml, json, name, custom-columns=SPEC, custom-columns-file=FILE, or go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file=TEMPLATE; got \"table\""},
+		{name: "a template that does not parse", args: []string{"-f", "x", "-o", "jsonpath={.items[}"}, wantErr: "-o jsonpath: error parsing jsonpath {.items[}"},
+		{name: "custom columns without a path", args: []string{"-f", "x", "-o", "custom-columns=NAME"}, wantErr: `custom-columns: "NAME" is not HEADER:PATH`},
+		{name: "--sort-by that is not a path", args: []string{"-f", "x", "--sort-by", "{.a}{.b}"}, wantErr: `--sort-by: "{.a}{.b}" is not a JSONPath expression`},
+		{name: "--show-labels with yaml", args: []string{"-f", "x", "-o", "yaml", "--show-labels"}, wantErr: "--show-labels applies to tables (the default output and -o wide), not to -o yaml"},
+		{name: "--no-headers with a template", args: []string{"-f", "x", "-o", "jsonpath={.kind}", "--no-headers"}, wantErr: "--no-headers applies to tables and custom-columns, not to -o jsonpath"},
 		{name: "a negative timeout", args: []string{"-f", "x", "--timeout", "-1s"}, wantErr: "--timeout must be positive, got -1s"},
 	}
 	for _, tt := range tests {
@@ -60,7 +65,10 @@ func TestNewCmdStatus(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			got.IO, got.Federation, got.Access, got.NewClient = nil, nil, nil, nil
+			if tt.name == "TYPE NAME needs no manifest" {
+				assert.Equal(t, "wide", got.Print.Output)
+			}
+			got.IO, got.Federation, got.Access, got.NewClient, got.Print = nil, nil, nil, nil, nil
 			assert.Equal(t, tt.want, *got)
 		})
 	}

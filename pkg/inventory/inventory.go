@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -87,8 +84,11 @@ type ListInput struct {
 	// Name, when set, lists only the object of that name.
 	Name string
 	// Objects lists the objects themselves instead of the API server's
-	// table (for -o yaml|json|name).
+	// table (for -o yaml|json|name, templates and custom-columns).
 	Objects bool
+	// WholeObjects asks the API server to send each table row's whole
+	// object rather than its metadata, for --sort-by on any field.
+	WholeObjects bool
 	// Concurrency bounds the members read at once, Timeout the time each
 	// has; zero means the defaults.
 	Concurrency int
@@ -157,7 +157,7 @@ func (in ListInput) mapping() members.Mapping {
 }
 
 func (in ListInput) options(m members.Member) members.ListOptions {
-	opts := members.ListOptions{LabelSelector: managedSelector}
+	opts := members.ListOptions{LabelSelector: managedSelector, WholeTableObjects: in.WholeObjects}
 	if in.Type.Namespaced() {
 		opts.Namespace = in.Namespaces[m.Name]
 	}
@@ -204,23 +204,16 @@ func RowMeta(row metav1.TableRow) (namespace, name string) {
 	return meta.Namespace, meta.Name
 }
 
-// TableOptions say how WriteObjectTable prints.
-type TableOptions struct {
-	// Wide shows every column, kubectl's -o wide; otherwise only those of
-	// priority 0.
-	Wide bool
-	// Namespace adds a NAMESPACE column (all namespaces, namespaced type).
-	Namespace bool
-}
-
-// WriteObjectTable merges the members' tables into one, with a CLUSTER
-// column first, rows sorted by cluster, namespace and name. The columns are
-// those of the first member that answered; another member's cells are
-// matched by column name, so a member whose server prints other columns
-// (another version) shows <none> where it lacks one. Headers are upper
-// case with spaces replaced by "-", so that awk sees one word each.
+// ObjectTable merges the members' tables into one, with a CLUSTER column
+// first (then NAMESPACE with withNamespace), rows sorted by cluster,
+// namespace and name. The columns are those of the first member that
+// answered, priorities kept (-o wide shows the others); another member's
+// cells are matched by column name, so a member whose server prints other
+// columns (another version) shows <none> where it lacks one. Each row
+// keeps the object the server sent with it (metadata, or the whole object
+// with ListInput.WholeObjects) for -L, --show-labels and --sort-by.
 // Members that failed are left out (the caller reports them).
-func WriteObjectTable(w io.Writer, list []MemberObjects, opts TableOptions) error {
+func ObjectTable(list []MemberObjects, withNamespace bool) *printers.ObjectTable {
 	var defs []metav1.TableColumnDefinition
 	for _, mo := range list {
 		if mo.Err == nil && mo.Table != nil {
@@ -228,18 +221,11 @@ func WriteObjectTable(w io.Writer, list []MemberObjects, opts TableOptions) erro
 			break
 		}
 	}
-	headers := []string{"CLUSTER"}
-	if opts.Namespace {
-		headers = append(headers, "NAMESPACE")
+	t := &printers.ObjectTable{Columns: []metav1.TableColumnDefinition{{Name: "CLUSTER"}}}
+	if withNamespace {
+		t.Columns = append(t.Columns, metav1.TableColumnDefinition{Name: "NAMESPACE"})
 	}
-	var shown []string
-	for _, d := range defs {
-		if d.Priority == 0 || opts.Wide {
-			shown = append(shown, d.Name)
-			headers = append(headers, strings.ReplaceAll(strings.ToUpper(d.Name), " ", "-"))
-		}
-	}
-	t := printers.NewTable(headers...)
+	t.Columns = append(t.Columns, defs...)
 	for _, mo := range list {
 		if mo.Err != nil || mo.Table == nil {
 			continue
@@ -249,40 +235,27 @@ func WriteObjectTable(w io.Writer, list []MemberObjects, opts TableOptions) erro
 			col[d.Name] = i
 		}
 		for _, row := range mo.Table.Rows {
-			cells := []string{mo.Cluster}
-			if opts.Namespace {
-				ns, _ := RowMeta(row)
-				cells = append(cells, ns)
+			var doc map[string]any
+			if len(row.Object.Raw) > 0 {
+				_ = json.Unmarshal(row.Object.Raw, &doc)
 			}
-			for _, name := range shown {
-				i, ok := col[name]
+			obj := unstructured.Unstructured{Object: doc}
+			cells := []any{mo.Cluster}
+			if withNamespace {
+				cells = append(cells, obj.GetNamespace())
+			}
+			for _, d := range defs {
+				i, ok := col[d.Name]
 				if !ok || i >= len(row.Cells) {
-					cells = append(cells, "")
+					cells = append(cells, nil)
 					continue
 				}
-				cells = append(cells, formatCell(row.Cells[i]))
+				cells = append(cells, row.Cells[i])
 			}
-			t.AddRow(cells...)
+			t.Rows = append(t.Rows, printers.ObjectRow{Cells: cells, Labels: obj.GetLabels(), Doc: doc})
 		}
 	}
-	return t.Write(w)
-}
-
-// formatCell prints a table cell as kubectl does; JSON numbers that are
-// whole print without a fraction.
-func formatCell(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-			return strconv.FormatInt(int64(x), 10)
-		}
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case string:
-		return x
-	}
-	return fmt.Sprint(v)
+	return t
 }
 
 // MemberObjectList is the -o yaml|json shape of fedctl get TYPE: each

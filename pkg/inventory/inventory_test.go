@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/printers"
 )
 
 // TestObjectListRedactsSecrets: no Secret value, nor what is derived from
@@ -61,23 +63,28 @@ func TestObjectListManagedFields(t *testing.T) {
 	assert.Equal(t, managed, got["metadata"].(map[string]any)["managedFields"], "--show-managed-fields")
 }
 
-// TestWriteObjectTable: members' tables merge under the first member's
+// TestObjectTable: members' tables merge under the first member's
 // columns, with CLUSTER first; a member whose server lacks a column shows
-// <none> there, as kubectl does.
-func TestWriteObjectTable(t *testing.T) {
+// <none> there, as kubectl does; -o wide adds the priority columns; the
+// rows keep the labels for -L.
+func TestObjectTable(t *testing.T) {
 	t.Parallel()
 	row := func(ns, name string, cells ...any) metav1.TableRow {
-		meta := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		meta := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"tier": ns + "-" + name}}}
 		return metav1.TableRow{Cells: cells, Object: runtime.RawExtension{Object: meta, Raw: mustJSON(meta)}}
 	}
 	cols := []metav1.TableColumnDefinition{{Name: "Name"}, {Name: "Data"}, {Name: "Age"}, {Name: "Extra", Priority: 1}}
-	var out bytes.Buffer
-	err := WriteObjectTable(&out, []MemberObjects{
+	table := ObjectTable([]MemberObjects{
 		{Cluster: "a", Table: &metav1.Table{ColumnDefinitions: cols, Rows: []metav1.TableRow{row("shop", "cfg", "cfg", float64(2), "5m", "x")}}},
 		{Cluster: "b", Table: &metav1.Table{ColumnDefinitions: cols[:2], Rows: []metav1.TableRow{row("shop", "cfg", "cfg", float64(3))}}},
-	}, TableOptions{Namespace: true})
-	assert.NoError(t, err)
+		{Cluster: "c", Err: errors.New("down")},
+	}, true)
+	var out bytes.Buffer
+	require.NoError(t, table.Write(&out, printers.TableOptions{}))
 	assert.Equal(t, "CLUSTER   NAMESPACE   NAME   DATA   AGE\na         shop        cfg    2      5m\nb         shop        cfg    3      <none>\n", out.String())
+	out.Reset()
+	require.NoError(t, table.Write(&out, printers.TableOptions{Wide: true, ColumnLabels: []string{"tier"}}))
+	assert.Equal(t, "CLUSTER   NAMESPACE   NAME   DATA   AGE      EXTRA    TIER\na         shop        cfg    2      5m       x        shop-cfg\nb         shop        cfg    3      <none>   <none>   shop-cfg\n", out.String())
 }
 
 func mustJSON(v any) []byte {

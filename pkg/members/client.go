@@ -44,6 +44,10 @@ type ListOptions struct {
 	Namespace     string
 	LabelSelector string
 	FieldSelector string
+	// WholeTableObjects makes ListTable's rows carry the whole object
+	// (includeObject=Object) instead of its metadata, as kubectl asks
+	// when it sorts.
+	WholeTableObjects bool
 }
 
 // Client is the one way fedctl talks to a member: type discovery, reads and
@@ -368,6 +372,9 @@ func (c *dynamicClient) ListTable(ctx context.Context, m Mapping, opts ListOptio
 			VersionedParams(&lo, metav1.ParameterCodec)
 		if m.Namespaced && opts.Namespace != "" {
 			req = req.Namespace(opts.Namespace)
+		}
+		if opts.WholeTableObjects {
+			req = req.Param("includeObject", string(metav1.IncludeObject))
 		}
 		raw, err := req.DoRaw(ctx)
 		if err != nil {

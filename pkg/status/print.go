@@ -3,27 +3,39 @@ package status
 import (
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/printers"
 )
 
-// WriteTable writes one row per federated object and member, in the
-// report's order (federated kind, namespace, name, then cluster):
-// KIND NAMESPACE NAME CLUSTER PROPAGATION READINESS DESIRED READY, and with
-// wide REASON (the federated object's Propagation reason) and MESSAGE (why
-// the propagation status is not OK, else kstatus's message). A federated
-// object placed in no member gets one row without a cluster. cs colours
-// the readiness column.
-func WriteTable(w io.Writer, r *Report, wide bool, cs *iostreams.ColorScheme) error {
-	headers := []string{"KIND", "NAMESPACE", "NAME", "CLUSTER", "PROPAGATION", "READINESS", "DESIRED", "READY"}
-	if wide {
-		headers = append(headers, "REASON", "MESSAGE")
+// Table is the report as a table, one row per federated object and
+// member, in the report's order (federated kind, namespace, name, then
+// cluster): KIND NAMESPACE NAME CLUSTER PROPAGATION READINESS DESIRED
+// READY, and for -o wide REASON (the federated object's Propagation
+// reason) and MESSAGE (why the propagation status is not OK, else
+// kstatus's message). A federated object placed in no member gets one row
+// without a cluster. Each row's document (for --sort-by and
+// custom-columns) is the object as -o json prints it with "cluster", that
+// row's entry of status.clusters.
+func Table(r *Report) (*printers.ObjectTable, error) {
+	t := &printers.ObjectTable{}
+	for _, h := range []string{"KIND", "NAMESPACE", "NAME", "CLUSTER", "PROPAGATION", "READINESS", "DESIRED", "READY"} {
+		t.Columns = append(t.Columns, metav1.TableColumnDefinition{Name: h})
 	}
-	t := printers.NewTable(headers...)
+	for _, h := range []string{"REASON", "MESSAGE"} {
+		t.Columns = append(t.Columns, metav1.TableColumnDefinition{Name: h, Priority: 1})
+	}
+	docs, err := RowDocuments(r)
+	if err != nil {
+		return nil, err
+	}
+	row := 0
 	for _, o := range r.Items {
 		kind := strings.TrimPrefix(o.Kind, federation.KindPrefix)
 		cond := o.Status.Conditions[0]
@@ -32,26 +44,70 @@ func WriteTable(w io.Writer, r *Report, wide bool, cs *iostreams.ColorScheme) er
 			if msg == "" {
 				msg = "placed in no member cluster"
 			}
-			row := []string{kind, o.Metadata.Namespace, o.Metadata.Name, "", orOK(cond.Reason), colorReadiness(cs, ""), "", ""}
-			if wide {
-				row = append(row, cond.Reason, msg)
-			}
-			t.AddRow(row...)
+			t.Rows = append(t.Rows, printers.ObjectRow{
+				Cells:  []any{kind, o.Metadata.Namespace, o.Metadata.Name, "", orOK(cond.Reason), "", "", "", cond.Reason, msg},
+				Labels: o.Metadata.Labels, Doc: docs[row],
+			})
+			row++
 			continue
 		}
 		for _, c := range o.Status.Clusters {
-			row := []string{kind, o.Metadata.Namespace, o.Metadata.Name, c.Name, c.Propagation(), colorReadiness(cs, c.Readiness), count(c.DesiredReplicas), count(c.ReadyReplicas)}
-			if wide {
-				msg := c.Message
-				if msg == "" {
-					msg = c.ReadinessMessage
-				}
-				row = append(row, cond.Reason, msg)
+			msg := c.Message
+			if msg == "" {
+				msg = c.ReadinessMessage
 			}
-			t.AddRow(row...)
+			t.Rows = append(t.Rows, printers.ObjectRow{
+				Cells:  []any{kind, o.Metadata.Namespace, o.Metadata.Name, c.Name, c.Propagation(), c.Readiness, count(c.DesiredReplicas), count(c.ReadyReplicas), cond.Reason, msg},
+				Labels: o.Metadata.Labels, Doc: docs[row],
+			})
+			row++
 		}
 	}
-	return t.Write(w)
+	return t, nil
+}
+
+// RowDocuments are the documents of the table's rows, in its order: each
+// item of -o json, with "cluster" holding one entry of status.clusters (a
+// federated object placed nowhere has one document without "cluster").
+func RowDocuments(r *Report) ([]map[string]any, error) {
+	var docs []map[string]any
+	for _, o := range r.Items {
+		doc, err := printers.Document(o)
+		if err != nil {
+			return nil, err
+		}
+		if len(o.Status.Clusters) == 0 {
+			docs = append(docs, doc)
+			continue
+		}
+		for _, c := range o.Status.Clusters {
+			cd, err := printers.Document(c)
+			if err != nil {
+				return nil, err
+			}
+			d := maps.Clone(doc)
+			d["cluster"] = cd
+			docs = append(docs, d)
+		}
+	}
+	return docs, nil
+}
+
+// ReadinessColors colours the READINESS column on a terminal: Current
+// green, Failed, Unknown and NotFound red, the others yellow.
+func ReadinessColors(cs *iostreams.ColorScheme) map[string]func(string) string {
+	if cs == nil || !cs.Enabled() {
+		return nil
+	}
+	return map[string]func(string) string{"READINESS": func(r string) string {
+		switch r {
+		case Current:
+			return cs.Green(r)
+		case Failed, Unknown, NotFound:
+			return cs.Red(r)
+		}
+		return cs.Yellow(r)
+	}}
 }
 
 func orOK(reason string) string {
@@ -66,22 +122,6 @@ func count(n *int64) string {
 		return ""
 	}
 	return strconv.FormatInt(*n, 10)
-}
-
-func colorReadiness(cs *iostreams.ColorScheme, r string) string {
-	if cs == nil || !cs.Enabled() {
-		return r
-	}
-	if r == "" {
-		r = "<none>" // coloured like the others, so that columns stay aligned
-	}
-	switch r {
-	case Current:
-		return cs.Green(r)
-	case Failed, Unknown, NotFound:
-		return cs.Red(r)
-	}
-	return cs.Yellow(r)
 }
 
 // WriteSummary writes the roll-up line and the members that could not be

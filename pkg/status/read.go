@@ -55,7 +55,7 @@ func Read(ctx context.Context, in Input) *Report {
 		if obj, ok := objects[o]; ok {
 			return obj
 		}
-		obj := &Object{APIVersion: o.APIVersion, Kind: o.Kind, Metadata: ObjectMeta{Name: o.Name, Namespace: o.Namespace},
+		obj := &Object{APIVersion: o.APIVersion, Kind: o.Kind, Metadata: ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: o.Labels},
 			Status: ObjectStatus{Conditions: []Condition{{Type: "Propagation"}}, Clusters: []ClusterStatus{}}}
 		objects[o] = obj
 		order = append(order, o)

@@ -111,6 +111,23 @@ type Object struct {
 type ObjectMeta struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace,omitempty"`
+	// Labels are the federated object's, for -L and --show-labels (empty
+	// for TYPE NAME, which reads no manifest).
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// ResourceName is the federated object as kubectl -o name prints one:
+// kind.group/name, e.g. federateddeployment.types.kubefed.io/web.
+func (o Object) ResourceName() string {
+	group, _, _ := strings.Cut(o.APIVersion, "/")
+	if !strings.Contains(o.APIVersion, "/") {
+		group = ""
+	}
+	kind := strings.ToLower(o.Kind)
+	if group != "" {
+		kind += "." + group
+	}
+	return kind + "/" + o.Metadata.Name
 }
 
 // Ref is "Kind namespace/name" or "Kind name".

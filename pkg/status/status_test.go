@@ -16,6 +16,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/members/memberstest"
 	"github.com/fedctl/fedctl/pkg/pipeline"
+	"github.com/fedctl/fedctl/pkg/printers"
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/testutil"
@@ -141,7 +142,9 @@ func TestReadAfterApplyIsOK(t *testing.T) {
 	assert.Equal(t, 3, f.members["eu-1"].Count("LIST")-listsBefore, "one LIST per type: namespaces, configmaps, deployments")
 
 	var table bytes.Buffer
-	require.NoError(t, WriteTable(&table, r, false, nil))
+	tab, err := Table(r)
+	require.NoError(t, err)
+	require.NoError(t, tab.Write(&table, printers.TableOptions{}))
 	testutil.AssertGolden(t, table.Bytes(), "testdata/ok.golden")
 }
 
@@ -293,7 +296,9 @@ spec:
 		}
 	}
 	var table bytes.Buffer
-	require.NoError(t, WriteTable(&table, r, true, nil))
+	tab, err := Table(r)
+	require.NoError(t, err)
+	require.NoError(t, tab.Write(&table, printers.TableOptions{Wide: true}))
 	testutil.AssertGolden(t, []byte(strings.ReplaceAll(table.String(), filepath.Dir(f2.res.Placed[0].Object.Pos.File())+"/", "")), "testdata/states-wide.golden")
 }
 
