@@ -51,7 +51,7 @@ func TestExitCodes(t *testing.T) {
 		{"an unknown command is a usage error", []string{"frobnicate"}, ExitUsage, "error: unknown command \"frobnicate\" for \"fedctl\"\nSee 'fedctl --help' for usage.\n"},
 		{"an unknown flag is a usage error", []string{"get", "clusters", "--bogus"}, ExitUsage, "error: unknown flag: --bogus\nSee 'fedctl get --help' for usage.\n"},
 		{"a missing argument is a usage error", []string{"join"}, ExitUsage, "error: \"fedctl join\" needs NAME, got 0 argument(s)\nSee 'fedctl join --help' for usage.\n"},
-		{"a bad flag value is a usage error", []string{"get", "clusters", "-o", "xml"}, ExitUsage, "error: --output must be one of wide, yaml, json, name, got \"xml\"\nSee 'fedctl get --help' for usage.\n"},
+		{"a bad flag value is a usage error", []string{"get", "clusters", "-o", "xml"}, ExitUsage, "error: --output must be one of wide, yaml, json, name, custom-columns=SPEC, custom-columns-file=FILE, or go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file=TEMPLATE; got \"xml\"\nSee 'fedctl get --help' for usage.\n"},
 		{"an invalid --color is a usage error", []string{"get", "clusters", "--color", "pink"}, ExitUsage, "error: --color must be auto, always or never, got \"pink\"\nSee 'fedctl get --help' for usage.\n"},
 		{"a runtime error exits 1", []string{"unjoin", "nope"}, ExitError, "error: cluster \"nope\" is not a member: the federation has no members yet; run \"fedctl join nope --cluster-context CONTEXT\"\n"},
 		{"an empty federation lists nothing and exits 0", []string{"get", "clusters"}, ExitOK, ""},

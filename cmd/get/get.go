@@ -78,7 +78,15 @@ member's discovery as kubectl does (plural, singular, kind, short name or
 namespace. -o yaml|json prints a MemberObjectList of {cluster, object} with
 the values of Secret data replaced by REDACTED; -o name prints
 "CLUSTER KIND.GROUP/NAME" lines. A member that cannot be read is reported on
-standard error and the others are shown; the exit code is then 3.`,
+standard error and the others are shown; the exit code is then 3.
+
+kubectl's output flags work on both, through k8s.io/cli-runtime's printers:
+-o jsonpath=, go-template= (and their -file forms) address the document -o
+json prints; -o custom-columns=HEADER:PATH,... and custom-columns-file=FILE
+address each row: a member (get clusters) or a member object (get TYPE,
+after a CLUSTER column); --sort-by=PATH sorts the rows, --no-headers leaves
+the headers out, --show-labels and -L LABEL show labels (the members' own
+labels for get clusters).`,
 		Example: `  # List members with their health and Kubernetes version
   fedctl get clusters
 
@@ -95,7 +103,13 @@ standard error and the others are shown; the exit code is then 3.`,
   fedctl get deployments -A
 
   # One ConfigMap in namespace shop, in two members
-  fedctl get cm settings -n shop --cluster eu-1 --cluster us-1`,
+  fedctl get cm settings -n shop --cluster eu-1 --cluster us-1
+
+  # Members with a column for their region label, sorted by it
+  fedctl get clusters -L region --sort-by .labels.region
+
+  # The image each member runs, as custom columns after CLUSTER
+  fedctl get deployments -n shop -o custom-columns=NAME:.metadata.name,IMAGE:.spec.template.spec.containers[0].image`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return cmdutil.FlagErrorf("%q needs a resource type: clusters, or a type such as deployments", cmd.CommandPath())

@@ -77,7 +77,12 @@ NamespaceNotFederated. READINESS is kstatus's: Current, InProgress, Failed,
 Terminating or NotFound (Unknown when the member cannot be read), with the
 desired and ready replicas of scalable types. A roll-up line goes to standard
 error. -o yaml|json prints KubeFed's status shape (conditions[type=Propagation],
-clusters[].name/status) plus readiness.
+clusters[].name/status) plus readiness; -o name lists the federated objects.
+kubectl's output flags work as in kubectl get: -o jsonpath= and go-template=
+address the document -o json prints; -o custom-columns= and --sort-by
+address each row: the object as -o json prints it with "cluster" holding
+that member's entry of status.clusters; -L and --show-labels show the
+federated object's labels; --no-headers.
 
 With TYPE NAME (federateddeployments, fdeploy or FederatedDeployment) no
 manifest is read: the member objects are found by their
@@ -111,7 +116,10 @@ still make it 3, because what they hold is unknown.`,
   fedctl status -f manifests/ --wait --timeout 10m
 
   # Fail a pipeline when a member object drifted or was never applied
-  fedctl status -f manifests/ --exit-code`,
+  fedctl status -f manifests/ --exit-code
+
+  # Ready replicas per member, least ready first
+  fedctl status -f manifests/ -o custom-columns=NAME:.metadata.name,CLUSTER:.cluster.name,READY:.cluster.readyReplicas --sort-by .cluster.readyReplicas`,
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
