@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	cliprinters "k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/fedctl/fedctl/pkg/printers"
@@ -25,7 +24,10 @@ type PrintFlags struct {
 	ShowLabels   bool
 	ColumnLabels []string
 	SortBy       string
-	Template     *genericclioptions.KubeTemplatePrintFlags
+	// Template is --template, the template of a template format given
+	// without one; AllowMissingKeys is --allow-missing-template-keys.
+	Template         string
+	AllowMissingKeys bool
 
 	// own are the command's own formats besides the table: wide, yaml, json, name.
 	own []string
@@ -39,21 +41,23 @@ var customColumnsFormats = []string{"custom-columns", "custom-columns-file"}
 
 // NewPrintFlags returns the flags of a command whose own -o formats are own.
 func NewPrintFlags(own ...string) *PrintFlags {
-	return &PrintFlags{own: own, Template: genericclioptions.NewKubeTemplatePrintFlags()}
+	return &PrintFlags{own: own, AllowMissingKeys: true}
 }
 
 // AddFlags adds the flags to cmd; usage names the command's own formats.
 func (f *PrintFlags) AddFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVarP(&f.Output, "output", "o", "", fmt.Sprintf("Output format: %s, %s, custom-columns=SPEC or custom-columns-file=FILE",
-		strings.Join(f.own, ", "), strings.Join(f.Template.AllowedFormats(), "|")+"=TEMPLATE"))
+		strings.Join(f.own, ", "), strings.Join(printers.TemplateFormats, "|")+"=TEMPLATE"))
 	fl.BoolVar(&f.NoHeaders, "no-headers", false, "Do not print the table headers (tables and custom-columns)")
 	fl.BoolVar(&f.ShowLabels, "show-labels", false, "Add a LABELS column with all labels (tables)")
 	fl.StringSliceVarP(&f.ColumnLabels, "label-columns", "L", nil, "Add a column for each of these labels (tables; repeatable or comma-separated)")
 	fl.StringVar(&f.SortBy, "sort-by", "", "Sort the rows by this JSONPath expression, e.g. '{.metadata.name}' (tables and custom-columns)")
-	f.Template.AddFlags(cmd)
+	fl.StringVar(&f.Template, "template", "", "The template (or its file, for the -file formats) of -o go-template, jsonpath and their -file forms")
+	fl.BoolVar(&f.AllowMissingKeys, "allow-missing-template-keys", true, "Ignore a field or map key a template names that is missing (templates only)")
+	_ = cmd.MarkFlagFilename("template")
 	formats := append(slices.Clone(f.own), customColumnsFormats...)
-	formats = append(formats, f.Template.AllowedFormats()...)
+	formats = append(formats, printers.TemplateFormats...)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -80,15 +84,18 @@ func (f *PrintFlags) Validate() error {
 		}
 		f.columns = cols
 	default:
-		p, err := f.Template.ToPrinter(f.Output)
-		if genericclioptions.IsNoCompatiblePrinterError(err) {
+		p, ok, err := printers.NewTemplatePrinter(f.Output, f.Template, f.AllowMissingKeys)
+		if !ok {
 			return fmt.Errorf("--output must be one of %s, custom-columns=SPEC, custom-columns-file=FILE, or %s=TEMPLATE; got %q",
-				strings.Join(f.own, ", "), strings.Join(f.Template.AllowedFormats(), "|"), f.Output)
+				strings.Join(f.own, ", "), strings.Join(printers.TemplateFormats, "|"), f.Output)
 		}
 		if err != nil {
-			return fmt.Errorf("-o %s: %w", format, err)
+			return err
 		}
 		f.template = p
+	}
+	if f.Template != "" && f.template == nil {
+		return fmt.Errorf("--template needs a template format: -o go-template, jsonpath or one of their -file forms")
 	}
 	if f.SortBy != "" {
 		if _, err := printers.ParseJSONPath("--sort-by", f.SortBy); err != nil {

@@ -2,12 +2,13 @@ package printers
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
 func sampleTable() *ObjectTable {
@@ -175,10 +176,46 @@ func TestTemplate(t *testing.T) {
 		`jsonpath={.items[?(@.name=="us-1")].name}`:                                 "us-1",
 		`go-template={{range .items}}{{if eq .name "eu-1"}}{{.name}}{{end}}{{end}}`: "eu-1",
 	} {
-		p, err := genericclioptions.NewKubeTemplatePrintFlags().ToPrinter(format)
+		p, ok, err := NewTemplatePrinter(format, "", true)
 		require.NoError(t, err, format)
+		require.True(t, ok, format)
 		var out bytes.Buffer
 		require.NoError(t, Template(&out, p, list), format)
 		assert.Equal(t, want, out.String(), format)
 	}
+}
+
+func TestNewTemplatePrinter(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.tmpl")
+	require.NoError(t, os.WriteFile(file, []byte("{{.kind}}"), 0o600))
+	doc := map[string]any{"kind": "List", "items": []any{}}
+
+	p, ok, err := NewTemplatePrinter("go-template-file="+file, "", true)
+	require.NoError(t, err)
+	require.True(t, ok)
+	var out bytes.Buffer
+	require.NoError(t, Template(&out, p, doc))
+	assert.Equal(t, "List", out.String())
+
+	p, _, err = NewTemplatePrinter("jsonpath", "{.kind}", true)
+	require.NoError(t, err, "--template gives the template")
+	out.Reset()
+	require.NoError(t, Template(&out, p, doc))
+	assert.Equal(t, "List", out.String())
+
+	p, _, err = NewTemplatePrinter("jsonpath={.missing}", "", false)
+	require.NoError(t, err)
+	assert.ErrorContains(t, Template(&out, p, doc), "missing is not found", "--allow-missing-template-keys=false")
+
+	_, ok, err = NewTemplatePrinter("yaml", "", true)
+	assert.False(t, ok)
+	assert.NoError(t, err)
+	_, _, err = NewTemplatePrinter("jsonpath", "", true)
+	assert.EqualError(t, err, "-o jsonpath needs a template: -o jsonpath=TEMPLATE or --template TEMPLATE")
+	_, _, err = NewTemplatePrinter("go-template={{.kind", "", true)
+	assert.ErrorContains(t, err, "-o go-template: error parsing template {{.kind")
+	_, _, err = NewTemplatePrinter("jsonpath-file="+filepath.Join(dir, "nothing"), "", true)
+	assert.ErrorContains(t, err, "-o jsonpath-file: open ")
 }

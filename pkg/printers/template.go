@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	cliprinters "k8s.io/cli-runtime/pkg/printers"
@@ -34,4 +37,47 @@ func Document(v any) (map[string]any, error) {
 		return nil, fmt.Errorf("decode JSON: %w", err)
 	}
 	return doc, nil
+}
+
+// TemplateFormats are the -o formats of kubectl's template printers; the
+// -file forms and templatefile read the template from a file.
+var TemplateFormats = []string{"go-template", "go-template-file", "template", "templatefile", "jsonpath", "jsonpath-as-json", "jsonpath-file"}
+
+// NewTemplatePrinter returns cli-runtime's printer for -o FORMAT=TEMPLATE
+// (or -o FORMAT with --template TEMPLATE), as kubectl parses them; ok is
+// false when output is not a template format. allowMissingKeys is
+// --allow-missing-template-keys.
+func NewTemplatePrinter(output, template string, allowMissingKeys bool) (p cliprinters.ResourcePrinter, ok bool, err error) {
+	format, value, hasValue := strings.Cut(output, "=")
+	if !slices.Contains(TemplateFormats, format) {
+		return nil, false, nil
+	}
+	if template != "" {
+		value, hasValue = template, true
+	}
+	if !hasValue || value == "" {
+		return nil, true, fmt.Errorf("-o %s needs a template: -o %s=TEMPLATE or --template TEMPLATE", format, format)
+	}
+	if strings.HasSuffix(format, "file") {
+		data, err := os.ReadFile(value)
+		if err != nil {
+			return nil, true, fmt.Errorf("-o %s: %w", format, err)
+		}
+		value = string(data)
+	}
+	if strings.HasPrefix(format, "jsonpath") {
+		jp, err := cliprinters.NewJSONPathPrinter(value)
+		if err != nil {
+			return nil, true, fmt.Errorf("-o %s: error parsing jsonpath %s, %w", format, value, err)
+		}
+		jp.AllowMissingKeys(allowMissingKeys)
+		jp.EnableJSONOutput(format == "jsonpath-as-json")
+		return jp, true, nil
+	}
+	gt, err := cliprinters.NewGoTemplatePrinter([]byte(value))
+	if err != nil {
+		return nil, true, fmt.Errorf("-o %s: error parsing template %s, %w", format, value, err)
+	}
+	gt.AllowMissingKeys(allowMissingKeys)
+	return gt, true, nil
 }
