@@ -130,8 +130,9 @@ func EnsureBinaries(ctx context.Context, log io.Writer) (Binaries, error) {
 }
 
 // EnsureKubectl returns the path of kubectl at KubernetesVersion, building
-// it like EnsureBinaries when it is missing. Benchmarks compare fedctl with
-// it; no test needs it.
+// it like EnsureBinaries when it is missing (make testbin builds it too).
+// Benchmarks compare fedctl with it, and cmd/examples runs the --help
+// example that pipes render's output into it.
 func EnsureKubectl(ctx context.Context, log io.Writer) (string, error) {
 	if log == nil {
 		log = io.Discard
