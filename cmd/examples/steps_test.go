@@ -87,6 +87,11 @@ var steps = []step{
 		assert.Regexp(t, `\neu-1\s+True\s`, r.out)
 		assert.Regexp(t, `\nus-1\s+True\s`, r.out)
 	}},
+	{line: "fedctl get clusters -L region --sort-by .labels.region", check: func(t *testing.T, _ *workspace, r result) {
+		// Neither member has a region label now (label cluster took eu-1's
+		// away): the column is there, empty, and the order is the members'.
+		assert.Regexp(t, `^NAME\s+READY\s+VERSION\s+REGION\neu-1\s+True\s+v\S+\s*\nus-1\s+True\s+v\S+\s*\n$`, r.out)
+	}},
 
 	// enable
 	{name: "a CRD widgets.example.com in eu-1's cluster", setup: func(t *testing.T, w *workspace) {
@@ -195,6 +200,11 @@ var steps = []step{
 	}},
 	{line: "fedctl status -f manifests/ --wait --timeout 10m", errOut: []string{"✓ every member object is Current: 3 federated objects, 6 member objects"}},
 	{line: "fedctl status -f manifests/ --exit-code", errOut: []string{"6 member objects: 6 Current; propagation: 6 OK"}},
+	{line: "fedctl status -f manifests/ -o custom-columns=NAME:.metadata.name,CLUSTER:.cluster.name,READY:.cluster.readyReplicas --sort-by .cluster.readyReplicas", check: func(t *testing.T, _ *workspace, r result) {
+		// Rows without ready replicas (the namespace, the ConfigMap) first,
+		// then us-1's one replica, then eu-1's two.
+		assert.Regexp(t, `^NAME\s+CLUSTER\s+READY\n(\S+\s+\S+\s+<none>\n){4}web\s+us-1\s+1\nweb\s+eu-1\s+2\n$`, r.out)
+	}},
 
 	// get objects
 	{line: "fedctl get deployments -A", check: func(t *testing.T, _ *workspace, r result) {
@@ -204,6 +214,9 @@ var steps = []step{
 	{line: "fedctl get cm settings -n shop --cluster eu-1 --cluster us-1", check: func(t *testing.T, _ *workspace, r result) {
 		assert.Regexp(t, `eu-1\s+settings\s+2\s`, r.out)
 		assert.Regexp(t, `us-1\s+settings\s+2\s`, r.out)
+	}},
+	{line: "fedctl get deployments -n shop -o custom-columns=NAME:.metadata.name,IMAGE:.spec.template.spec.containers[0].image", check: func(t *testing.T, _ *workspace, r result) {
+		assert.Regexp(t, `^CLUSTER\s+NAME\s+IMAGE\neu-1\s+web\s+nginx:\S+\nus-1\s+web\s+nginx:1\.27-alpine\n$`, r.out)
 	}},
 
 	// diff: a new key in manifests/ that apply would add (a new key: the
