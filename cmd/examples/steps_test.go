@@ -261,6 +261,8 @@ var steps = []step{
 			assert.Contains(t, r.out, want)
 		}
 		assert.Contains(t, r.errOut, "ConfigMap shop/kube-root-ca.crt left out")
+		assert.Contains(t, r.errOut, "Secret shop/shop left out: it is the parent of ApplySet", "apply --prune --applyset shop's bookkeeping")
+		assert.NotContains(t, r.out, "kind: FederatedSecret")
 	}},
 
 	// unjoin, without removing eu-1 yet: what would stay there

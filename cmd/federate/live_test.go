@@ -72,6 +72,11 @@ func TestFederateLive(t *testing.T) {
 		_, err = client.CoreV1().ConfigMaps("live").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
 		require.NoError(t, err)
 	}
+	// The parent "apply --prune --applyset live" leaves: one member's
+	// bookkeeping, so left out.
+	_, err = client.CoreV1().Secrets("live").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "live",
+		Labels: map[string]string{"applyset.kubernetes.io/id": "applyset-abc-v1"}}}, metav1.CreateOptions{})
+	require.NoError(t, err)
 	// What a Deployment controller would create: owned, so left out.
 	deploy, err := client.AppsV1().Deployments("live").Get(ctx, "web", metav1.GetOptions{})
 	require.NoError(t, err)
@@ -120,6 +125,7 @@ func TestFederateLive(t *testing.T) {
 	assert.Equal(t, []string{"FederatedNamespace live", "FederatedConfigMap cfg", "FederatedDeployment web", "FederatedService web"}, kinds, "the namespace first, then its contents by type name")
 	assert.Contains(t, errOut, "Warning: cluster cluster1: ConfigMap live/kube-root-ca.crt left out: every namespace gets its own\n")
 	assert.Contains(t, errOut, "Warning: cluster cluster1: ConfigMap live/owned left out: it is owned by Deployment web\n")
+	assert.Contains(t, errOut, "Warning: cluster cluster1: Secret live/live left out: it is the parent of ApplySet applyset-abc-v1, one member's bookkeeping\n")
 
 	_, _, err = runLive(t, e, "deployments", "web", "-n", "live", "--contents", "--cluster", "cluster1")
 	require.EqualError(t, err, "--contents works for namespaces only, not Deployment")

@@ -60,3 +60,6 @@ func HandsOff(obj metav1.Object) bool {
 // holds the set's ID: apply adds it to what it applies, and drift checks
 // expect it there.
 const ApplySetPartOfLabel = "applyset.kubernetes.io/part-of"
+
+// ApplySetIDLabel, on an ApplySet's parent (KEP-3659), holds the set's ID.
+const ApplySetIDLabel = "applyset.kubernetes.io/id"

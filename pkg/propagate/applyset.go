@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 )
 
@@ -21,7 +22,7 @@ import (
 // "kubectl apply --prune --applyset" and fedctl can inspect the same set.
 const (
 	// ApplySetIDLabel, on the parent, holds the set's ID.
-	ApplySetIDLabel = "applyset.kubernetes.io/id"
+	ApplySetIDLabel = federation.ApplySetIDLabel
 	// The objects of the set carry federation.ApplySetPartOfLabel.
 	// ApplySetToolingAnnotation, on the parent, names the tool that manages
 	// the set as "name/version"; a tool leaves alone a set another manages.
