@@ -268,6 +268,8 @@ var steps = []step{
 	// unjoin, without removing eu-1 yet: what would stay there
 	{line: "fedctl unjoin eu-1 --dry-run=client", check: func(t *testing.T, w *workspace, r result) {
 		assert.Contains(t, r.errOut, "cluster/eu-1 would be unjoined; dry run")
+		assert.Contains(t, r.errOut, "fedctl's ApplySet parents left in cluster eu-1 (secrets, bookkeeping of apply --prune --applyset): shop/shop\n  kubectl --context kind-eu-1 delete secret -n shop shop\n",
+			"the parent apply --prune --applyset shop made has no managed-by label, and is listed apart")
 		assert.Contains(t, r.errOut, "deployments.apps: shop/web")
 		assert.Contains(t, r.errOut, "configmaps: shop/settings")
 		assert.Contains(t, read(t, w.federationFile()), "name: eu-1")

@@ -3,6 +3,7 @@ package unjoin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -93,9 +94,13 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 	lookupCtx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	var left []members.ResourceCount
+	var parents []string
 	client, lookupErr := members.NewMemberClient(access, m)
 	if lookupErr == nil {
 		left, lookupErr = members.ManagedObjects(lookupCtx, client)
+		var parentsErr error
+		parents, parentsErr = members.ApplySetParents(lookupCtx, client)
+		lookupErr = errors.Join(lookupErr, parentsErr)
 	}
 
 	cs := o.IO.ErrColorScheme()
@@ -109,7 +114,7 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 		}
 		fmt.Fprintf(o.IO.ErrOut, "%s cluster/%s unjoined\n", cs.SuccessIcon(), o.Name)
 	}
-	o.reportLeftovers(m, left, lookupErr)
+	o.reportLeftovers(m, left, parents, lookupErr)
 	return nil
 }
 
@@ -120,7 +125,7 @@ const namesShown = 10
 // deleting a Namespace deletes everything in it.
 const namespaces = "namespaces"
 
-func (o *UnjoinOptions) reportLeftovers(m members.Member, left []members.ResourceCount, lookupErr error) {
+func (o *UnjoinOptions) reportLeftovers(m members.Member, left []members.ResourceCount, parents []string, lookupErr error) {
 	cs := o.IO.ErrColorScheme()
 	if len(left) > 0 {
 		selector := federation.ManagedByLabel + "=" + federation.ManagedByValue
@@ -149,12 +154,19 @@ func (o *UnjoinOptions) reportLeftovers(m members.Member, left []members.Resourc
 			fmt.Fprintf(o.IO.ErrOut, "  namespaces are in no delete command: deleting one deletes everything in it, not only what fedctl created; check what each holds (kubectl --context %s get all -n NAMESPACE) first\n", m.ContextName())
 		}
 	}
+	if len(parents) > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "%s fedctl's ApplySet parents left in cluster %s (secrets, bookkeeping of apply --prune --applyset): %s\n", cs.WarningIcon(), m.Name, names(parents))
+		for _, p := range parents {
+			ns, name, _ := strings.Cut(p, "/")
+			fmt.Fprintf(o.IO.ErrOut, "  kubectl --context %s delete secret -n %s %s\n", m.ContextName(), ns, name)
+		}
+	}
 	switch {
-	case lookupErr != nil && len(left) == 0:
+	case lookupErr != nil && len(left) == 0 && len(parents) == 0:
 		fmt.Fprintf(o.IO.ErrOut, "%s could not check what stays running in cluster %s: %v\n", cs.WarningIcon(), m.Name, lookupErr)
 	case lookupErr != nil:
 		fmt.Fprintf(o.IO.ErrOut, "%s the list above may be incomplete: %v\n", cs.WarningIcon(), lookupErr)
-	case len(left) == 0:
+	case len(left) == 0 && len(parents) == 0:
 		fmt.Fprintf(o.IO.ErrOut, "no objects managed by the federation remain in cluster %s\n", m.Name)
 	}
 }

@@ -1,6 +1,10 @@
 package federation
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // ManagedLabel marks an object in a member cluster as managed by the
 // federation, with the same key and value KubeFed's sync controller uses, so
@@ -61,5 +65,18 @@ func HandsOff(obj metav1.Object) bool {
 // expect it there.
 const ApplySetPartOfLabel = "applyset.kubernetes.io/part-of"
 
-// ApplySetIDLabel, on an ApplySet's parent (KEP-3659), holds the set's ID.
-const ApplySetIDLabel = "applyset.kubernetes.io/id"
+// ApplySetIDLabel, on an ApplySet's parent (KEP-3659), holds the set's ID;
+// ApplySetToolingAnnotation, on the parent, names the tool that manages the
+// set as "name/version" (fedctl's start with ApplySetTooling).
+const (
+	ApplySetIDLabel           = "applyset.kubernetes.io/id"
+	ApplySetToolingAnnotation = "applyset.kubernetes.io/tooling"
+	ApplySetTooling           = "fedctl/"
+)
+
+// OwnedApplySetParent says whether obj is the parent of an ApplySet that
+// fedctl manages ("apply --prune --applyset"): fedctl's bookkeeping, which
+// carries no managed-by label because it is not a federated object's.
+func OwnedApplySetParent(obj metav1.Object) bool {
+	return obj.GetLabels()[ApplySetIDLabel] != "" && strings.HasPrefix(obj.GetAnnotations()[ApplySetToolingAnnotation], ApplySetTooling)
+}

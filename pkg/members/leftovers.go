@@ -98,3 +98,29 @@ func ManagedObjects(ctx context.Context, c Client) ([]ResourceCount, error) {
 	}
 	return out, errors.Join(errs...)
 }
+
+// ApplySetParents lists, as "namespace/name" sorted, the Secrets in the
+// member c reaches that are the parents of ApplySets fedctl manages
+// ("apply --prune --applyset"). They carry no managed-by label, being no
+// federated object's, so ManagedObjects does not count them; unjoin lists
+// them apart.
+func ApplySetParents(ctx context.Context, c Client) ([]string, error) {
+	secrets := Mapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, Namespaced: true}
+	var items []metav1.PartialObjectMetadata
+	err := Retry(ctx, Idempotent, func() error {
+		var err error
+		items, err = c.ListMetadata(ctx, secrets, ListOptions{LabelSelector: federation.ApplySetIDLabel})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list ApplySet parents (secrets): %w", RequestError(err))
+	}
+	var out []string
+	for _, it := range items {
+		if federation.OwnedApplySetParent(&it) {
+			out = append(out, it.Namespace+"/"+it.Name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}

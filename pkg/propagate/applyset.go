@@ -26,7 +26,7 @@ const (
 	// The objects of the set carry federation.ApplySetPartOfLabel.
 	// ApplySetToolingAnnotation, on the parent, names the tool that manages
 	// the set as "name/version"; a tool leaves alone a set another manages.
-	ApplySetToolingAnnotation = "applyset.kubernetes.io/tooling"
+	ApplySetToolingAnnotation = federation.ApplySetToolingAnnotation
 	// ApplySetGroupKindsAnnotation, on the parent, lists the group-kinds of
 	// the set's objects ("ConfigMap,Deployment.apps"), sorted, so that a
 	// pruner knows which types to list.
@@ -158,7 +158,7 @@ func (s *memberSync) readApplySet(ctx context.Context) error {
 		}
 		return fmt.Errorf("%s is the parent of ApplySet %s, not %s; choose another --applyset name", set.Ref(), id, set.ID())
 	}
-	if tool := live.GetAnnotations()[ApplySetToolingAnnotation]; tool != "" && !strings.HasPrefix(tool, "fedctl/") {
+	if tool := live.GetAnnotations()[ApplySetToolingAnnotation]; tool != "" && !strings.HasPrefix(tool, federation.ApplySetTooling) {
 		return fmt.Errorf("%s is managed by %s, not fedctl; fedctl does not prune a set another tool manages", set.Ref(), tool)
 	}
 	st.live = live
