@@ -2,6 +2,7 @@ package federate
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,4 +55,35 @@ func TestFederateOfflineErrors(t *testing.T) {
 	require.EqualError(t, err, `"federate" needs -f FILENAME or TYPE NAME`)
 	_, _, err = runOffline(t, "", "-f", "x.yaml", "--contents")
 	require.EqualError(t, err, "--contents needs TYPE NAME of a namespace, not -f")
+}
+
+// TestFederateDropsFedctlMarkers: an object fedctl propagated keeps its own
+// labels in the template, but not fedctl's markers (apply sets them), above
+// all not an ApplySet's part-of label, which would claim the object for
+// that set in every member.
+func TestFederateDropsFedctlMarkers(t *testing.T) {
+	t.Parallel()
+	in := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: shop
+  labels:
+    app: web
+    app.kubernetes.io/managed-by: fedctl
+    kubefed.io/managed: "true"
+    applyset.kubernetes.io/part-of: applyset-abc-v1
+data: {k: v}
+`
+	out, errOut, err := runOffline(t, in, "-f", "-")
+	require.NoError(t, err)
+	assert.Contains(t, out, "  template:\n    data:\n      k: v\n    metadata:\n      labels:\n        app: web\n")
+	assert.NotContains(t, out, "managed")
+	assert.NotContains(t, out, "applyset")
+	assert.Contains(t, errOut, "fedctl's markers dropped: kubefed.io/managed, app.kubernetes.io/managed-by, applyset.kubernetes.io/part-of (apply sets them)")
+
+	// Another tool's managed-by is the user's label and stays.
+	out, _, err = runOffline(t, strings.Replace(in, "managed-by: fedctl", "managed-by: helm", 1), "-f", "-")
+	require.NoError(t, err)
+	assert.Contains(t, out, "app.kubernetes.io/managed-by: helm")
 }

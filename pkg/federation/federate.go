@@ -27,9 +27,22 @@ func Federate(obj *unstructured.Unstructured) (fed map[string]any, notes []strin
 		if a, ok := meta["annotations"].(map[string]any); ok && len(a) > 0 {
 			notes = append(notes, "annotations dropped: "+strings.Join(slices.Sorted(maps.Keys(a)), ", ")+" (KubeFed does not propagate template annotations)")
 		}
-		labels := meta["labels"]
+		labels, _ := meta["labels"].(map[string]any)
+		// The markers apply puts on what it propagates are apply's to set:
+		// copied into a template, an ApplySet's part-of label would claim
+		// the object for that set in every member.
+		var markers []string
+		for _, k := range []string{ManagedLabel, ManagedByLabel, ApplySetPartOfLabel} {
+			if v, ok := labels[k]; ok && (k != ManagedByLabel || v == ManagedByValue) {
+				markers = append(markers, k)
+				delete(labels, k)
+			}
+		}
+		if len(markers) > 0 {
+			notes = append(notes, "fedctl's markers dropped: "+strings.Join(markers, ", ")+" (apply sets them)")
+		}
 		delete(tmpl, "metadata")
-		if labels != nil {
+		if labels != nil && (len(labels) > 0 || len(markers) == 0) {
 			tmpl["metadata"] = map[string]any{"labels": labels}
 		}
 	}
