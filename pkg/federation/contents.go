@@ -66,14 +66,24 @@ func skipped(t typeconfig.Type, r metav1.APIResource, skip []string) bool {
 // are not DNS-1123 subdomains), fedctl leaves out what a member creates on
 // its own: objects with a controller owner (a Deployment's ReplicaSets and
 // Pods), the namespace's default ServiceAccount and its kube-root-ca.crt
-// ConfigMap, which federating would only fight over, and an ApplySet's
+// ConfigMap, which federating would only fight over; and an ApplySet's
 // parent (the Secret "apply --prune --applyset" keeps): it is one member's
 // bookkeeping, and copying its ID label to the others would make them
 // parents of a set they do not hold.
 func SkipContent(obj *unstructured.Unstructured) string {
+	if id := obj.GetLabels()[ApplySetIDLabel]; id != "" {
+		return "it is the parent of ApplySet " + id + ", one member's bookkeeping"
+	}
+	return MemberMade(obj)
+}
+
+// MemberMade says why obj is something a member makes on its own (or can
+// never be federated), or "" when it is not: what SkipContent leaves out
+// besides ApplySet parents. A namespace holding only such objects may be
+// deleted on pruning; an ApplySet's parent there is a set's, so it keeps
+// the namespace.
+func MemberMade(obj *unstructured.Unstructured) string {
 	switch {
-	case obj.GetLabels()[ApplySetIDLabel] != "":
-		return "it is the parent of ApplySet " + obj.GetLabels()[ApplySetIDLabel] + ", one member's bookkeeping"
 	case len(validation.IsDNS1123Subdomain(obj.GetName())) > 0:
 		return "its name is not a DNS-1123 subdomain"
 	case metav1.GetControllerOf(obj) != nil:

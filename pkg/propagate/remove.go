@@ -38,7 +38,7 @@ func (s *memberSync) foreignContents(ctx context.Context, namespace string) stri
 	var foreign []string
 	for i := range objs {
 		o := &objs[i]
-		if (federation.Owned(o) && !federation.HandsOff(o)) || federation.SkipContent(o) != "" {
+		if (federation.Owned(o) && !federation.HandsOff(o)) || federation.MemberMade(o) != "" {
 			continue
 		}
 		foreign = append(foreign, o.GetKind()+" "+o.GetName())
