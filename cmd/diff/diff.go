@@ -109,6 +109,9 @@ apply and delete: a member not done by then is reported in one line,
 			err := opts.Run(cmd.Context())
 			var exitErr *cmdutil.ExitError
 			if err != nil && !errors.As(err, &exitErr) {
+				if errors.Is(err, context.Canceled) {
+					err = errors.New("interrupted") // as cmd.Main says it for the other commands
+				}
 				return &cmdutil.ExitError{Code: exitError, Err: err}
 			}
 			return err

@@ -2,6 +2,9 @@ package diff
 
 import (
 	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -140,4 +143,38 @@ func TestFailuresOf(t *testing.T) {
 		`cluster us-1: ConfigMap shop/f: ConfigMap "f" is invalid`,
 		"cluster us-1: deadline reached (--deadline 3s): 4 objects not compared",
 	}, failuresOf(report, deadline))
+}
+
+// TestDiffInterruptedWhileReading: Ctrl-C while -k is built (here a
+// remote resource whose server never answers) is "interrupted", exit 2,
+// as an interrupt while comparing is, not "context canceled".
+func TestDiffInterruptedWhileReading(t *testing.T) {
+	requested := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		close(requested)
+		<-r.Context().Done()
+	}))
+	t.Cleanup(func() {
+		srv.CloseClientConnections() // ends the fetch the build is left with
+		srv.Close()
+	})
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources: ["+srv.URL+"/cm.yaml]\n"), 0o600))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-requested
+		cancel()
+	}()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load("../../testdata/federation/three-clusters.yaml") }}
+	cmd := NewCmdDiff(f, nil)
+	cmd.SetArgs([]string{"-k", dir})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(ctx)
+	var exitErr *cmdutil.ExitError
+	require.ErrorAs(t, err, &exitErr)
+	assert.Equal(t, 2, exitErr.Code)
+	assert.EqualError(t, exitErr.Err, "interrupted")
+	assert.Empty(t, out.String())
+	assert.Empty(t, errOut.String())
 }

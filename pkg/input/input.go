@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"sigs.k8s.io/kustomize/api/konfig"
-	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
@@ -45,13 +44,13 @@ type Options struct {
 }
 
 // Read returns the documents of -f or -k. ctx cancels the fetch of URLs
-// (Ctrl-C); a kustomization is built from disk and is not cancelled.
+// and the build of a kustomization (Ctrl-C).
 func Read(ctx context.Context, o Options) ([]manifest.Document, error) {
 	switch {
 	case o.Kustomize != "" && len(o.Filenames) > 0:
 		return nil, errors.New("-f and -k cannot be used together")
 	case o.Kustomize != "":
-		return Kustomize(o.Kustomize)
+		return Kustomize(ctx, o.Kustomize)
 	case len(o.Filenames) == 0:
 		return nil, errors.New("no manifests given: use -f FILE, -f DIR, -f URL, -f - or -k DIR")
 	}
@@ -70,14 +69,19 @@ const KustomizeSuffix = " (kustomize output)"
 // kustomize knows the file a resource came from: fedctl asks kustomize to
 // track origins (buildMetadata: [originAnnotations]) and removes the
 // annotations again unless the kustomization asked for them itself.
-func Kustomize(dir string) ([]manifest.Document, error) {
+//
+// When ctx ends before the build, Kustomize returns ctx's error at once;
+// see build.
+func Kustomize(ctx context.Context, dir string) ([]manifest.Document, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	disk := filesys.MakeFsOnDisk()
 	fs := &originFS{FileSystem: disk}
 	if abs, file, err := disk.CleanedAbs(dir); err == nil && file == "" {
 		fs.root = abs.String()
 	}
-	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
-	m, err := k.Run(fs, dir)
+	m, err := build(ctx, fs, dir)
 	if err != nil {
 		return nil, fmt.Errorf("-k %s: %w", dir, err)
 	}
