@@ -294,12 +294,13 @@ func TestRenderNothingToDoIsAnError(t *testing.T) {
 // TestRenderKustomize: -k builds the kustomization with krusty and renders
 // its output; kustomize's namePrefix, commonLabels and patches work on
 // federated objects (and the RSP, renamed with its FederatedDeployment,
-// still schedules it).
+// still schedules it). kustomize's notice that commonLabels is deprecated
+// is a warning of fedctl's on the command's stderr (issue 11).
 func TestRenderKustomize(t *testing.T) {
 	t.Parallel()
 	out, errOut, err := run(t, "", "-k", kustomizeProd)
 	require.NoError(t, err)
-	assert.Empty(t, errOut)
+	assert.Equal(t, "warning: kustomization "+kustomizeProd+": 'commonLabels' is deprecated. Please use 'labels' instead. Run 'kustomize edit fix' to update your Kustomization automatically.\n", errOut)
 	testutil.AssertGolden(t, []byte(out), filepath.Join(goldenDir, "kustomize-prod.yaml"))
 
 	// commonLabels labelled every federated object, so -l selects them all.
