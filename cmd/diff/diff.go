@@ -51,10 +51,13 @@ type DiffOptions struct {
 	ForceConflicts bool
 	Adopt          bool
 	Concurrency    int
-	Timeout        time.Duration
-	Prune          bool
-	ApplySet       string
-	Version        string
+	// Timeout bounds each request to a member (--timeout); Deadline, when
+	// set, the whole run (--deadline), as apply's and delete's.
+	Timeout  time.Duration
+	Deadline time.Duration
+	Prune    bool
+	ApplySet string
+	Version  string
 }
 
 // NewCmdDiff returns the diff command. runF, when set, replaces Run.
@@ -83,7 +86,12 @@ does.
 
 Exit status, as kubectl diff: 0 when nothing differs, 1 when something
 differs, 2 or more on an error, a member that cannot be reached included
-(the other members' differences are printed first).`,
+(the other members' differences are printed first).
+
+--timeout bounds each request; --deadline, when given, the whole run, as for
+apply and delete: a member not done by then is reported in one line,
+"deadline reached (--deadline 1m)", after the differences found elsewhere
+(and those found in it before the deadline), and the exit status is 2.`,
 		Example: `  # What would apply change?
   fedctl diff -f manifests/
 
@@ -101,6 +109,9 @@ differs, 2 or more on an error, a member that cannot be reached included
 			err := opts.Run(cmd.Context())
 			var exitErr *cmdutil.ExitError
 			if err != nil && !errors.As(err, &exitErr) {
+				if errors.Is(err, context.Canceled) {
+					err = errors.New("interrupted") // as cmd.Main says it for the other commands
+				}
 				return &cmdutil.ExitError{Code: exitError, Err: err}
 			}
 			return err
@@ -117,6 +128,7 @@ differs, 2 or more on an error, a member that cannot be reached included
 	fl.BoolVar(&opts.Adopt, "adopt", false, "Take over existing objects that fedctl did not create, as apply --adopt would")
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters compared at once")
 	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each request to a member cluster")
+	cmdutil.AddDeadlineFlag(cmd, &opts.Deadline)
 	fl.BoolVar(&opts.Prune, "prune", false, "Also show the objects of the --applyset set that apply --prune would delete")
 	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace (default: the namespace where the members hold it)")
 	return cmd
@@ -140,6 +152,9 @@ func (o *DiffOptions) Validate() error {
 	if o.Timeout <= 0 {
 		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", o.Timeout))
 	}
+	if err := cmdutil.CheckDeadline(o.Deadline); err != nil {
+		errs = append(errs, err)
+	}
 	if _, err := o.applySet(); err != nil {
 		errs = append(errs, err)
 	}
@@ -154,6 +169,7 @@ func (o *DiffOptions) applySet() (*propagate.ApplySet, error) {
 // Run renders, compares in every member, then shows the differences. Any
 // error is returned after the differences found elsewhere are printed.
 func (o *DiffOptions) Run(ctx context.Context) error {
+	start := time.Now() // --deadline counts from here, as apply's
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
@@ -183,12 +199,14 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 			Force:        o.ForceConflicts,
 			Adopt:        o.Adopt,
 			Concurrency:  o.Concurrency,
+			Deadline:     o.Deadline,
+			Start:        start,
 			ApplySet:     set,
 		},
 	})
 
 	differ, diffErr := o.showDiff(report)
-	failures := failuresOf(report)
+	failures := failuresOf(report, o.deadlineError())
 	cs := o.IO.ErrColorScheme()
 	for _, f := range failures {
 		fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.FailureIcon(), f)
@@ -215,22 +233,49 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	return nil
 }
 
+// deadlineError is what ends a member's context in Compare: --deadline,
+// else the member's budget (see propagate.Options).
+func (o *DiffOptions) deadlineError() *members.DeadlineError {
+	if o.Deadline > 0 {
+		return &members.DeadlineError{Flag: "--deadline", D: o.Deadline}
+	}
+	return &members.DeadlineError{D: propagate.DefaultMemberBudget}
+}
+
 // failuresOf lists, one line each, the members that could not be compared
-// and the objects whose dry run failed.
-func failuresOf(report *propagate.Report) []string {
+// and the objects whose dry run failed. The objects of a member that the
+// deadline stopped, those not sent and those cut off in flight, are one
+// line for the member, as apply's summary has one: they failed for the
+// same reason, and a line each would bury the other failures.
+func failuresOf(report *propagate.Report, deadline *members.DeadlineError) []string {
 	var out []string
 	for _, c := range report.Clusters {
 		if c.Error != "" {
 			out = append(out, fmt.Sprintf("cluster %s: %s", c.Cluster, c.Error))
 			continue
 		}
+		stopped := 0
 		for _, obj := range c.Objects {
-			if obj.Action == propagate.Failed {
+			switch {
+			case obj.Action != propagate.Failed:
+			case obj.Reason == propagate.ReasonDeadlineReached || strings.HasSuffix(obj.Error, deadline.Error()):
+				stopped++
+			default:
 				out = append(out, fmt.Sprintf("cluster %s: %s: %s", c.Cluster, obj.Ref(), obj.Error))
 			}
 		}
+		if stopped > 0 {
+			out = append(out, fmt.Sprintf("cluster %s: %s: %d %s not compared", c.Cluster, deadline, stopped, plural(stopped, "object", "objects")))
+		}
 	}
 	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // showDiff writes the LIVE and MERGED trees and runs the diff program on

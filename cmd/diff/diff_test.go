@@ -2,6 +2,9 @@ package diff
 
 import (
 	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
 )
 
@@ -30,9 +34,9 @@ func TestNewCmdDiff(t *testing.T) {
 		{
 			name: "every flag",
 			args: []string{"-R", "-f", "a", "--cluster", "c1", "-n", "shop", "--field-manager", "ci", "--force-conflicts", "--adopt",
-				"--concurrency", "2", "--timeout", "5s", "--prune", "--applyset", "configmaps/shop"},
+				"--concurrency", "2", "--timeout", "5s", "--deadline", "1m", "--prune", "--applyset", "configmaps/shop"},
 			want: DiffOptions{Filenames: []string{"a"}, Recursive: true, Clusters: []string{"c1"}, Namespace: "shop", FieldManager: "ci", ForceConflicts: true, Adopt: true,
-				Concurrency: 2, Timeout: 5 * time.Second, Prune: true, ApplySet: "configmaps/shop", NamespaceGiven: true},
+				Concurrency: 2, Timeout: 5 * time.Second, Deadline: time.Minute, Prune: true, ApplySet: "configmaps/shop", NamespaceGiven: true},
 		},
 		{name: "no -f", args: nil, wantErr: "-f is required"},
 		{name: "-f and -k", args: []string{"-f", "d", "-k", "k"}, wantErr: "-f and -k cannot be used together"},
@@ -40,6 +44,7 @@ func TestNewCmdDiff(t *testing.T) {
 		{name: "prune without an ApplySet", args: []string{"-f", "d", "--prune"}, wantErr: "--prune needs --applyset NAME"},
 		{name: "an ApplySet without prune", args: []string{"-f", "d", "--applyset", "x"}, wantErr: "--applyset needs --prune"},
 		{name: "zero concurrency", args: []string{"-f", "d", "--concurrency", "0"}, wantErr: "--concurrency must be at least 1, got 0"},
+		{name: "a negative deadline", args: []string{"-f", "d", "--deadline", "-1s"}, wantErr: "--deadline must be positive, got -1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,4 +115,66 @@ func TestShowDiff(t *testing.T) {
 			assert.Equal(t, tt.wantOut, out.String())
 		})
 	}
+}
+
+// TestFailuresOf: a member the deadline stopped is one line however many
+// of its objects were not sent or were cut off in flight (issue 11);
+// other failures keep a line each, and a member that failed as a whole
+// is its error.
+func TestFailuresOf(t *testing.T) {
+	deadline := &members.DeadlineError{Flag: "--deadline", D: 3 * time.Second}
+	failed := func(name, reason, err string) propagate.ObjectResult {
+		return propagate.ObjectResult{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop", Name: name, Action: propagate.Failed, Reason: reason, Error: err}
+	}
+	report := &propagate.Report{Clusters: []propagate.ClusterResult{
+		{Cluster: "eu-1", Objects: []propagate.ObjectResult{{Kind: "ConfigMap", Namespace: "shop", Name: "a", Action: propagate.Configured}}},
+		{Cluster: "eu-2", Error: "deadline reached (--deadline 3s)"},
+		{Cluster: "us-1", Objects: []propagate.ObjectResult{
+			{Kind: "ConfigMap", Namespace: "shop", Name: "a", Action: propagate.Configured},
+			failed("b", "", "deadline reached (--deadline 3s)"),
+			failed("c", "", "get: deadline reached (--deadline 3s)"),
+			failed("d", propagate.ReasonDeadlineReached, propagate.NotAttemptedDeadline),
+			failed("e", propagate.ReasonDeadlineReached, propagate.NotAttemptedDeadline),
+			failed("f", "Invalid", `ConfigMap "f" is invalid`),
+		}},
+	}}
+	assert.Equal(t, []string{
+		"cluster eu-2: deadline reached (--deadline 3s)",
+		`cluster us-1: ConfigMap shop/f: ConfigMap "f" is invalid`,
+		"cluster us-1: deadline reached (--deadline 3s): 4 objects not compared",
+	}, failuresOf(report, deadline))
+}
+
+// TestDiffInterruptedWhileReading: Ctrl-C while -k is built (here a
+// remote resource whose server never answers) is "interrupted", exit 2,
+// as an interrupt while comparing is, not "context canceled".
+func TestDiffInterruptedWhileReading(t *testing.T) {
+	requested := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		close(requested)
+		<-r.Context().Done()
+	}))
+	t.Cleanup(func() {
+		srv.CloseClientConnections() // ends the fetch the build is left with
+		srv.Close()
+	})
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources: ["+srv.URL+"/cm.yaml]\n"), 0o600))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-requested
+		cancel()
+	}()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load("../../testdata/federation/three-clusters.yaml") }}
+	cmd := NewCmdDiff(f, nil)
+	cmd.SetArgs([]string{"-k", dir})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(ctx)
+	var exitErr *cmdutil.ExitError
+	require.ErrorAs(t, err, &exitErr)
+	assert.Equal(t, 2, exitErr.Code)
+	assert.EqualError(t, exitErr.Err, "interrupted")
+	assert.Empty(t, out.String())
+	assert.Empty(t, errOut.String())
 }

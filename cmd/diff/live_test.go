@@ -35,14 +35,19 @@ func federationOf() *members.Federation {
 }
 
 func factory(t *testing.T, fed *members.Federation) (*cmdutil.Factory, func() (string, string)) {
-	e := testenv.Require(t, env)
+	return factoryVia(t, fed, testenv.Require(t, env).Kubeconfig)
+}
+
+// factoryVia is factory with the members' contexts read from kubeconfig.
+func factoryVia(t *testing.T, fed *members.Federation, kubeconfig string) (*cmdutil.Factory, func() (string, string)) {
+	testenv.Require(t, env)
 	ios, _, out, errOut := iostreams.Test()
 	return &cmdutil.Factory{
 		IOStreams: ios,
 		Federation: func() (*members.File, error) {
 			return &members.File{Path: filepath.Join(t.TempDir(), "federation.yaml"), Federation: fed}, nil
 		},
-		Access: func() (members.Access, error) { return members.Access{Kubeconfig: e.Kubeconfig}, nil },
+		Access: func() (members.Access, error) { return members.Access{Kubeconfig: kubeconfig}, nil },
 	}, func() (string, string) { return out.String(), errOut.String() }
 }
 
@@ -55,9 +60,15 @@ type diffRun struct {
 // runDiff runs "fedctl diff ARGS" with the default diff program.
 func runDiff(t *testing.T, fed *members.Federation, args ...string) diffRun {
 	t.Helper()
+	return runDiffVia(t, fed, testenv.Require(t, env).Kubeconfig, args...)
+}
+
+// runDiffVia is runDiff with the members' contexts read from kubeconfig.
+func runDiffVia(t *testing.T, fed *members.Federation, kubeconfig string, args ...string) diffRun {
+	t.Helper()
 	t.Setenv("FEDCTL_EXTERNAL_DIFF", "")
 	t.Setenv("KUBECTL_EXTERNAL_DIFF", "")
-	f, output := factory(t, fed)
+	f, output := factoryVia(t, fed, kubeconfig)
 	cmd := NewCmdDiff(f, nil)
 	cmd.SetArgs(args)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true

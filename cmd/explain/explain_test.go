@@ -25,6 +25,9 @@ const (
 	regions         = "testdata/federation-regions.yaml"
 	goldenDir       = "../../testdata/golden/explain"
 	errorsManifests = "../../testdata/manifests/errors"
+	// kustomizeProd is an overlay on the examples: namePrefix, commonLabels
+	// and patches of the template and of the RSP.
+	kustomizeProd = "../../testdata/kustomize/prod"
 )
 
 // run executes "fedctl explain" with args against the federation file fed
@@ -66,6 +69,13 @@ func TestExplainGolden(t *testing.T) {
 			wantStderr: "Warning: testdata/placement/objects.yaml:38: FederatedConfigMap shop/listed: spec.placement.clusters: not members, ignored: nope\n" +
 				"Warning: testdata/placement/objects.yaml:70: FederatedConfigMap other/orphan: metadata.namespace: NamespaceNotFederated: no FederatedNamespace other in the input, so the object is placed nowhere\n" +
 				"Warning: testdata/placement/objects.yaml:77: FederatedNamespace kube-system/kube-system: namespace kube-system is a system namespace and is never propagated; its placement still applies to the objects in it\n",
+		},
+		{
+			// kustomize's namePrefix renames the FederatedDeployment and its
+			// RSP together, so the plan still applies (9 replicas, from a
+			// patch), and the output's documents name the files of the base
+			name: "-k: a kustomization over the examples", fed: threeClusters, args: []string{"-k", kustomizeProd}, golden: "kustomize-prod.txt",
+			wantStderr: "warning: kustomization " + kustomizeProd + ": 'commonLabels' is deprecated. Please use 'labels' instead. Run 'kustomize edit fix' to update your Kustomization automatically.\n",
 		},
 		{
 			name: "overrides: old and new values, a failing override, Secret data hidden",

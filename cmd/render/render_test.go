@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -292,12 +294,13 @@ func TestRenderNothingToDoIsAnError(t *testing.T) {
 // TestRenderKustomize: -k builds the kustomization with krusty and renders
 // its output; kustomize's namePrefix, commonLabels and patches work on
 // federated objects (and the RSP, renamed with its FederatedDeployment,
-// still schedules it).
+// still schedules it). kustomize's notice that commonLabels is deprecated
+// is a warning of fedctl's on the command's stderr (issue 11).
 func TestRenderKustomize(t *testing.T) {
 	t.Parallel()
 	out, errOut, err := run(t, "", "-k", kustomizeProd)
 	require.NoError(t, err)
-	assert.Empty(t, errOut)
+	assert.Equal(t, "warning: kustomization "+kustomizeProd+": 'commonLabels' is deprecated. Please use 'labels' instead. Run 'kustomize edit fix' to update your Kustomization automatically.\n", errOut)
 	testutil.AssertGolden(t, []byte(out), filepath.Join(goldenDir, "kustomize-prod.yaml"))
 
 	// commonLabels labelled every federated object, so -l selects them all.
@@ -319,6 +322,39 @@ func TestRenderKustomizeErrors(t *testing.T) {
 	_, _, err = run(t, "", "-k", "../../testdata/nope")
 	require.Error(t, err)
 	assert.True(t, strings.HasPrefix(err.Error(), "-k ../../testdata/nope: "), err.Error())
+}
+
+// TestRenderKustomizeInterrupted: a build that hangs (a remote resource
+// whose server never answers) ends when the command's context does, as
+// Ctrl-C ends it (cmd.Main), with context.Canceled, which cmd.Main reports
+// as "error: interrupted", exit 1.
+func TestRenderKustomizeInterrupted(t *testing.T) {
+	t.Parallel()
+	requested := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		close(requested)
+		<-r.Context().Done()
+	}))
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources: ["+srv.URL+"/cm.yaml]\n"), 0o600))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-requested
+		cancel()
+	}()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load(federation) }}
+	cmd := NewCmdRender(f, nil)
+	cmd.SetArgs([]string{"-k", dir})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	start := time.Now()
+	err := cmd.ExecuteContext(ctx)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, out.String())
+	assert.Empty(t, errOut.String())
+	srv.CloseClientConnections() // ends the fetch the build is left with
+	srv.Close()
 }
 
 // TestRenderSelector: -l keeps the federated objects whose own labels

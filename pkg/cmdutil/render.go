@@ -196,7 +196,7 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 	r := &Rendered{Membership: m}
 	types := m.Types
 	read := func() ([]manifest.Document, error) {
-		return input.Read(in.Context, input.Options{Filenames: in.Filenames, Recursive: in.Recursive, Kustomize: in.Kustomize, Stdin: ios.In})
+		return input.Read(in.Context, input.Options{Filenames: in.Filenames, Recursive: in.Recursive, Kustomize: in.Kustomize, Stdin: ios.In, Warnings: ios.ErrOut})
 	}
 	if len(in.Filenames) == 0 && in.Kustomize == "" {
 		read = nil // the pipeline's own "no manifests given"

@@ -182,7 +182,7 @@ type MemberTimeFlags struct {
 func AddMemberTimeFlags(cmd *cobra.Command, t MemberTimeFlags) {
 	fl := cmd.Flags()
 	fl.DurationVar(t.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each request to a member cluster (also --request-timeout, kubectl's name)")
-	fl.DurationVar(t.Deadline, "deadline", 0, fmt.Sprintf("Time allowed for the whole run, every member and retry included; what is left then is reported not attempted (default none: each member has %gm)", propagate.DefaultMemberBudget.Minutes()))
+	AddDeadlineFlag(cmd, t.Deadline)
 	fl.Float32Var(t.QPS, "qps", members.DefaultQPS, "Requests per second to a member cluster without API Priority and Fairness (one with it is not limited)")
 	fl.IntVar(t.Burst, "burst", members.DefaultBurst, "Burst of requests to a member cluster without API Priority and Fairness")
 	prev := fl.GetNormalizeFunc()
@@ -194,14 +194,29 @@ func AddMemberTimeFlags(cmd *cobra.Command, t MemberTimeFlags) {
 	})
 }
 
+// AddDeadlineFlag adds --deadline alone, for diff, which has its own
+// --timeout and no rate limit flags; apply and delete get it through
+// AddMemberTimeFlags, so the three say the same.
+func AddDeadlineFlag(cmd *cobra.Command, deadline *time.Duration) {
+	cmd.Flags().DurationVar(deadline, "deadline", 0, fmt.Sprintf("Time allowed for the whole run, every member and retry included; what is left then is reported not attempted (default none: each member has %gm)", propagate.DefaultMemberBudget.Minutes()))
+}
+
+// CheckDeadline checks --deadline: zero (none) or positive.
+func CheckDeadline(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("--deadline must be positive, got %s", d)
+	}
+	return nil
+}
+
 // Validate checks the flags.
 func (t MemberTimeFlags) Validate() []error {
 	var errs []error
 	if *t.Timeout <= 0 {
 		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", *t.Timeout))
 	}
-	if *t.Deadline < 0 {
-		errs = append(errs, fmt.Errorf("--deadline must be positive, got %s", *t.Deadline))
+	if err := CheckDeadline(*t.Deadline); err != nil {
+		errs = append(errs, err)
 	}
 	if *t.QPS <= 0 {
 		errs = append(errs, fmt.Errorf("--qps must be positive, got %g", *t.QPS))

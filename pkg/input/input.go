@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"sigs.k8s.io/kustomize/api/konfig"
-	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
@@ -42,16 +42,19 @@ type Options struct {
 	URLTimeout time.Duration
 	// MaxURLBytes limits each URL's body (0: DefaultMaxURLBytes).
 	MaxURLBytes int64
+	// Warnings receives kustomize's warnings about the kustomization, as
+	// fedctl's (see Kustomize); nil drops them.
+	Warnings io.Writer
 }
 
 // Read returns the documents of -f or -k. ctx cancels the fetch of URLs
-// (Ctrl-C); a kustomization is built from disk and is not cancelled.
+// and the build of a kustomization (Ctrl-C).
 func Read(ctx context.Context, o Options) ([]manifest.Document, error) {
 	switch {
 	case o.Kustomize != "" && len(o.Filenames) > 0:
 		return nil, errors.New("-f and -k cannot be used together")
 	case o.Kustomize != "":
-		return Kustomize(o.Kustomize)
+		return Kustomize(ctx, o.Kustomize, o.Warnings)
 	case len(o.Filenames) == 0:
 		return nil, errors.New("no manifests given: use -f FILE, -f DIR, -f URL, -f - or -k DIR")
 	}
@@ -70,14 +73,26 @@ const KustomizeSuffix = " (kustomize output)"
 // kustomize knows the file a resource came from: fedctl asks kustomize to
 // track origins (buildMetadata: [originAnnotations]) and removes the
 // annotations again unless the kustomization asked for them itself.
-func Kustomize(dir string) ([]manifest.Document, error) {
+//
+// What kustomize prints while it builds (the deprecation of bases,
+// commonLabels, patchesStrategicMerge and the like; vars never replaced)
+// is written to warnings, one "warning: kustomization DIR: MESSAGE" line
+// each, DIR being the kustomization that has the deprecated field, else
+// dir; nothing reaches the process's stderr as kustomize wrote it (see
+// captureOutput). nil warnings drops them.
+//
+// When ctx ends before the build, Kustomize returns ctx's error at once;
+// see build.
+func Kustomize(ctx context.Context, dir string, warnings io.Writer) ([]manifest.Document, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	disk := filesys.MakeFsOnDisk()
-	fs := &originFS{FileSystem: disk}
+	fs := &originFS{FileSystem: disk, dir: dir}
 	if abs, file, err := disk.CleanedAbs(dir); err == nil && file == "" {
 		fs.root = abs.String()
 	}
-	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
-	m, err := k.Run(fs, dir)
+	m, err := build(ctx, fs, dir, warnings)
 	if err != nil {
 		return nil, fmt.Errorf("-k %s: %w", dir, err)
 	}
@@ -129,17 +144,27 @@ func Kustomize(dir string) ([]manifest.Document, error) {
 // originFS is the disk with the top kustomization of a build asking
 // kustomize to track where each resource came from
 // (buildMetadata: [originAnnotations]); injected says that fedctl asked,
-// not the kustomization.
+// not the kustomization. It also notes the deprecated fields of every
+// kustomization kustomize reads (see noteDeprecations).
 type originFS struct {
 	filesys.FileSystem
-	root     string
-	injected bool
+	// dir is -k's directory as given; root, the same made absolute, as
+	// kustomize names the files it reads.
+	dir, root string
+	injected  bool
+
+	mu          sync.Mutex
+	deprecation []deprecation
 }
 
 func (f *originFS) ReadFile(path string) ([]byte, error) {
 	data, err := f.FileSystem.ReadFile(path)
-	if err != nil || f.root == "" || filepath.Dir(path) != f.root || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
+	if err != nil || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
 		return data, err
+	}
+	f.noteDeprecations(path, data)
+	if f.root == "" || filepath.Dir(path) != f.root {
+		return data, nil
 	}
 	var k map[string]any
 	if yaml.Unmarshal(data, &k) != nil || k == nil {
