@@ -55,6 +55,10 @@ type DiffOptions struct {
 	// set, the whole run (--deadline), as apply's and delete's.
 	Timeout  time.Duration
 	Deadline time.Duration
+	// QPS and Burst bound the requests to a member without API Priority
+	// and Fairness (--qps, --burst), as apply's and delete's.
+	QPS      float32
+	Burst    int
 	Prune    bool
 	ApplySet string
 	Version  string
@@ -88,8 +92,10 @@ Exit status, as kubectl diff: 0 when nothing differs, 1 when something
 differs, 2 or more on an error, a member that cannot be reached included
 (the other members' differences are printed first).
 
---timeout bounds each request; --deadline, when given, the whole run, as for
-apply and delete: a member not done by then is reported in one line,
+--timeout bounds each request (alias --request-timeout, kubectl's name);
+--qps and --burst limit the requests to a member without API Priority and
+Fairness; --deadline, when given, bounds the whole run, as for apply and
+delete: a member not done by then is reported in one line,
 "deadline reached (--deadline 1m)", after the differences found elsewhere
 (and those found in it before the deadline), and the exit status is 2.`,
 		Example: `  # What would apply change?
@@ -127,8 +133,7 @@ apply and delete: a member not done by then is reported in one line,
 	fl.BoolVar(&opts.ForceConflicts, "force-conflicts", false, "Take over fields that other field managers own, as apply --force-conflicts would")
 	fl.BoolVar(&opts.Adopt, "adopt", false, "Take over existing objects that fedctl did not create, as apply --adopt would")
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters compared at once")
-	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "Time allowed for each request to a member cluster")
-	cmdutil.AddDeadlineFlag(cmd, &opts.Deadline)
+	cmdutil.AddMemberTimeFlags(cmd, opts.timeFlags())
 	fl.BoolVar(&opts.Prune, "prune", false, "Also show the objects of the --applyset set that apply --prune would delete")
 	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace (default: the namespace where the members hold it)")
 	return cmd
@@ -149,16 +154,15 @@ func (o *DiffOptions) Validate() error {
 	if o.Concurrency < 1 {
 		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency))
 	}
-	if o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("--timeout must be positive, got %s", o.Timeout))
-	}
-	if err := cmdutil.CheckDeadline(o.Deadline); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, o.timeFlags().Validate()...)
 	if _, err := o.applySet(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+func (o *DiffOptions) timeFlags() cmdutil.MemberTimeFlags {
+	return cmdutil.MemberTimeFlags{Timeout: &o.Timeout, Deadline: &o.Deadline, QPS: &o.QPS, Burst: &o.Burst}
 }
 
 // applySet is the ApplySet of --prune --applyset; nil without --prune.
@@ -182,7 +186,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	access.Timeout = o.Timeout
+	o.timeFlags().Apply(&access)
 	set, _ := o.applySet() // checked by Validate
 	clients := members.Clients(fed, access, o.NewClient)
 	if set != nil && !o.NamespaceGiven {

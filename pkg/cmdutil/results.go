@@ -163,7 +163,8 @@ func Totals(clusters []string, targets func(yield func(cluster string) bool)) ma
 }
 
 // MemberTimeFlags point at a command's options for the flags of the
-// commands that write to members.
+// commands that write to members (apply, delete, and diff's server-side
+// dry runs).
 type MemberTimeFlags struct {
 	// Timeout bounds each request to a member (--timeout,
 	// --request-timeout).
@@ -194,9 +195,7 @@ func AddMemberTimeFlags(cmd *cobra.Command, t MemberTimeFlags) {
 	})
 }
 
-// AddDeadlineFlag adds --deadline alone, for diff, which has its own
-// --timeout and no rate limit flags; apply and delete get it through
-// AddMemberTimeFlags, so the three say the same.
+// AddDeadlineFlag adds --deadline.
 func AddDeadlineFlag(cmd *cobra.Command, deadline *time.Duration) {
 	cmd.Flags().DurationVar(deadline, "deadline", 0, fmt.Sprintf("Time allowed for the whole run, every member and retry included; what is left then is reported not attempted (default none: each member has %gm)", propagate.DefaultMemberBudget.Minutes()))
 }
