@@ -412,3 +412,20 @@ func TestRenderURL(t *testing.T) {
 	_, _, err = run(t, "", "-f", srv.URL+"/missing.yaml")
 	assert.EqualError(t, err, srv.URL+"/missing.yaml: the server answered 404 Not Found")
 }
+
+// TestRenderFederationV1: Federation v1 input (a plain Namespace, a
+// Deployment and a ReplicaSet split by their preferences annotations)
+// renders through the same model as KubeFed's: the Namespace everywhere,
+// the replicas split by the planner, the annotation not sent to members.
+func TestRenderFederationV1(t *testing.T) {
+	t.Parallel()
+	out, errOut, err := run(t, "", "-f", "../../testdata/manifests/fedv1")
+	require.NoError(t, err)
+	testutil.AssertGolden(t, []byte(out), filepath.Join(goldenDir, "fedv1.yaml"))
+	assert.NotContains(t, out, "federation.kubernetes.io", "the preferences annotation is not sent to members")
+	assert.Equal(t, "Warning: ../../testdata/manifests/fedv1/app.yaml:11: FederatedDeployment shop/web: spec.template.metadata: annotations of the template are not propagated (as in KubeFed); use overrides to set them per cluster\n", errOut,
+		"the workload's other annotations follow KubeFed's template rule")
+	for _, want := range []string{"# Source: cluster1\napiVersion: apps/v1\nkind: Deployment", "  replicas: 4\n", "  replicas: 1\n"} {
+		assert.Contains(t, out, want)
+	}
+}

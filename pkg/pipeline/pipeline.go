@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/fedctl/fedctl/pkg/dialect"
+	"github.com/fedctl/fedctl/pkg/dialect/fedv1"
 	"github.com/fedctl/fedctl/pkg/dialect/kubefed"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
@@ -20,6 +21,7 @@ import (
 // documents.
 var Dialects = []dialect.Dialect{
 	kubefed.Dialect{},
+	fedv1.Dialect{},
 }
 
 // Input says what to read and for which members.
