@@ -10,6 +10,7 @@
 //	  │ dialect.Parse            parse each document once (all CPUs)
 //	  │ Dialect.Claim/Read       each input dialect reads its documents
 //	  │   kubefed                  Federated<Kind>, FederatedNamespace, RSP
+//	  │   fedv1                    Federation v1's annotated workloads, Namespaces
 //	  ▼
 //	federation.Set               the one federated-object model
 //	  │ Select (-l)                the selected objects; the others only
