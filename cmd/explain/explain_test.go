@@ -78,6 +78,12 @@ func TestExplainGolden(t *testing.T) {
 			wantStderr: "warning: kustomization " + kustomizeProd + ": 'commonLabels' is deprecated. Please use 'labels' instead. Run 'kustomize edit fix' to update your Kustomization automatically.\n",
 		},
 		{
+			// Federation v1's annotation compiles into an RSP: the plan is
+			// explained as KubeFed's, hash key "shop/web".
+			name: "Federation v1: an annotated Deployment and ReplicaSet", fed: threeClusters, args: []string{"-f", "../../testdata/manifests/fedv1"}, golden: "fedv1.txt",
+			wantStderr: "Warning: ../../testdata/manifests/fedv1/app.yaml:11: FederatedDeployment shop/web: spec.template.metadata: annotations of the template are not propagated (as in KubeFed); use overrides to set them per cluster\n",
+		},
+		{
 			name: "overrides: old and new values, a failing override, Secret data hidden",
 			fed:  abc, args: []string{"-f", "testdata/overrides"}, golden: "overrides.txt",
 			wantStderr: "Warning: testdata/overrides/app.yaml:18: FederatedDeployment shop/api: spec.template.metadata: annotations of the template are not propagated (as in KubeFed); use overrides to set them per cluster\n" +
