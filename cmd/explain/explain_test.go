@@ -78,6 +78,10 @@ func TestExplainGolden(t *testing.T) {
 			wantStderr: "warning: kustomization " + kustomizeProd + ": 'commonLabels' is deprecated. Please use 'labels' instead. Run 'kustomize edit fix' to update your Kustomization automatically.\n",
 		},
 		{
+			name: "overrides by cluster selector: each member's entries in order, later wins", fed: threeClusters,
+			args: []string{"-f", "../../testdata/manifests/override-selectors", "deployment/web"}, golden: "override-selectors.txt",
+		},
+		{
 			// Federation v1's annotation compiles into an RSP: the plan is
 			// explained as KubeFed's, hash key "shop/web".
 			name: "Federation v1: an annotated Deployment and ReplicaSet", fed: threeClusters, args: []string{"-f", "../../testdata/manifests/fedv1"}, golden: "fedv1.txt",

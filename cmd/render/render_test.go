@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -428,4 +429,64 @@ func TestRenderFederationV1(t *testing.T) {
 	for _, want := range []string{"# Source: cluster1\napiVersion: apps/v1\nkind: Deployment", "  replicas: 4\n", "  replicas: 1\n"} {
 		assert.Contains(t, out, want)
 	}
+}
+
+// TestRenderOverrideSelectors: overrides by cluster selector, with a named
+// entry after them (fedctl's extension; kubefed#581, #1462).
+func TestRenderOverrideSelectors(t *testing.T) {
+	t.Parallel()
+	out, errOut, err := run(t, "", "-f", "../../testdata/manifests/override-selectors", "-o", "json")
+	require.NoError(t, err)
+	assert.Empty(t, errOut)
+	testutil.AssertGolden(t, []byte(out), filepath.Join(goldenDir, "override-selectors.json"))
+	var r struct {
+		Clusters []struct {
+			Name    string
+			Objects []map[string]any
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	type got struct {
+		image, region string
+		replicas      any
+	}
+	want := map[string]got{
+		"cluster1": {"nginx:1.27-hardened", "eu", float64(5)},
+		"cluster2": {"nginx:1.27-pinned", "eu", float64(5)},
+		"cluster3": {"nginx:1.27", "", float64(3)},
+	}
+	for _, c := range r.Clusters {
+		for _, o := range c.Objects {
+			if o["kind"] != "Deployment" {
+				continue
+			}
+			spec := o["spec"].(map[string]any)
+			image := spec["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"]
+			region, _ := o["metadata"].(map[string]any)["annotations"].(map[string]any)["example.com/region"].(string)
+			assert.Equal(t, want[c.Name], got{image.(string), region, spec["replicas"]}, c.Name)
+		}
+	}
+}
+
+// TestRenderOverrideSelectorsWithRSP: a ReplicaSchedulingPreference owns
+// /spec/replicas, as over named overrides in KubeFed: a selector entry's
+// replicas give way to the plan, its other overrides stay.
+func TestRenderOverrideSelectorsWithRSP(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	app, err := os.ReadFile("../../testdata/manifests/override-selectors/app.yaml")
+	require.NoError(t, err)
+	rsp := "---\napiVersion: scheduling.kubefed.io/v1alpha1\nkind: ReplicaSchedulingPreference\nmetadata: {name: web, namespace: shop}\nspec:\n  targetKind: FederatedDeployment\n  totalReplicas: 6\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.yaml"), append(app, rsp...), 0o600))
+	out, _, err := run(t, "", "-f", dir, "--cluster", "cluster1")
+	require.NoError(t, err)
+	assert.Contains(t, out, "  replicas: 2\n", "the plan (6 over 3 members), not the selector's 5")
+	assert.Contains(t, out, "image: nginx:1.27-hardened", "the selector's other overrides stay")
+
+	// A misspelt field is still caught by the strict decoder.
+	bad := strings.Replace(string(app), "clusterSelector:\n      matchLabels: {tier: prod}", "clusterSelectr:\n      matchLabels: {tier: prod}", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(bad), 0o600))
+	_, _, err = run(t, "", "-f", dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown field "clusterSelectr" (did you mean "clusterSelector"?)`)
 }

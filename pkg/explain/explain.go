@@ -423,10 +423,13 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namesp
 		if n, ok := plan[c]; ok {
 			co.Replicas = &n
 		}
-		entry := slices.IndexFunc(eff.Spec.Overrides, func(x federation.ClusterOverrides) bool { return x.ClusterName == c })
-		applied, obj, err := overrides.Explain(base, c, eff.Spec.Overrides)
+		m := overrides.Member{Name: c}
+		if i := slices.IndexFunc(members, func(x placement.Cluster) bool { return x.Name == c }); i >= 0 {
+			m.Labels = members[i].Labels
+		}
+		applied, obj, err := overrides.ExplainTo(base, m, eff.Spec.Overrides)
 		for _, a := range applied {
-			org := origins[entry][a.Index]
+			org := origins[a.Entry][a.Index]
 			ov := Override{From: org.from, Field: org.field, Op: a.Op, Path: a.Path, UserValue: org.userValue}
 			if a.HadOld {
 				ov.Old = mustJSON(a.Old)
@@ -440,7 +443,7 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namesp
 			co.Applied = append(co.Applied, ov)
 		}
 		if err != nil {
-			co.Error = overrideError(o, s, err, entry, len(applied), origins)
+			co.Error = overrideError(o, s, err, len(applied), origins)
 		}
 		co.object = obj
 		out.Overrides = append(out.Overrides, co)
@@ -451,13 +454,15 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namesp
 	return out
 }
 
-func overrideError(o *federation.Object, s *scheduled, err error, entry, index int, origins [][]origin) *OverrideError {
-	oe := &OverrideError{Index: index, Message: err.Error(), Source: source(o.Pos.File(), o.Pos.Line(""))}
+// overrideError explains the override that failed; applied is how many of
+// the member's overrides were applied before it.
+func overrideError(o *federation.Object, s *scheduled, err error, applied int, origins [][]origin) *OverrideError {
+	oe := &OverrideError{Index: applied, Message: err.Error(), Source: source(o.Pos.File(), o.Pos.Line(""))}
 	var ae *overrides.ApplyError
-	if !errors.As(err, &ae) || entry < 0 || index >= len(origins[entry]) {
+	if !errors.As(err, &ae) || ae.Entry < 0 || ae.Entry >= len(origins) || ae.Item < 0 || ae.Item >= len(origins[ae.Entry]) {
 		return oe
 	}
-	org := origins[entry][index]
+	org := origins[ae.Entry][ae.Item]
 	oe.From, oe.Field, oe.Op, oe.Path, oe.Message = org.from, org.field, ae.Op, ae.Path, ae.Err.Error()
 	switch {
 	case org.field != "":

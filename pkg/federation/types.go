@@ -88,10 +88,15 @@ type ClusterRef struct {
 	Name string `json:"name"`
 }
 
-// ClusterOverrides are the patches for one member cluster, applied in order.
+// ClusterOverrides are the patches for one member cluster, applied in
+// order: the member named by ClusterName (KubeFed's), or every member whose
+// labels ClusterSelector matches (fedctl's extension, kubefed#581 and
+// #1462). A member several entries apply to gets them in list order, and
+// for a path that a later entry sets again the later one wins.
 type ClusterOverrides struct {
-	ClusterName      string     `json:"clusterName"`
-	ClusterOverrides []Override `json:"clusterOverrides,omitempty"`
+	ClusterName      string                `json:"clusterName,omitempty"`
+	ClusterSelector  *metav1.LabelSelector `json:"clusterSelector,omitempty"`
+	ClusterOverrides []Override            `json:"clusterOverrides,omitempty"`
 }
 
 // Override is one JSON-patch operation. Op is add, remove or replace;

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	jsonpatch "github.com/evanphx/json-patch"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/fedctl/fedctl/pkg/federation"
@@ -13,14 +15,17 @@ import (
 
 // ApplyError says which override failed for which cluster. Field locates
 // the override in the federated object (spec.overrides[0].clusterOverrides[2],
-// or spec.overrides[3].clusterName for a cluster listed twice); Op is the
-// op applied (replace for an empty one) and Path the override's path.
+// or spec.overrides[3].clusterName for a cluster listed twice); Entry and
+// Item are its indices there (-1 when the error is about no one override);
+// Op is the op applied (replace for an empty one) and Path the override's
+// path.
 type ApplyError struct {
-	Cluster string
-	Field   string
-	Op      string
-	Path    string
-	Err     error
+	Cluster     string
+	Field       string
+	Entry, Item int
+	Op          string
+	Path        string
+	Err         error
 }
 
 // Error renders "cluster eu-1: spec.overrides[0].clusterOverrides[2]
@@ -59,7 +64,24 @@ func (e *ApplyError) Unwrap() error { return e.Err }
 // before anything is applied. When the patch fails, the error is an
 // *ApplyError naming the cluster and the first override that fails.
 func Apply(obj map[string]any, cluster string, ovs []federation.ClusterOverrides) (map[string]any, error) {
-	p, err := newPatch(cluster, ovs)
+	return ApplyTo(obj, Member{Name: cluster}, ovs)
+}
+
+// Member is a member cluster as overrides select it: by name, or by its
+// labels for an entry with a clusterSelector.
+type Member struct {
+	Name   string
+	Labels map[string]string
+}
+
+// ApplyTo is Apply for member m: the entries that name it and those whose
+// clusterSelector matches its labels apply, in list order, one JSON patch;
+// where a later entry sets a path an earlier one set too, only the later
+// operation is applied (later wins). Selector entries are fedctl's: with
+// only named entries, ApplyTo is exactly KubeFed's Apply.
+func ApplyTo(obj map[string]any, m Member, ovs []federation.ClusterOverrides) (map[string]any, error) {
+	cluster := m.Name
+	p, err := newPatch(m, ovs)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +115,7 @@ func Apply(obj map[string]any, cluster string, ovs []federation.ClusterOverrides
 // k8s.io/apimachinery/pkg/util/json gives what Apply returns. When cluster
 // has no overrides, doc itself is returned. doc must hold a JSON object.
 func ApplyJSON(doc []byte, cluster string, ovs []federation.ClusterOverrides) ([]byte, error) {
-	p, err := newPatch(cluster, ovs)
+	p, err := newPatch(Member{Name: cluster}, ovs)
 	if err != nil {
 		return nil, err
 	}
@@ -110,34 +132,66 @@ func ApplyJSON(doc []byte, cluster string, ovs []federation.ClusterOverrides) ([
 // patch is the JSON patch of one cluster.
 type patch struct {
 	cluster string
-	entry   int // position in spec.overrides
 	ops     []operation
 	jp      jsonpatch.Patch
 }
 
-// newPatch finds the overrides of cluster and prepares them. It returns nil
-// when there is nothing to apply.
-func newPatch(cluster string, ovs []federation.ClusterOverrides) (*patch, error) {
-	entry := -1
+// Matches says whether the entry e applies to member m: it names m, or its
+// clusterSelector matches m's labels (a selector that does not parse
+// matches nothing; Validate reports it).
+func Matches(e federation.ClusterOverrides, m Member) bool {
+	if e.ClusterName != "" || e.ClusterSelector == nil {
+		return e.ClusterName == m.Name && m.Name != ""
+	}
+	sel, err := metav1.LabelSelectorAsSelector(e.ClusterSelector)
+	return err == nil && sel.Matches(labels.Set(m.Labels))
+}
+
+// newPatch finds the overrides of member m and prepares them. It returns
+// nil when there is nothing to apply.
+func newPatch(m Member, ovs []federation.ClusterOverrides) (*patch, error) {
+	cluster := m.Name
+	named := -1
+	var entries []int
 	for i := range ovs {
-		if ovs[i].ClusterName != cluster {
+		e := ovs[i]
+		if e.ClusterName == "" && e.ClusterSelector != nil {
+			if _, err := metav1.LabelSelectorAsSelector(e.ClusterSelector); err != nil {
+				return nil, &ApplyError{Cluster: cluster, Field: entryField(i) + ".clusterSelector", Entry: i, Item: -1, Err: err}
+			}
+		}
+		if !Matches(e, m) {
 			continue
 		}
-		if entry >= 0 {
-			return nil, &ApplyError{Cluster: cluster, Field: entryField(i) + ".clusterName", Err: duplicateCluster(cluster, entry)}
+		if e.ClusterName != "" {
+			if named >= 0 {
+				return nil, &ApplyError{Cluster: cluster, Field: entryField(i) + ".clusterName", Entry: i, Item: -1, Err: duplicateCluster(cluster, named)}
+			}
+			named = i
 		}
-		entry = i
+		if len(e.ClusterOverrides) > 0 {
+			entries = append(entries, i)
+		}
 	}
-	if entry < 0 || len(ovs[entry].ClusterOverrides) == 0 {
+	if len(entries) == 0 {
 		return nil, nil
 	}
-	ops, problems := prepareEntry(ovs[entry])
-	p := &patch{cluster: cluster, entry: entry, ops: ops}
-	if len(problems) > 0 {
-		return nil, p.errorAt(problems[0].index, problems[0].err)
+	p := &patch{cluster: cluster}
+	for _, i := range entries {
+		ops, problems := prepareEntry(ovs[i])
+		for k := range ops {
+			ops[k].entry, ops[k].item = i, k
+		}
+		if len(problems) > 0 {
+			return nil, (&patch{cluster: cluster, ops: ops}).errorAt(problems[0].index, problems[0].err)
+		}
+		p.ops = append(p.ops, ops...)
 	}
-	p.jp = make(jsonpatch.Patch, len(ops))
-	for k, o := range ops {
+	if len(entries) > 1 {
+		p.ops = laterWins(p.ops)
+	}
+	p.jp = make(jsonpatch.Patch, len(p.ops))
+	for k, o := range p.ops {
 		path, _ := json.Marshal(o.path) // encoding a string cannot fail
 		jo := jsonpatch.Operation{"op": opJSON[o.op], "path": (*json.RawMessage)(&path)}
 		if o.value != nil {
@@ -146,6 +200,23 @@ func newPatch(cluster string, ovs []federation.ClusterOverrides) (*patch, error)
 		p.jp[k] = jo
 	}
 	return p, nil
+}
+
+// laterWins drops each operation whose path an operation of a later entry
+// sets again: for one member, a later entry overrides an earlier one field
+// by field. Within one entry a path appears once (Validate).
+func laterWins(ops []operation) []operation {
+	last := make(map[string]int, len(ops))
+	for _, o := range ops {
+		last[o.path] = o.entry
+	}
+	out := ops[:0:0]
+	for _, o := range ops {
+		if last[o.path] == o.entry {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // opJSON holds each op encoded once. json-patch only reads these.
@@ -179,9 +250,10 @@ func (p *patch) apply(doc []byte) ([]byte, error) {
 		cur = next
 	}
 	// Not expected: each operation succeeded on its own.
-	return nil, fmt.Errorf("cluster %s: %s: %w", p.cluster, entryField(p.entry), err)
+	return nil, fmt.Errorf("cluster %s: %s: %w", p.cluster, entryField(p.ops[0].entry), err)
 }
 
 func (p *patch) errorAt(k int, err error) error {
-	return &ApplyError{Cluster: p.cluster, Field: itemField(p.entry, k), Op: p.ops[k].op, Path: p.ops[k].path, Err: err}
+	o := p.ops[k]
+	return &ApplyError{Cluster: p.cluster, Field: itemField(o.entry, o.item), Entry: o.entry, Item: o.item, Op: o.op, Path: o.path, Err: err}
 }

@@ -13,9 +13,10 @@ import (
 
 // Applied is one override of a cluster as Explain applied it.
 type Applied struct {
-	// Index is the override's position in its clusterOverrides list, and
-	// Field its place in the federated object:
-	// spec.overrides[0].clusterOverrides[2].
+	// Entry is the override's entry in spec.overrides, Index its position
+	// in that entry's clusterOverrides list, and Field its place in the
+	// federated object: spec.overrides[0].clusterOverrides[2].
+	Entry int
 	Index int
 	Field string
 	// Op is the op applied (replace for an empty one), Path the override's
@@ -42,7 +43,13 @@ type Applied struct {
 // Without overrides for cluster, the result is no steps and obj itself.
 // obj and ovs are never modified.
 func Explain(obj map[string]any, cluster string, ovs []federation.ClusterOverrides) ([]Applied, map[string]any, error) {
-	p, err := newPatch(cluster, ovs)
+	return ExplainTo(obj, Member{Name: cluster}, ovs)
+}
+
+// ExplainTo is Explain for member m, with the entries ApplyTo applies.
+func ExplainTo(obj map[string]any, m Member, ovs []federation.ClusterOverrides) ([]Applied, map[string]any, error) {
+	cluster := m.Name
+	p, err := newPatch(m, ovs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -66,7 +73,7 @@ func Explain(obj map[string]any, cluster string, ovs []federation.ClusterOverrid
 		if err != nil {
 			return steps, nil, p.errorAt(k, err)
 		}
-		a := Applied{Index: k, Field: itemField(p.entry, k), Op: o.op, Path: o.path}
+		a := Applied{Entry: o.entry, Index: o.item, Field: itemField(o.entry, o.item), Op: o.op, Path: o.path}
 		a.Old, a.HadOld = valueAt(before, o.path, o.op == OpAdd)
 		if o.op != OpRemove && o.value != nil {
 			if err := utiljson.Unmarshal(o.value, &a.New); err != nil {

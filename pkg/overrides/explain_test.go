@@ -50,7 +50,7 @@ func TestExplain(t *testing.T) {
 			obj:  `{"spec": {"replicas": 1}}`,
 			ovs:  `[{"clusterName": "us-1"}, {"clusterName": "eu-1", "clusterOverrides": [{"path": "/spec/replicas", "value": 2}, {"path": "/spec/template/spec", "value": {}}]}]`,
 			want: []overrides.Applied{
-				{Index: 0, Field: "spec.overrides[1].clusterOverrides[0]", Op: "replace", Path: "/spec/replicas", Old: int64(1), HadOld: true, New: int64(2)},
+				{Entry: 1, Index: 0, Field: "spec.overrides[1].clusterOverrides[0]", Op: "replace", Path: "/spec/replicas", Old: int64(1), HadOld: true, New: int64(2)},
 			},
 			wantErr: "cluster eu-1: spec.overrides[1].clusterOverrides[1] (replace /spec/template/spec): replace operation does not apply: doc is missing path: /spec/template/spec: missing value",
 		},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/fedctl/fedctl/pkg/federation"
@@ -84,10 +85,21 @@ func Validate(ovs []federation.ClusterOverrides) error {
 	var errs []error
 	first := make(map[string]int, len(ovs))
 	for i, entry := range ovs {
-		if j, dup := first[entry.ClusterName]; dup {
-			errs = append(errs, &FieldError{Field: entryField(i) + ".clusterName", Err: duplicateCluster(entry.ClusterName, j)})
-		} else {
-			first[entry.ClusterName] = i
+		switch {
+		case entry.ClusterName != "" && entry.ClusterSelector != nil:
+			errs = append(errs, &FieldError{Field: entryField(i) + ".clusterSelector", Err: errors.New("give clusterName or clusterSelector, not both")})
+		case entry.ClusterSelector != nil:
+			if _, err := metav1.LabelSelectorAsSelector(entry.ClusterSelector); err != nil {
+				errs = append(errs, &FieldError{Field: entryField(i) + ".clusterSelector", Err: err})
+			}
+		case entry.ClusterName == "":
+			errs = append(errs, &FieldError{Field: entryField(i) + ".clusterName", Err: errors.New("is required: name one member, or give clusterSelector to select members by label")})
+		default:
+			if j, dup := first[entry.ClusterName]; dup {
+				errs = append(errs, &FieldError{Field: entryField(i) + ".clusterName", Err: duplicateCluster(entry.ClusterName, j)})
+			} else {
+				first[entry.ClusterName] = i
+			}
 		}
 		_, problems := prepareEntry(entry)
 		for _, p := range problems {
@@ -102,6 +114,8 @@ type operation struct {
 	op    string          // add, remove or replace, never empty
 	path  string          // a valid JSON pointer
 	value json.RawMessage // nil: no value (see patchValue)
+	// entry and item locate it: spec.overrides[entry].clusterOverrides[item].
+	entry, item int
 }
 
 // problem is what is wrong with one field of one override of an entry.
@@ -128,7 +142,7 @@ func prepareEntry(entry federation.ClusterOverrides) ([]operation, []problem) {
 		} else {
 			for j := range k {
 				if entry.ClusterOverrides[j].Path == o.Path {
-					problems = append(problems, problem{k, "path", fmt.Errorf("path %q appears more than once for cluster %q (also clusterOverrides[%d])", o.Path, entry.ClusterName, j)})
+					problems = append(problems, problem{k, "path", samePath(o.Path, entry, j)})
 					break
 				}
 			}
@@ -211,6 +225,13 @@ func patchValue(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, fmt.Errorf("value cannot be encoded: %w", err)
 	}
 	return out, nil
+}
+
+func samePath(path string, entry federation.ClusterOverrides, first int) error {
+	if entry.ClusterName == "" {
+		return fmt.Errorf("path %q appears more than once in this entry (also clusterOverrides[%d])", path, first)
+	}
+	return fmt.Errorf("path %q appears more than once for cluster %q (also clusterOverrides[%d])", path, entry.ClusterName, first)
 }
 
 func duplicateCluster(name string, first int) error {

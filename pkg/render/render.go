@@ -215,13 +215,14 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 		if len(in.Only) > 0 && !slices.Contains(in.Only, c) {
 			continue
 		}
-		obj, err := forCluster(base, marked, variants, c, eff.Spec.Overrides, o)
+		m := member(in.Members, c)
+		obj, err := forCluster(base, marked, variants, m, eff.Spec.Overrides, o)
 		if err != nil {
 			res.fail(c, o, err)
 			continue
 		}
 		res.Targets = append(res.Targets, Target{Cluster: c, Type: t, Object: obj, Source: o,
-			RetainReplicas: retains(o) && !overridesReplicas(c, eff.Spec.Overrides)})
+			RetainReplicas: retains(o) && !overridesReplicas(m, eff.Spec.Overrides)})
 	}
 }
 
@@ -231,11 +232,22 @@ func retains(o *federation.Object) bool {
 	return rr != nil && *rr
 }
 
-// overridesReplicas says whether an override for cluster sets
-// /spec/replicas, or a path that holds it.
-func overridesReplicas(cluster string, ovs []federation.ClusterOverrides) bool {
+// member is the member named c with its labels, which overrides with a
+// clusterSelector select by.
+func member(members []placement.Cluster, c string) overrides.Member {
+	for _, m := range members {
+		if m.Name == c {
+			return overrides.Member{Name: c, Labels: m.Labels}
+		}
+	}
+	return overrides.Member{Name: c}
+}
+
+// overridesReplicas says whether an override for m sets /spec/replicas,
+// or a path that holds it.
+func overridesReplicas(m overrides.Member, ovs []federation.ClusterOverrides) bool {
 	for _, entry := range ovs {
-		if entry.ClusterName != cluster {
+		if !overrides.Matches(entry, m) {
 			continue
 		}
 		for _, op := range entry.ClusterOverrides {
@@ -341,17 +353,17 @@ func droppedMetadata(o *federation.Object) string {
 // Members whose overrides are the same get the same object: variants holds
 // them by their overrides (see variantKey), as members planned the same
 // replica count often are.
-func forCluster(base, marked map[string]any, variants map[string]map[string]any, cluster string, ovs []federation.ClusterOverrides, o *federation.Object) (map[string]any, error) {
-	if !hasOverrides(cluster, ovs) {
+func forCluster(base, marked map[string]any, variants map[string]map[string]any, m overrides.Member, ovs []federation.ClusterOverrides, o *federation.Object) (map[string]any, error) {
+	if !hasOverrides(m, ovs) {
 		return marked, nil
 	}
-	key, shareable := variantKey(cluster, ovs)
+	key, shareable := variantKey(m, ovs)
 	if shareable {
 		if obj, ok := variants[key]; ok {
 			return obj, nil
 		}
 	}
-	obj, err := overrides.Apply(base, cluster, ovs)
+	obj, err := overrides.ApplyTo(base, m, ovs)
 	if err != nil {
 		return nil, err
 	}
@@ -367,34 +379,37 @@ func forCluster(base, marked map[string]any, variants map[string]map[string]any,
 	return obj, nil
 }
 
-// variantKey identifies the overrides of cluster: two members whose keys
-// are equal get equal objects from overrides.Apply, which depends on the
-// operations alone when it succeeds (only its errors name the cluster and
-// the entry). It reports false when cluster has several entries, which
-// Apply refuses.
-func variantKey(cluster string, ovs []federation.ClusterOverrides) (string, bool) {
-	var entry *federation.ClusterOverrides
+// variantKey identifies the overrides of m: two members whose keys are
+// equal get equal objects from overrides.ApplyTo, which depends on the
+// operations of the entries that apply, in order, alone when it succeeds
+// (only its errors name the cluster and the entry). It reports false when
+// m is named by several entries, which ApplyTo refuses.
+func variantKey(m overrides.Member, ovs []federation.ClusterOverrides) (string, bool) {
+	var b strings.Builder
+	named, found := false, false
 	for i := range ovs {
-		if ovs[i].ClusterName == cluster {
-			if entry != nil {
+		entry := &ovs[i]
+		if !overrides.Matches(*entry, m) {
+			continue
+		}
+		if entry.ClusterName != "" {
+			if named {
 				return "", false
 			}
-			entry = &ovs[i]
+			named = true
+		}
+		found = true
+		b.WriteByte('|') // entries bound "later wins"
+		for _, op := range entry.ClusterOverrides {
+			// Length-prefixed, so that no two lists share a key.
+			for _, s := range []string{op.Op, op.Path, string(op.Value)} {
+				b.WriteString(strconv.Itoa(len(s)))
+				b.WriteByte(':')
+				b.WriteString(s)
+			}
 		}
 	}
-	if entry == nil {
-		return "", false
-	}
-	var b strings.Builder
-	for _, op := range entry.ClusterOverrides {
-		// Length-prefixed, so that no two lists share a key.
-		for _, s := range []string{op.Op, op.Path, string(op.Value)} {
-			b.WriteString(strconv.Itoa(len(s)))
-			b.WriteByte(':')
-			b.WriteString(s)
-		}
-	}
-	return b.String(), true
+	return b.String(), found
 }
 
 // sameMap reports whether a and b are the same map, not merely equal ones.
@@ -471,9 +486,9 @@ func shareUnchanged(v, base any) (any, bool) {
 	return v, false
 }
 
-func hasOverrides(cluster string, ovs []federation.ClusterOverrides) bool {
+func hasOverrides(m overrides.Member, ovs []federation.ClusterOverrides) bool {
 	for _, o := range ovs {
-		if o.ClusterName == cluster && len(o.ClusterOverrides) > 0 {
+		if len(o.ClusterOverrides) > 0 && overrides.Matches(o, m) {
 			return true
 		}
 	}

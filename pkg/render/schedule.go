@@ -73,7 +73,9 @@ func (o OverrideOrigin) Added() bool { return o.Index < 0 }
 // WithPlan returns a copy of o placed in the planned members with their
 // replica counts as overrides, as KubeFed's updateOverridesMap writes them:
 // an existing /spec/replicas item keeps its place and gets the new value,
-// otherwise one is appended; members that are not planned lose theirs.
+// otherwise one is appended; members that are not planned lose theirs. An
+// entry with a clusterSelector (fedctl's) names no member, so it loses its
+// /spec/replicas items too: the plan owns the replicas of every member.
 // The origins parallel the copy's overrides item by item.
 func WithPlan(o *federation.Object, plan map[string]int64) (*federation.Object, [][]OverrideOrigin) {
 	eff := *o
@@ -109,8 +111,10 @@ func WithPlan(o *federation.Object, plan map[string]int64) (*federation.Object, 
 			items = append(items, federation.Override{Path: replicasPath, Value: replicasValue(n)})
 			from = append(from, added)
 		}
-		done[co.ClusterName] = true
-		ovs = append(ovs, federation.ClusterOverrides{ClusterName: co.ClusterName, ClusterOverrides: items})
+		if co.ClusterName != "" {
+			done[co.ClusterName] = true
+		}
+		ovs = append(ovs, federation.ClusterOverrides{ClusterName: co.ClusterName, ClusterSelector: co.ClusterSelector, ClusterOverrides: items})
 		origins = append(origins, from)
 	}
 	for _, name := range sortedKeys(plan) {
