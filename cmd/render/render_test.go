@@ -490,3 +490,34 @@ func TestRenderOverrideSelectorsWithRSP(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `unknown field "clusterSelectr" (did you mean "clusterSelector"?)`)
 }
+
+// TestRenderContainerOverrides: typed overrides by container name (fedctl's
+// extension): a tag that keeps the digest, env and resources set by name
+// and key, a CronJob's nested pod template; a misspelt field is caught.
+func TestRenderContainerOverrides(t *testing.T) {
+	t.Parallel()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) {
+		return members.Load("../../testdata/federation/three-clusters-cronjobs.yaml")
+	}}
+	cmd := NewCmdRender(f, nil)
+	cmd.SetArgs([]string{"-f", "../../testdata/manifests/container-overrides"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	require.NoError(t, cmd.Execute())
+	assert.Empty(t, errOut.String())
+	testutil.AssertGolden(t, out.Bytes(), filepath.Join(goldenDir, "container-overrides.yaml"))
+	for _, want := range []string{
+		"image: nginx:1.27-eu@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		"value: debug", "memory: 512Mi", "- s3://eu-backups",
+	} {
+		assert.Contains(t, out.String(), want)
+	}
+
+	dir := t.TempDir()
+	app, err := os.ReadFile("../../testdata/manifests/container-overrides/app.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(strings.Replace(string(app), "      tag: 1.27-eu", "      tags: 1.27-eu", 1)), 0o600))
+	_, _, err = run(t, "", "-f", dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown field "tags" (did you mean "tag"?)`)
+}

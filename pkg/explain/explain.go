@@ -429,7 +429,10 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namesp
 		}
 		applied, obj, err := overrides.ExplainTo(base, m, eff.Spec.Overrides)
 		for _, a := range applied {
-			org := origins[a.Entry][a.Index]
+			org := origin{from: FromOverrides, field: a.Field} // a typed container override
+			if a.Entry >= 0 {
+				org = origins[a.Entry][a.Index]
+			}
 			ov := Override{From: org.from, Field: org.field, Op: a.Op, Path: a.Path, UserValue: org.userValue}
 			if a.HadOld {
 				ov.Old = mustJSON(a.Old)

@@ -97,6 +97,38 @@ type ClusterOverrides struct {
 	ClusterName      string                `json:"clusterName,omitempty"`
 	ClusterSelector  *metav1.LabelSelector `json:"clusterSelector,omitempty"`
 	ClusterOverrides []Override            `json:"clusterOverrides,omitempty"`
+	// Containers are fedctl's typed overrides of the pod template's
+	// containers, by name; they apply before the JSON patches.
+	Containers []ContainerOverride `json:"containers,omitempty"`
+}
+
+// ContainerOverride overrides fields of the container (or init container)
+// named Name in the object's pod template: Image replaces the whole image
+// reference, Tag only its tag (registry, repository and a digest are
+// kept); Command and Args replace theirs; Env sets each variable by name;
+// Resources sets each quantity by key.
+type ContainerOverride struct {
+	Name      string            `json:"name"`
+	Image     string            `json:"image,omitempty"`
+	Tag       string            `json:"tag,omitempty"`
+	Command   []string          `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	Env       []EnvVar          `json:"env,omitempty"`
+	Resources *ResourceOverride `json:"resources,omitempty"`
+}
+
+// EnvVar is a container's environment variable: a value, or a valueFrom
+// source as a container spells it.
+type EnvVar struct {
+	Name      string         `json:"name"`
+	Value     string         `json:"value,omitempty"`
+	ValueFrom map[string]any `json:"valueFrom,omitempty"`
+}
+
+// ResourceOverride sets quantities of a container's resources by key.
+type ResourceOverride struct {
+	Limits   map[string]string `json:"limits,omitempty"`
+	Requests map[string]string `json:"requests,omitempty"`
 }
 
 // Override is one JSON-patch operation. Op is add, remove or replace;

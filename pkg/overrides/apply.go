@@ -3,6 +3,7 @@ package overrides
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	jsonpatch "github.com/evanphx/json-patch"
@@ -81,15 +82,15 @@ type Member struct {
 // only named entries, ApplyTo is exactly KubeFed's Apply.
 func ApplyTo(obj map[string]any, m Member, ovs []federation.ClusterOverrides) (map[string]any, error) {
 	cluster := m.Name
-	p, err := newPatch(m, ovs)
+	if obj == nil {
+		obj = map[string]any{}
+	}
+	p, err := newPatch(m, ovs, obj)
 	if err != nil {
 		return nil, err
 	}
 	if p == nil {
 		return obj, nil
-	}
-	if obj == nil {
-		obj = map[string]any{}
 	}
 	if out, ok := p.applyNative(obj); ok {
 		return out, nil
@@ -115,7 +116,13 @@ func ApplyTo(obj map[string]any, m Member, ovs []federation.ClusterOverrides) (m
 // k8s.io/apimachinery/pkg/util/json gives what Apply returns. When cluster
 // has no overrides, doc itself is returned. doc must hold a JSON object.
 func ApplyJSON(doc []byte, cluster string, ovs []federation.ClusterOverrides) ([]byte, error) {
-	p, err := newPatch(Member{Name: cluster}, ovs)
+	var obj map[string]any
+	if typed(Member{Name: cluster}, ovs) {
+		if err := utiljson.Unmarshal(doc, &obj); err != nil {
+			return nil, fmt.Errorf("cluster %s: decode object: %w", cluster, err)
+		}
+	}
+	p, err := newPatch(Member{Name: cluster}, ovs, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -147,9 +154,20 @@ func Matches(e federation.ClusterOverrides, m Member) bool {
 	return err == nil && sel.Matches(labels.Set(m.Labels))
 }
 
-// newPatch finds the overrides of member m and prepares them. It returns
-// nil when there is nothing to apply.
-func newPatch(m Member, ovs []federation.ClusterOverrides) (*patch, error) {
+// typed says whether an entry with typed container overrides applies to m.
+func typed(m Member, ovs []federation.ClusterOverrides) bool {
+	for _, e := range ovs {
+		if len(e.Containers) > 0 && Matches(e, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// newPatch finds the overrides of member m and prepares them, the typed
+// container overrides compiled against obj first. It returns nil when there
+// is nothing to apply.
+func newPatch(m Member, ovs []federation.ClusterOverrides, obj map[string]any) (*patch, error) {
 	cluster := m.Name
 	named := -1
 	var entries []int
@@ -169,7 +187,7 @@ func newPatch(m Member, ovs []federation.ClusterOverrides) (*patch, error) {
 			}
 			named = i
 		}
-		if len(e.ClusterOverrides) > 0 {
+		if len(e.ClusterOverrides) > 0 || len(e.Containers) > 0 {
 			entries = append(entries, i)
 		}
 	}
@@ -177,6 +195,16 @@ func newPatch(m Member, ovs []federation.ClusterOverrides) (*patch, error) {
 		return nil, nil
 	}
 	p := &patch{cluster: cluster}
+	typedOps, err := containerOps(obj, ovs, entries)
+	if err != nil {
+		ae := &ApplyError{Cluster: cluster, Entry: -1, Item: -1, Err: err}
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			ae.Field, ae.Err = fe.Field, fe.Err
+		}
+		return nil, ae
+	}
+	p.ops = typedOps
 	for _, i := range entries {
 		ops, problems := prepareEntry(ovs[i])
 		for k := range ops {
@@ -187,8 +215,11 @@ func newPatch(m Member, ovs []federation.ClusterOverrides) (*patch, error) {
 		}
 		p.ops = append(p.ops, ops...)
 	}
-	if len(entries) > 1 {
+	if len(entries) > 1 || len(typedOps) > 0 {
 		p.ops = laterWins(p.ops)
+	}
+	if len(p.ops) == 0 {
+		return nil, nil
 	}
 	p.jp = make(jsonpatch.Patch, len(p.ops))
 	for k, o := range p.ops {
@@ -202,17 +233,18 @@ func newPatch(m Member, ovs []federation.ClusterOverrides) (*patch, error) {
 	return p, nil
 }
 
-// laterWins drops each operation whose path an operation of a later entry
-// sets again: for one member, a later entry overrides an earlier one field
-// by field. Within one entry a path appears once (Validate).
+// laterWins drops each operation whose path a later operation sets again:
+// for one member, a later entry overrides an earlier one field by field,
+// and an entry's JSON patches override the typed container overrides
+// before them. Within one entry a path appears once (Validate).
 func laterWins(ops []operation) []operation {
 	last := make(map[string]int, len(ops))
-	for _, o := range ops {
-		last[o.path] = o.entry
+	for k, o := range ops {
+		last[o.path] = k
 	}
 	out := ops[:0:0]
-	for _, o := range ops {
-		if last[o.path] == o.entry {
+	for k, o := range ops {
+		if last[o.path] == k {
 			out = append(out, o)
 		}
 	}
@@ -255,5 +287,13 @@ func (p *patch) apply(doc []byte) ([]byte, error) {
 
 func (p *patch) errorAt(k int, err error) error {
 	o := p.ops[k]
-	return &ApplyError{Cluster: p.cluster, Field: itemField(o.entry, o.item), Entry: o.entry, Item: o.item, Op: o.op, Path: o.path, Err: err}
+	return &ApplyError{Cluster: p.cluster, Field: o.fieldName(), Entry: o.entry, Item: o.item, Op: o.op, Path: o.path, Err: err}
+}
+
+// fieldName is where the operation comes from in the federated object.
+func (o operation) fieldName() string {
+	if o.field != "" {
+		return o.field
+	}
+	return itemField(o.entry, o.item)
 }

@@ -14,8 +14,9 @@ import (
 // Applied is one override of a cluster as Explain applied it.
 type Applied struct {
 	// Entry is the override's entry in spec.overrides, Index its position
-	// in that entry's clusterOverrides list, and Field its place in the
-	// federated object: spec.overrides[0].clusterOverrides[2].
+	// in that entry's clusterOverrides list (both -1 for a typed container
+	// override), and Field its place in the federated object:
+	// spec.overrides[0].clusterOverrides[2], spec.overrides[1].containers[0].image.
 	Entry int
 	Index int
 	Field string
@@ -49,15 +50,15 @@ func Explain(obj map[string]any, cluster string, ovs []federation.ClusterOverrid
 // ExplainTo is Explain for member m, with the entries ApplyTo applies.
 func ExplainTo(obj map[string]any, m Member, ovs []federation.ClusterOverrides) ([]Applied, map[string]any, error) {
 	cluster := m.Name
-	p, err := newPatch(m, ovs)
+	if obj == nil {
+		obj = map[string]any{}
+	}
+	p, err := newPatch(m, ovs, obj)
 	if err != nil {
 		return nil, nil, err
 	}
 	if p == nil {
 		return nil, obj, nil
-	}
-	if obj == nil {
-		obj = map[string]any{}
 	}
 	cur, err := json.Marshal(obj)
 	if err != nil {
@@ -73,7 +74,7 @@ func ExplainTo(obj map[string]any, m Member, ovs []federation.ClusterOverrides) 
 		if err != nil {
 			return steps, nil, p.errorAt(k, err)
 		}
-		a := Applied{Entry: o.entry, Index: o.item, Field: itemField(o.entry, o.item), Op: o.op, Path: o.path}
+		a := Applied{Entry: o.entry, Index: o.item, Field: o.fieldName(), Op: o.op, Path: o.path}
 		a.Old, a.HadOld = valueAt(before, o.path, o.op == OpAdd)
 		if o.op != OpRemove && o.value != nil {
 			if err := utiljson.Unmarshal(o.value, &a.New); err != nil {

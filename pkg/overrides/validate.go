@@ -101,6 +101,7 @@ func Validate(ovs []federation.ClusterOverrides) error {
 				first[entry.ClusterName] = i
 			}
 		}
+		errs = append(errs, validateContainers(i, entry.Containers)...)
 		_, problems := prepareEntry(entry)
 		for _, p := range problems {
 			errs = append(errs, &FieldError{Field: itemField(i, p.index) + "." + p.field, Err: p.err})
@@ -114,8 +115,10 @@ type operation struct {
 	op    string          // add, remove or replace, never empty
 	path  string          // a valid JSON pointer
 	value json.RawMessage // nil: no value (see patchValue)
-	// entry and item locate it: spec.overrides[entry].clusterOverrides[item].
+	// entry and item locate it: spec.overrides[entry].clusterOverrides[item];
+	// field, when set, instead (a typed container override's field, item -1).
 	entry, item int
+	field       string
 }
 
 // problem is what is wrong with one field of one override of an entry.

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -400,6 +401,12 @@ func variantKey(m overrides.Member, ovs []federation.ClusterOverrides) (string, 
 		}
 		found = true
 		b.WriteByte('|') // entries bound "later wins"
+		if len(entry.Containers) > 0 {
+			typed, _ := json.Marshal(entry.Containers) // strings, lists and maps: cannot fail
+			b.WriteString(strconv.Itoa(len(typed)))
+			b.WriteByte(':')
+			b.Write(typed)
+		}
 		for _, op := range entry.ClusterOverrides {
 			// Length-prefixed, so that no two lists share a key.
 			for _, s := range []string{op.Op, op.Path, string(op.Value)} {
@@ -488,7 +495,7 @@ func shareUnchanged(v, base any) (any, bool) {
 
 func hasOverrides(m overrides.Member, ovs []federation.ClusterOverrides) bool {
 	for _, o := range ovs {
-		if len(o.ClusterOverrides) > 0 && overrides.Matches(o, m) {
+		if (len(o.ClusterOverrides) > 0 || len(o.Containers) > 0) && overrides.Matches(o, m) {
 			return true
 		}
 	}

@@ -114,7 +114,7 @@ func WithPlan(o *federation.Object, plan map[string]int64) (*federation.Object, 
 		if co.ClusterName != "" {
 			done[co.ClusterName] = true
 		}
-		ovs = append(ovs, federation.ClusterOverrides{ClusterName: co.ClusterName, ClusterSelector: co.ClusterSelector, ClusterOverrides: items})
+		ovs = append(ovs, federation.ClusterOverrides{ClusterName: co.ClusterName, ClusterSelector: co.ClusterSelector, ClusterOverrides: items, Containers: co.Containers})
 		origins = append(origins, from)
 	}
 	for _, name := range sortedKeys(plan) {
