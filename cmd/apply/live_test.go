@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
@@ -489,6 +491,17 @@ func createWidgetCRD(t *testing.T, cluster string) {
 		_, err := client(t, cluster).Resource(widgetGVR).Namespace("default").List(context.Background(), metav1.ListOptions{})
 		return err == nil
 	}, 20*time.Second, 200*time.Millisecond)
+	// The API server serves a new CRD before its discovery documents list
+	// it (they are rebuilt asynchronously), and fedctl maps types through
+	// discovery: wait for that too, or apply races it.
+	cfg, err := testenv.Require(t, env).RESTConfig(cluster)
+	require.NoError(t, err)
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		list, err := dc.ServerResourcesForGroupVersion("example.com/v1")
+		return err == nil && slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == "widgets" })
+	}, 20*time.Second, 100*time.Millisecond, "discovery of %s lists widgets.example.com", cluster)
 }
 
 // TestApplyTypeMissingInOneMember: kubefed#1241. The member without the CRD
