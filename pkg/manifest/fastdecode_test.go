@@ -203,3 +203,21 @@ func FuzzDecodeFast(f *testing.F) {
 		checkSame(t, data)
 	})
 }
+
+// TestNullKeysNamedInDocumentOrder: null keys inside free-form values made
+// the YAML library's error name one of them in map order, so the message
+// changed from run to run (found by FuzzDecodeFast); the first in the
+// document is named, with its line.
+func TestNullKeysNamedInDocumentOrder(t *testing.T) {
+	t.Parallel()
+	doc := manifest.Document{File: "f.yaml", Line: 7, Data: []byte("&711: 9B\n122087:\n  ~: Ya\n")}
+	for range 20 {
+		var out map[string]any
+		_, err := manifest.DecodeStrict(doc, &out)
+		require.EqualError(t, err, `f.yaml:7: a key is null (""); quote it if it is a name ("~"), or remove the entry`)
+	}
+	doc.Data = []byte("a:\n  b: [x, {c: {~: 1}}]\n  null: 2\n")
+	var out map[string]any
+	_, err := manifest.DecodeStrict(doc, &out)
+	require.EqualError(t, err, `f.yaml:8: a.b[1].c: a key is null ("~"); quote it if it is a name ("~"), or remove the entry`)
+}

@@ -114,11 +114,47 @@ func (p *Parsed) decodeStrict(out any, fast bool) (Positions, error) {
 		return pos, nil
 	}
 	if err := yaml.UnmarshalStrict(doc.Data, out); err != nil {
+		// A null key (~, null or nothing before the colon) inside a
+		// free-form value, which the walk does not enter, is the one error
+		// the library finds in map order: with two, which one it names
+		// changes from run to run. Name the first in the document instead.
+		if k, path := firstNullKey(root.Content[0], ""); k != nil {
+			return pos, &Error{File: doc.File, Line: doc.Line + k.Line - 1, Field: path,
+				Err: fmt.Errorf("a key is null (%q); quote it if it is a name (\"~\"), or remove the entry", k.Value)}
+		}
 		// The walk mirrors what the JSON decoder accepts, so this is a case
 		// it does not model; report it at the document rather than lose it.
 		return pos, &Error{File: doc.File, Line: doc.Line, Err: err}
 	}
 	return pos, nil
+}
+
+// firstNullKey finds, in document order, the first mapping key that YAML
+// reads as null, and the path of the mapping that holds it. Aliases are not
+// followed: the anchored node is met where it is defined.
+func firstNullKey(n *yamlv3.Node, path string) (*yamlv3.Node, string) {
+	switch n.Kind {
+	case yamlv3.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind == yamlv3.ScalarNode && k.ShortTag() == "!!null" {
+				return k, path
+			}
+			if found, at := firstNullKey(k, path); found != nil {
+				return found, at
+			}
+			if found, at := firstNullKey(v, join(path, k.Value)); found != nil {
+				return found, at
+			}
+		}
+	case yamlv3.SequenceNode:
+		for i, item := range n.Content {
+			if found, at := firstNullKey(item, fmt.Sprintf("%s[%d]", path, i)); found != nil {
+				return found, at
+			}
+		}
+	}
+	return nil, ""
 }
 
 // Positions remembers the line of every field of a decoded document, by path
