@@ -427,7 +427,17 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namesp
 		if i := slices.IndexFunc(members, func(x placement.Cluster) bool { return x.Name == c }); i >= 0 {
 			m.Labels = members[i].Labels
 		}
-		applied, obj, err := overrides.ExplainTo(base, m, eff.Spec.Overrides)
+		applied, obj, superseded, err := overrides.ExplainSuperseded(base, m, eff.Spec.Overrides)
+		fieldOf := func(field string, entry, item int) string {
+			if entry >= 0 && entry < len(origins) && item >= 0 && item < len(origins[entry]) && origins[entry][item].field != "" {
+				return origins[entry][item].field
+			}
+			return field
+		}
+		for _, sup := range superseded {
+			co.Superseded = append(co.Superseded, SupersededOverride{Field: fieldOf(sup.Field, sup.Entry, sup.Item), Op: sup.Op, Path: sup.Path,
+				By: fieldOf(sup.By, sup.ByEntry, sup.ByItem)})
+		}
 		for _, a := range applied {
 			org := origin{from: FromOverrides, field: a.Field} // a typed container override
 			if a.Entry >= 0 {

@@ -204,12 +204,24 @@ type ClusterOverrides struct {
 	// Applied are the overrides applied, in order; on failure, those
 	// applied before the one that failed.
 	Applied []Override `json:"applied"`
+	// Superseded are the overrides of entries that apply to this cluster
+	// that a later one on the same path replaced (later wins): not applied.
+	Superseded []SupersededOverride `json:"superseded,omitempty"`
 	// Error is the override that failed: the member gets no object
 	// (KubeFed's ApplyOverridesFailed).
 	Error *OverrideError `json:"error,omitempty"`
 
 	// object is the member object before fedctl's markers, for tests.
 	object map[string]any
+}
+
+// SupersededOverride is an override that a later one on the same path
+// replaced, with the field of each.
+type SupersededOverride struct {
+	Field string `json:"field"`
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	By    string `json:"by"`
 }
 
 // Origins of an Override.

@@ -285,13 +285,16 @@ func (p *textPrinter) clusterOverrides(c ClusterOverrides) {
 		}
 		head += fmt.Sprintf(" (%d %s planned)", *c.Replicas, noun)
 	}
-	if len(c.Applied) == 0 && c.Error == nil {
+	if len(c.Applied) == 0 && c.Error == nil && len(c.Superseded) == 0 {
 		p.line(2, "%s: no overrides", head)
 		return
 	}
 	p.line(2, "%s:", head)
 	for _, o := range c.Applied {
 		p.line(3, "%s", OverrideText(o))
+	}
+	for _, o := range c.Superseded {
+		p.line(3, "%s: %s %s: not applied, %s sets it later", o.Field, o.Op, o.Path, o.By)
 	}
 	if e := c.Error; e != nil {
 		where := e.Field

@@ -141,6 +141,21 @@ type patch struct {
 	cluster string
 	ops     []operation
 	jp      jsonpatch.Patch
+	// superseded are the operations a later one on the same path replaced
+	// (later wins), for Explain.
+	superseded []Superseded
+}
+
+// Superseded is an operation of a member's overrides that another,
+// later, on the same path replaced: it is not applied.
+type Superseded struct {
+	// Field, Entry and Item locate it as Applied's do; By, ByEntry and
+	// ByItem the operation that replaced it.
+	Field           string
+	Entry, Item     int
+	Op, Path        string
+	By              string
+	ByEntry, ByItem int
 }
 
 // Matches says whether the entry e applies to member m: it names m, or its
@@ -216,7 +231,7 @@ func newPatch(m Member, ovs []federation.ClusterOverrides, obj map[string]any) (
 		p.ops = append(p.ops, ops...)
 	}
 	if len(entries) > 1 || len(typedOps) > 0 {
-		p.ops = laterWins(p.ops)
+		p.ops, p.superseded = laterWins(p.ops)
 	}
 	if len(p.ops) == 0 {
 		return nil, nil
@@ -236,19 +251,25 @@ func newPatch(m Member, ovs []federation.ClusterOverrides, obj map[string]any) (
 // laterWins drops each operation whose path a later operation sets again:
 // for one member, a later entry overrides an earlier one field by field,
 // and an entry's JSON patches override the typed container overrides
-// before them. Within one entry a path appears once (Validate).
-func laterWins(ops []operation) []operation {
+// before them. Within one entry a path appears once (Validate). It also
+// returns what it dropped, and by what.
+func laterWins(ops []operation) ([]operation, []Superseded) {
 	last := make(map[string]int, len(ops))
 	for k, o := range ops {
 		last[o.path] = k
 	}
 	out := ops[:0:0]
+	var dropped []Superseded
 	for k, o := range ops {
 		if last[o.path] == k {
 			out = append(out, o)
+			continue
 		}
+		by := ops[last[o.path]]
+		dropped = append(dropped, Superseded{Field: o.fieldName(), Entry: o.entry, Item: o.item, Op: o.op, Path: o.path,
+			By: by.fieldName(), ByEntry: by.entry, ByItem: by.item})
 	}
-	return out
+	return out, dropped
 }
 
 // opJSON holds each op encoded once. json-patch only reads these.

@@ -49,36 +49,52 @@ func Explain(obj map[string]any, cluster string, ovs []federation.ClusterOverrid
 
 // ExplainTo is Explain for member m, with the entries ApplyTo applies.
 func ExplainTo(obj map[string]any, m Member, ovs []federation.ClusterOverrides) ([]Applied, map[string]any, error) {
+	steps, out, _, err := ExplainSuperseded(obj, m, ovs)
+	return steps, out, err
+}
+
+// ExplainSuperseded is ExplainTo that also returns the operations a later
+// one on the same path replaced, which are not applied.
+func ExplainSuperseded(obj map[string]any, m Member, ovs []federation.ClusterOverrides) ([]Applied, map[string]any, []Superseded, error) {
+	steps, out, p, err := explain(obj, m, ovs)
+	var superseded []Superseded
+	if p != nil {
+		superseded = p.superseded
+	}
+	return steps, out, superseded, err
+}
+
+func explain(obj map[string]any, m Member, ovs []federation.ClusterOverrides) ([]Applied, map[string]any, *patch, error) {
 	cluster := m.Name
 	if obj == nil {
 		obj = map[string]any{}
 	}
 	p, err := newPatch(m, ovs, obj)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if p == nil {
-		return nil, obj, nil
+		return nil, obj, nil, nil
 	}
 	cur, err := json.Marshal(obj)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cluster %s: encode object: %w", cluster, err)
+		return nil, nil, p, fmt.Errorf("cluster %s: encode object: %w", cluster, err)
 	}
 	var steps []Applied
 	for k, o := range p.ops {
 		var before any
 		if err := utiljson.Unmarshal(cur, &before); err != nil {
-			return steps, nil, fmt.Errorf("cluster %s: decode object: %w", cluster, err)
+			return steps, nil, p, fmt.Errorf("cluster %s: decode object: %w", cluster, err)
 		}
 		next, err := p.jp[k : k+1].Apply(cur)
 		if err != nil {
-			return steps, nil, p.errorAt(k, err)
+			return steps, nil, p, p.errorAt(k, err)
 		}
 		a := Applied{Entry: o.entry, Index: o.item, Field: o.fieldName(), Op: o.op, Path: o.path}
 		a.Old, a.HadOld = valueAt(before, o.path, o.op == OpAdd)
 		if o.op != OpRemove && o.value != nil {
 			if err := utiljson.Unmarshal(o.value, &a.New); err != nil {
-				return steps, nil, p.errorAt(k, err)
+				return steps, nil, p, p.errorAt(k, err)
 			}
 		}
 		steps = append(steps, a)
@@ -86,9 +102,9 @@ func ExplainTo(obj map[string]any, m Member, ovs []federation.ClusterOverrides) 
 	}
 	var out map[string]any
 	if err := utiljson.Unmarshal(cur, &out); err != nil {
-		return steps, nil, fmt.Errorf("cluster %s: decode patched object: %w", cluster, err)
+		return steps, nil, p, fmt.Errorf("cluster %s: decode patched object: %w", cluster, err)
 	}
-	return steps, out, nil
+	return steps, out, p, nil
 }
 
 // valueAt returns the value at the JSON pointer path in doc, reading array

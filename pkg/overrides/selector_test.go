@@ -45,6 +45,13 @@ func TestApplySelector(t *testing.T) {
 	}
 	assert.Equal(t, []string{"spec.overrides[1].clusterOverrides[0]", "spec.overrides[2].clusterOverrides[0]", "spec.overrides[3].clusterOverrides[0]"}, fields,
 		"explain names each operation's own entry")
+	_, _, superseded, err := overrides.ExplainSuperseded(obj, eu, ovs)
+	require.NoError(t, err)
+	assert.Equal(t, []overrides.Superseded{
+		{Field: "spec.overrides[0].clusterOverrides[0]", Entry: 0, Item: 0, Op: "replace", Path: "/a", By: "spec.overrides[1].clusterOverrides[0]", ByEntry: 1, ByItem: 0},
+		{Field: "spec.overrides[0].clusterOverrides[1]", Entry: 0, Item: 1, Op: "add", Path: "/list/-", By: "spec.overrides[3].clusterOverrides[0]", ByEntry: 3, ByItem: 0},
+		{Field: "spec.overrides[1].clusterOverrides[1]", Entry: 1, Item: 1, Op: "replace", Path: "/b", By: "spec.overrides[2].clusterOverrides[0]", ByEntry: 2, ByItem: 0},
+	}, superseded, "what later wins left out, and by what")
 
 	// A failure names the entry and item of the operation that failed.
 	_, err = overrides.ApplyTo(obj, us, decodeOverrides(t, `[
