@@ -162,11 +162,21 @@ type Superseded struct {
 // clusterSelector matches m's labels (a selector that does not parse
 // matches nothing; Validate reports it).
 func Matches(e federation.ClusterOverrides, m Member) bool {
+	ok, err := matches(e, m)
+	return ok && err == nil
+}
+
+// matches is Matches with the error of a selector that does not parse,
+// so that newPatch parses each selector once.
+func matches(e federation.ClusterOverrides, m Member) (bool, error) {
 	if e.ClusterName != "" || e.ClusterSelector == nil {
-		return e.ClusterName == m.Name && m.Name != ""
+		return e.ClusterName == m.Name && m.Name != "", nil
 	}
 	sel, err := metav1.LabelSelectorAsSelector(e.ClusterSelector)
-	return err == nil && sel.Matches(labels.Set(m.Labels))
+	if err != nil {
+		return false, err
+	}
+	return sel.Matches(labels.Set(m.Labels)), nil
 }
 
 // typed says whether an entry with typed container overrides applies to m.
@@ -188,12 +198,11 @@ func newPatch(m Member, ovs []federation.ClusterOverrides, obj map[string]any) (
 	var entries []int
 	for i := range ovs {
 		e := ovs[i]
-		if e.ClusterName == "" && e.ClusterSelector != nil {
-			if _, err := metav1.LabelSelectorAsSelector(e.ClusterSelector); err != nil {
-				return nil, &ApplyError{Cluster: cluster, Field: entryField(i) + ".clusterSelector", Entry: i, Item: -1, Err: err}
-			}
+		ok, err := matches(e, m)
+		if err != nil {
+			return nil, &ApplyError{Cluster: cluster, Field: entryField(i) + ".clusterSelector", Entry: i, Item: -1, Err: err}
 		}
-		if !Matches(e, m) {
+		if !ok {
 			continue
 		}
 		if e.ClusterName != "" {

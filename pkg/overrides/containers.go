@@ -36,7 +36,8 @@ func podSpecPath(kind string) (string, bool) {
 type mergedContainer struct {
 	name      string
 	first     string // field of the first override naming it, for "not found"
-	image     string
+	image     string // the whole reference, or
+	tag       string // only the tag; the later of the two wins
 	imageFrom string
 	command   []string
 	args      []string
@@ -70,9 +71,9 @@ func containerOps(obj map[string]any, ovs []federation.ClusterOverrides, entries
 			}
 			switch {
 			case co.Image != "":
-				mc.image, mc.imageFrom = co.Image, field+".image"
+				mc.image, mc.tag, mc.imageFrom = co.Image, "", field+".image"
 			case co.Tag != "":
-				mc.image, mc.imageFrom = ":"+co.Tag, field+".tag"
+				mc.image, mc.tag, mc.imageFrom = "", co.Tag, field+".tag"
 			}
 			if co.Command != nil {
 				mc.command, mc.cmdFrom = co.Command, field+".command"
@@ -113,13 +114,12 @@ func containerOps(obj map[string]any, ovs []federation.ClusterOverrides, entries
 			data, _ := json.Marshal(v) // strings, lists and maps of strings
 			ops = append(ops, operation{op: OpReplace, path: path + "/" + key, value: data, entry: -1, item: -1, field: field})
 		}
-		if mc.image != "" {
-			image := mc.image
-			if tag, isTag := strings.CutPrefix(image, ":"); isTag {
-				cur, _ := current["image"].(string)
-				image = withTag(cur, tag)
-			}
-			add(mc.imageFrom, "image", image)
+		switch {
+		case mc.image != "":
+			add(mc.imageFrom, "image", mc.image)
+		case mc.tag != "":
+			cur, _ := current["image"].(string)
+			add(mc.imageFrom, "image", withTag(cur, mc.tag))
 		}
 		if mc.command != nil {
 			add(mc.cmdFrom, "command", mc.command)

@@ -58,6 +58,15 @@ func TestApplyContainers(t *testing.T) {
 				{"name": "sidecar", "image": "envoy:patched", "args": ["--eu"]}]}`,
 		},
 		{
+			name: "image and tag are one field: a later tag applies to the template's image, not to an earlier entry's",
+			obj:  deploymentJSON,
+			ovs: `[{"clusterSelector": {}, "containers": [{"name": "sidecar", "image": "other/envoy:9"}]},
+				{"clusterName": "eu-1", "containers": [{"name": "sidecar", "tag": "1.31"}]}]`,
+			want: `{"initContainers": [{"name": "init", "image": "busybox:1.36"}], "containers": [
+				{"name": "web", "image": "registry.example.com:5000/shop/web:1.0@sha256:abc", "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}], "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}},
+				{"name": "sidecar", "image": "envoy:1.31", "args": ["--old"]}]}`,
+		},
+		{
 			name:    "a container that is not there",
 			obj:     deploymentJSON,
 			ovs:     `[{"clusterName": "eu-1", "containers": [{"name": "db", "image": "pg:16"}]}]`,
