@@ -244,13 +244,8 @@ func notReady(list ClusterList) error {
 }
 
 func (o *GetOptions) printClusters(list ClusterList) error {
-	switch {
-	case o.Print.Output == "yaml":
-		return printers.YAML(o.IO.Out, list)
-	case o.Print.Output == "json":
-		return printers.JSON(o.IO.Out, list)
-	case o.Print.TemplatePrinter() != nil:
-		return printers.Template(o.IO.Out, o.Print.TemplatePrinter(), list)
+	if done, err := o.Print.PrintData(o.IO.Out, list); done {
+		return err
 	}
 	docs := make([]map[string]any, len(list.Items))
 	for i, c := range list.Items {

@@ -83,13 +83,11 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 }
 
 func (o *GetOptions) printObjects(list []inventory.MemberObjects, rows int, namespaced bool) error {
+	if !o.Print.IsTable() && o.Print.CustomColumns() == nil && o.Print.Output != "name" {
+		_, err := o.Print.PrintData(o.IO.Out, inventory.ObjectList(list, o.ShowManagedFields))
+		return err
+	}
 	switch {
-	case o.Print.Output == "yaml":
-		return printers.YAML(o.IO.Out, inventory.ObjectList(list, o.ShowManagedFields))
-	case o.Print.Output == "json":
-		return printers.JSON(o.IO.Out, inventory.ObjectList(list, o.ShowManagedFields))
-	case o.Print.TemplatePrinter() != nil:
-		return printers.Template(o.IO.Out, o.Print.TemplatePrinter(), inventory.ObjectList(list, o.ShowManagedFields))
 	case o.Print.Output == "name":
 		for _, mo := range list {
 			for _, obj := range mo.Objects {

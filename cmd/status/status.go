@@ -312,13 +312,10 @@ func (o *StatusOptions) print(r *status.Report) error {
 }
 
 func (o *StatusOptions) printReport(r *status.Report) error {
+	if done, err := o.Print.PrintData(o.IO.Out, r); done {
+		return err
+	}
 	switch {
-	case o.Print.Output == "yaml":
-		return printers.YAML(o.IO.Out, r)
-	case o.Print.Output == "json":
-		return printers.JSON(o.IO.Out, r)
-	case o.Print.TemplatePrinter() != nil:
-		return printers.Template(o.IO.Out, o.Print.TemplatePrinter(), r)
 	case o.Print.Output == "name":
 		for _, it := range r.Items {
 			fmt.Fprintln(o.IO.Out, it.ResourceName())

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -126,9 +127,6 @@ func (f *PrintFlags) Validate() error {
 // IsTable says whether the output is the human-readable table ("" or wide).
 func (f *PrintFlags) IsTable() bool { return f.Output == "" || f.Output == "wide" }
 
-// TemplatePrinter is the jsonpath or go-template printer -o asked for, or nil.
-func (f *PrintFlags) TemplatePrinter() cliprinters.ResourcePrinter { return f.template }
-
 // CustomColumns are the columns of -o custom-columns, or nil.
 func (f *PrintFlags) CustomColumns() []printers.CustomColumn { return f.columns }
 
@@ -139,4 +137,19 @@ func (f *PrintFlags) TableOptions(colors map[string]func(string) string) printer
 		NoHeaders: f.NoHeaders, Wide: f.Output == "wide", ShowLabels: f.ShowLabels,
 		ColumnLabels: f.ColumnLabels, SortBy: f.SortBy, Colors: colors,
 	}
+}
+
+// PrintData prints v, the command's -o json document, when -o asks for
+// yaml, json or a template, and says whether it did; tables, custom
+// columns and names are the command's own to print.
+func (f *PrintFlags) PrintData(w io.Writer, v any) (bool, error) {
+	switch {
+	case f.Output == "yaml":
+		return true, printers.YAML(w, v)
+	case f.Output == "json":
+		return true, printers.JSON(w, v)
+	case f.template != nil:
+		return true, printers.Template(w, f.template, v)
+	}
+	return false, nil
 }
