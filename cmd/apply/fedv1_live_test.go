@@ -77,7 +77,7 @@ func TestApplyFederationV1(t *testing.T) {
 	write(t, dir, fedv1App(ns, `{"clusters": `, 3))
 	r = runApply(t, fed, "-f", dir)
 	require.NoError(t, r.err)
-	assert.Contains(t, r.errOut, "manifests.yaml:12: FederatedDeployment fedv1/web: metadata.annotations.federation.kubernetes.io/deployment-preferences: is not valid JSON")
+	assert.Contains(t, r.errOut, "manifests.yaml:12: Deployment fedv1/web: metadata.annotations.federation.kubernetes.io/deployment-preferences: is not valid JSON")
 	for _, c := range clusterNames {
 		assert.Equal(t, int64(1), mustGet(t, c, deployGVR, ns, "web").Object["spec"].(map[string]any)["replicas"], "%s", c)
 	}

@@ -211,7 +211,7 @@ func readOne(in dialect.Input, doc dialect.Doc) (*federation.Object, *federation
 	if !isString {
 		return nil, nil, nil, at.errorf("must be a string holding JSON, e.g. '{\"clusters\": {\"*\": {\"weight\": 1}}}'")
 	}
-	prefs, warning := parsePreferences(raw, at, obj)
+	prefs, warning := parsePreferences(raw, at)
 	rsp := &federation.ReplicaSchedulingPreference{
 		TypeMeta:   metav1.TypeMeta{APIVersion: federation.SchedulingGroup + "/" + federation.SchedulingVersion, Kind: federation.RSPKind},
 		ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace},
@@ -259,11 +259,11 @@ func (a annotation) errorf(format string, args ...any) *manifest.Error {
 // parsePreferences reads the annotation. JSON that does not parse falls
 // back to Federation v1's default, the even split, with a warning where
 // Federation v1 only logged "using default".
-func parsePreferences(raw string, at annotation, obj *federation.Object) (preferences, *manifest.Error) {
+func parsePreferences(raw string, at annotation) (preferences, *manifest.Error) {
 	var p preferences
 	if err := json.Unmarshal([]byte(raw), &p); err != nil {
 		w := at.errorf("is not valid JSON (%v); the replicas are divided evenly over every member, as Federation v1 did", err)
-		w.Object = obj.Kind + " " + obj.Namespace + "/" + obj.Name
+		w.Object = at.doc.Head.ID() // as the errors name it: the user's document
 		return preferences{Clusters: map[string]federation.ClusterPreferences{"*": {Weight: 1}}}, w
 	}
 	return p, nil

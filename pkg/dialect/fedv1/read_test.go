@@ -89,7 +89,7 @@ func TestReadPreferences(t *testing.T) {
 		{name: "JSON that does not parse: the even split, with a warning at the annotation",
 			prefs:   `'{"clusters": '`,
 			want:    federation.RSPSpec{TargetKind: "FederatedDeployment", TotalReplicas: 9, Clusters: map[string]federation.ClusterPreferences{"*": {Weight: 1}}},
-			warning: "in.yaml:8: FederatedDeployment ns/web: metadata.annotations.federation.kubernetes.io/deployment-preferences: is not valid JSON (unexpected end of JSON input); the replicas are divided evenly over every member, as Federation v1 did"},
+			warning: "in.yaml:8: Deployment web: metadata.annotations.federation.kubernetes.io/deployment-preferences: is not valid JSON (unexpected end of JSON input); the replicas are divided evenly over every member, as Federation v1 did"},
 		{name: "negative values are errors at the annotation",
 			prefs: `'{"clusters": {"a": {"weight": -1}, "b": {"minReplicas": -2}}}'`,
 			errs: []string{
