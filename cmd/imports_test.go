@@ -21,7 +21,7 @@ var (
 	// pureStages take data and return data: no client, no federation
 	// file, no CLI. The pipeline and everything it runs, and the printers.
 	pureStages = []string{
-		"pkg/manifest", "pkg/dialect", "pkg/dialect/kubefed", "pkg/dialect/fedv1", "pkg/federation", "pkg/typeconfig",
+		"pkg/manifest", "pkg/dialect", "pkg/dialect/kubefed", "pkg/dialect/fedv1", "pkg/dialect/karmada", "pkg/federation", "pkg/typeconfig",
 		"pkg/placement", "pkg/planner", "pkg/overrides", "pkg/render", "pkg/pipeline", "pkg/explain",
 		"pkg/parallel", "pkg/yaml11", "pkg/printers", "pkg/iostreams", "pkg/drift",
 	}

@@ -28,6 +28,9 @@ type JoinOptions struct {
 	Kubeconfig     string // recorded for the member; from --kubeconfig
 	LabelArgs      []string
 	Labels         map[string]string
+	Provider       string
+	Region         string
+	Zones          []string
 	Overwrite      bool
 	DryRun         string // none | client | server
 	Output         string
@@ -48,6 +51,9 @@ API server answers /readyz with the credentials of the context, within
 --timeout. An existing member is replaced only with --overwrite.
 
 Labels are what clusterSelector in a federated object's placement matches.
+--provider, --region and --zone record where the member runs, as Karmada's
+Cluster does; Karmada policies in the input select members by them
+(clusterAffinity.fieldSelector).
 
 --dry-run=client and --dry-run=server both check the cluster and print the
 federation file join would write, without writing it; a bare --dry-run means
@@ -57,6 +63,9 @@ client, as in kubectl.`,
 
   # Join a cluster whose context has the same name, from another kubeconfig
   fedctl join us-1 --kubeconfig ~/.kube/us.yaml
+
+  # Join a cluster with its location, for Karmada policies' fieldSelector
+  fedctl join eu-3 --region eu-west-3 --zone eu-west-3a --zone eu-west-3b --provider aws
 
   # Show the federation file that join would write, without writing it
   fedctl join eu-2 --label region=eu-west-2 --dry-run=client`,
@@ -77,6 +86,9 @@ client, as in kubectl.`,
 	}
 	cmd.Flags().StringVar(&opts.ClusterContext, "cluster-context", "", "Kubeconfig context of the cluster (default: NAME)")
 	cmd.Flags().StringArrayVarP(&opts.LabelArgs, "label", "l", nil, "Label of the member as KEY=VALUE (repeatable)")
+	cmd.Flags().StringVar(&opts.Provider, "provider", "", "Provider the member runs on, for Karmada's fieldSelector")
+	cmd.Flags().StringVar(&opts.Region, "region", "", "Region the member runs in, for Karmada's fieldSelector")
+	cmd.Flags().StringArrayVar(&opts.Zones, "zone", nil, "Zone the member runs in, for Karmada's fieldSelector (repeatable)")
 	cmd.Flags().BoolVar(&opts.Overwrite, "overwrite", false, "Replace a member of the same name")
 	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: check the cluster and print the federation file that would be written, without writing it")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the resulting federation file: yaml or json; or name")
@@ -126,7 +138,7 @@ func recordedPath(path, baseDir string) string {
 	return abs
 }
 
-// Validate checks the name, labels, output and timeout.
+// Validate checks the name, labels, zones, output and timeout.
 func (o *JoinOptions) Validate() error {
 	if msgs := members.ValidateName(o.Name); len(msgs) > 0 {
 		return fmt.Errorf("invalid cluster name %q: %s", o.Name, strings.Join(msgs, "; "))
@@ -136,6 +148,13 @@ func (o *JoinOptions) Validate() error {
 		return err
 	}
 	o.Labels = labels
+	seen := map[string]bool{}
+	for _, z := range o.Zones {
+		if z == "" || seen[z] {
+			return fmt.Errorf("--zone %q: zones must be non-empty and given once", z)
+		}
+		seen[z] = true
+	}
 	if err := printers.CheckFormat(o.Output, "yaml", "json", "name"); err != nil {
 		return err
 	}
@@ -177,7 +196,8 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 	if old, ok := file.Federation.Member(o.Name); ok && !o.Overwrite {
 		return &members.ExistsError{Member: old}
 	}
-	m := members.Member{Name: o.Name, Context: o.ClusterContext, Kubeconfig: o.Kubeconfig, Labels: o.Labels}
+	m := members.Member{Name: o.Name, Context: o.ClusterContext, Kubeconfig: o.Kubeconfig, Labels: o.Labels,
+		Provider: o.Provider, Region: o.Region, Zones: o.Zones}
 	access, err := o.Access()
 	if err != nil {
 		return err

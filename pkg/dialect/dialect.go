@@ -20,6 +20,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/parallel"
+	"github.com/fedctl/fedctl/pkg/placement"
 )
 
 // Dialect compiles one input language into the federated-object model.
@@ -30,9 +31,10 @@ type Dialect interface {
 	// Claim says which documents the dialect reads (claimed[i] for
 	// docs[i]). It sees every document of the run, so that a dialect
 	// whose objects are plain manifests chosen by separate policies can
-	// claim them only when the input holds such policies. Documents that
-	// did not parse (Doc.Err) are never claimed.
-	Claim(docs []Doc) []bool
+	// claim them only when the input holds such policies; taken[i] says
+	// that a dialect before it in the pipeline's list claimed docs[i]
+	// already. Documents that did not parse (Doc.Err) are never claimed.
+	Claim(docs []Doc, taken []bool) []bool
 	// Read strictly decodes the claimed documents into federated objects,
 	// each with Origin set, and reports every problem at once, each with
 	// its file, line, object and field. What did decode is returned along
@@ -63,6 +65,9 @@ type Input struct {
 	// DefaultNamespace is given to namespaced objects that name none, as
 	// kubectl gives them the context's namespace (-n).
 	DefaultNamespace string
+	// Members are the member clusters, for dialects that decide placement
+	// per member while compiling (Karmada's policies).
+	Members []placement.Cluster
 }
 
 // Doc is one input document, parsed once for every dialect.

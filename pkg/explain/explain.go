@@ -306,8 +306,12 @@ func itemField(i, k int) string { return fmt.Sprintf("spec.overrides[%d].cluster
 func identity(ovs []federation.ClusterOverrides) [][]origin {
 	out := make([][]origin, len(ovs))
 	for i, co := range ovs {
-		for k := range co.ClusterOverrides {
-			out[i] = append(out[i], origin{from: FromOverrides, field: itemField(i, k)})
+		for k, ov := range co.ClusterOverrides {
+			field := itemField(i, k)
+			if ov.Source != "" { // compiled by a dialect: name what it came from
+				field = ov.Source
+			}
+			out[i] = append(out[i], origin{from: FromOverrides, field: field})
 		}
 	}
 	return out
@@ -352,6 +356,9 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namesp
 		ns = o.Namespace
 	}
 	out := Object{Kind: o.Kind, Namespace: ns, Name: o.Name, Source: source(o.Pos.File(), o.Pos.Line(""))}
+	if len(o.Notes) > 0 {
+		out.Compiled = &Compiled{Dialect: o.Origin.Dialect, Notes: o.Notes}
+	}
 	var errs []error
 	eff, origins := o, identity(o.Spec.Overrides)
 	var plan map[string]int64
@@ -385,12 +392,15 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namesp
 		np := &NamespacePlacement{Name: o.Namespace}
 		pl.Namespace = np
 		nsObj, ok := namespaces[o.Namespace]
-		if !ok {
+		switch {
+		case !ok && o.Rules.NamespaceOptional:
+			np.Optional = true
+		case !ok:
 			if len(clusters) > 0 {
 				pl.Reason = "NamespaceNotFederated"
 			}
 			clusters = nil
-		} else {
+		default:
 			np.Found, np.Source = true, source(nsObj.Pos.File(), nsObj.Pos.Line(""))
 			sel := explainSelection(nsObj.Spec.Placement, members, false)
 			np.Selection = &sel
@@ -426,6 +436,11 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namesp
 		m := overrides.Member{Name: c}
 		if i := slices.IndexFunc(members, func(x placement.Cluster) bool { return x.Name == c }); i >= 0 {
 			m.Labels = members[i].Labels
+		}
+		if err := o.MemberErrors[c]; err != nil {
+			co.Error = &OverrideError{Message: err.Error(), Source: source(o.Pos.File(), o.Pos.Line(""))}
+			out.Overrides = append(out.Overrides, co)
+			continue
 		}
 		applied, obj, superseded, err := overrides.ExplainSuperseded(base, m, eff.Spec.Overrides)
 		fieldOf := func(field string, entry, item int) string {

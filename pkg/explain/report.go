@@ -39,6 +39,11 @@ type Object struct {
 	Name      string `json:"name"`
 	// Source is where the object is defined: "file:line".
 	Source string `json:"source"`
+	// Compiled says what the input dialect decided when it compiled the
+	// object (Karmada: the policy chosen and why, the candidates, the
+	// replica division step by step), for objects that were not written
+	// as federated objects.
+	Compiled *Compiled `json:"compiled,omitempty"`
 	// Placement says which members the object goes to and why.
 	Placement Placement `json:"placement"`
 	// Scheduling is the ReplicaSchedulingPreference's plan, when one
@@ -50,6 +55,14 @@ type Object struct {
 	// Errors fail the object: positioned messages ("file:line: object:
 	// field: cause"), as fedctl render reports them.
 	Errors []string `json:"errors,omitempty"`
+}
+
+// Compiled is what a dialect decided compiling an object.
+type Compiled struct {
+	// Dialect is the input dialect: "Karmada".
+	Dialect string `json:"dialect"`
+	// Notes are its decisions, one line each, in the order taken.
+	Notes []string `json:"notes"`
 }
 
 // Placement explains where an object goes.
@@ -104,7 +117,10 @@ type Selection struct {
 type NamespacePlacement struct {
 	Name string `json:"name"`
 	// Found is false when the input has no FederatedNamespace for it.
-	Found     bool       `json:"found"`
+	Found bool `json:"found"`
+	// Optional: the object is placed by its own placement all the same,
+	// as its input system needs no namespace object (Karmada).
+	Optional  bool       `json:"optional,omitempty"`
 	Source    string     `json:"source,omitempty"`
 	Selection *Selection `json:"selection,omitempty"`
 }

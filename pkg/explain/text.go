@@ -60,6 +60,12 @@ func (p *textPrinter) object(o Object) {
 			p.line(2, "%s", e)
 		}
 	}
+	if c := o.Compiled; c != nil {
+		p.line(1, "From %s:", c.Dialect)
+		for _, n := range c.Notes {
+			p.line(2, "%s", n)
+		}
+	}
 	p.placement(o.Placement, len(o.Errors) > 0)
 	if o.Scheduling != nil {
 		p.scheduling(o.Scheduling)
@@ -79,9 +85,12 @@ func (p *textPrinter) placement(pl Placement, failed bool) {
 		p.line(2, "replaced by %s: every planned cluster, those planned 0 included: %s", pl.ScheduledBy, list(pl.Scheduled))
 	}
 	if ns := pl.Namespace; ns != nil {
-		if !ns.Found {
+		switch {
+		case ns.Optional:
+			p.line(2, "namespace %s: not in the input; placed all the same (the namespace is expected to exist in the members)", ns.Name)
+		case !ns.Found:
 			p.line(2, "FederatedNamespace %s: not in the input, so the object goes nowhere", ns.Name)
-		} else {
+		default:
 			p.selection(2, fmt.Sprintf("FederatedNamespace %s (%s)", ns.Name, ns.Source), *ns.Selection)
 		}
 	}

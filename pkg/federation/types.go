@@ -42,6 +42,30 @@ type Object struct {
 	Pos manifest.Positions `json:"-"`
 	// Origin is the dialect and document the object was read from.
 	Origin Origin `json:"-"`
+	// Rules are where the input's system renders differently from
+	// KubeFed; zero for KubeFed's own objects.
+	Rules Rules `json:"-"`
+	// Notes explain, for explain, what a dialect decided when it compiled
+	// the object (which policy chose it and why, how replicas were
+	// divided); one line each.
+	Notes []string `json:"-"`
+	// MemberErrors fail the object for one member each: a dialect found,
+	// compiling it, that the member's copy cannot be made (a Karmada
+	// override that does not apply there), by member name.
+	MemberErrors map[string]error `json:"-"`
+}
+
+// Rules are the rendering rules of an input system where they differ from
+// KubeFed's.
+type Rules struct {
+	// KeepAnnotations sends the template's annotations to the members
+	// (Karmada does; KubeFed drops them).
+	KeepAnnotations bool
+	// NamespaceOptional places a namespaced object by its own placement
+	// when the input has no FederatedNamespace for its namespace (Karmada
+	// needs none: the namespace exists in its control plane), where
+	// KubeFed places it nowhere (NamespaceNotFederated).
+	NamespaceOptional bool
 }
 
 // ObjectSpec is the spec of a federated object.
@@ -137,6 +161,10 @@ type Override struct {
 	Op    string          `json:"op,omitempty"`
 	Path  string          `json:"path"`
 	Value json.RawMessage `json:"value,omitempty"`
+	// Source names what made the operation when a dialect compiled it
+	// from something else (a Karmada policy's overrider), for explain
+	// and messages; empty for operations written as they are.
+	Source string `json:"-"`
 }
 
 // Template is a free-form object. Numbers decode the way the API machinery

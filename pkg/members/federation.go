@@ -49,6 +49,12 @@ type Member struct {
 	// ~/.kube/config). A relative path is relative to the federation file.
 	Kubeconfig string            `json:"kubeconfig,omitempty" yaml:"kubeconfig,omitempty"`
 	Labels     map[string]string `json:"labels,omitempty" yaml:"labels,omitempty"`
+	// Provider, Region and Zones describe where the member runs, as
+	// Karmada's Cluster spec does; Karmada policies select members by them
+	// (clusterAffinity.fieldSelector).
+	Provider string   `json:"provider,omitempty" yaml:"provider,omitempty"`
+	Region   string   `json:"region,omitempty" yaml:"region,omitempty"`
+	Zones    []string `json:"zones,omitempty" yaml:"zones,omitempty"`
 }
 
 // ContextName is the kubeconfig context of the member.
@@ -128,6 +134,16 @@ func (f *Federation) validate(pos manifest.Positions) error {
 			for _, msg := range ValidateLabel(k, m.Labels[k]) {
 				errs = append(errs, pos.Errorf(path+".labels."+k, "%s", msg))
 			}
+		}
+		zones := map[string]int{}
+		for j, z := range m.Zones {
+			if z == "" {
+				errs = append(errs, pos.Errorf(fmt.Sprintf("%s.zones[%d]", path, j), "must not be empty"))
+			}
+			if first, dup := zones[z]; dup {
+				errs = append(errs, pos.Errorf(fmt.Sprintf("%s.zones[%d]", path, j), "duplicate zone %q (also zones[%d])", z, first))
+			}
+			zones[z] = j
 		}
 	}
 	for i, t := range f.Types {
@@ -242,6 +258,7 @@ func (f *Federation) Clone() *Federation {
 	c.Clusters = make([]Member, len(f.Clusters))
 	for i, m := range f.Clusters {
 		m.Labels = maps.Clone(m.Labels)
+		m.Zones = slices.Clone(m.Zones)
 		c.Clusters[i] = m
 	}
 	c.Types = slices.Clone(f.Types)
@@ -289,12 +306,12 @@ func (f *Federation) Registry() (*typeconfig.Registry, error) {
 	return typeconfig.NewRegistry(f.Types, f.DisabledTypes)
 }
 
-// PlacementClusters are the members as placement sees them: names and
-// labels, in the file's order.
+// PlacementClusters are the members as placement sees them: names, labels
+// and location, in the file's order.
 func (f *Federation) PlacementClusters() []placement.Cluster {
 	clusters := make([]placement.Cluster, len(f.Clusters))
 	for i, m := range f.Clusters {
-		clusters[i] = placement.Cluster{Name: m.Name, Labels: m.Labels}
+		clusters[i] = placement.Cluster{Name: m.Name, Labels: m.Labels, Provider: m.Provider, Region: m.Region, Zones: m.Zones}
 	}
 	return clusters
 }

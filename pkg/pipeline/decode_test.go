@@ -83,7 +83,7 @@ func TestDecode(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			set, err := Decode(docsOf(t, "in.yaml", tc.text), typeconfig.Builtin(), "default")
+			set, err := Decode(docsOf(t, "in.yaml", tc.text), typeconfig.Builtin(), "default", nil)
 			var ids []string
 			for _, o := range set.Objects {
 				ids = append(ids, o.ID())
@@ -105,7 +105,7 @@ type plainDialect struct{ claimNamespaces bool }
 
 func (plainDialect) Name() string { return "Plain" }
 
-func (p plainDialect) Claim(docs []dialect.Doc) []bool {
+func (p plainDialect) Claim(docs []dialect.Doc, _ []bool) []bool {
 	out := make([]bool, len(docs))
 	for i, d := range docs {
 		out[i] = d.Err == nil && (d.Head.Kind == "ConfigMap" || (p.claimNamespaces && d.Head.Kind == "FederatedNamespace"))
@@ -144,7 +144,7 @@ func TestDecodeWithTwoDialects(t *testing.T) {
 		"---\napiVersion: types.kubefed.io/v1beta1\nkind: FederatedConfigMap\nmetadata: {name: first, namespace: shop}\nspec: {placement: {clusterSelector: {}}}\n"
 
 	Dialects = []dialect.Dialect{kubefed.Dialect{}, plainDialect{}}
-	set, err := Decode(docsOf(t, "in.yaml", text), typeconfig.Builtin(), "default")
+	set, err := Decode(docsOf(t, "in.yaml", text), typeconfig.Builtin(), "default", nil)
 	require.Len(t, set.Objects, 2)
 	assert.Equal(t, "Plain", set.Objects[0].Origin.Dialect, "the ConfigMap comes first, as in the input")
 	assert.Equal(t, "FederatedNamespace shop/shop", set.Objects[1].ID())
@@ -152,6 +152,6 @@ func TestDecodeWithTwoDialects(t *testing.T) {
 		"the second definition is the error, whichever dialect read the first")
 
 	Dialects = []dialect.Dialect{kubefed.Dialect{}, plainDialect{claimNamespaces: true}}
-	_, err = Decode(docsOf(t, "in.yaml", text), typeconfig.Builtin(), "default")
+	_, err = Decode(docsOf(t, "in.yaml", text), typeconfig.Builtin(), "default", nil)
 	assert.Contains(t, errLines(err), "in.yaml:5: FederatedNamespace shop: read by two input dialects, KubeFed and Plain")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/dialect"
 	"github.com/fedctl/fedctl/pkg/dialect/fedv1"
+	"github.com/fedctl/fedctl/pkg/dialect/karmada"
 	"github.com/fedctl/fedctl/pkg/dialect/kubefed"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
@@ -22,6 +23,7 @@ import (
 var Dialects = []dialect.Dialect{
 	kubefed.Dialect{},
 	fedv1.Dialect{},
+	karmada.Dialect{}, // last: it claims the plain objects the others left
 }
 
 // Input says what to read and for which members.
@@ -66,7 +68,7 @@ func Run(in Input) (*Output, error) {
 		read = func() ([]manifest.Document, error) { return manifest.Read(in.Filenames, in.Recursive, in.Stdin) }
 	}
 	docs, readErr := read()
-	set, decodeErr := Decode(docs, in.Types, in.DefaultNamespace)
+	set, decodeErr := Decode(docs, in.Types, in.DefaultNamespace, in.Members)
 	if in.Selector != nil {
 		set = Select(set, in.Selector)
 	}
@@ -79,7 +81,7 @@ func Run(in Input) (*Output, error) {
 // dialect in Dialects. A document that no dialect claims is an error, as is
 // one that two claim, and so is a federated object defined twice, whichever
 // dialects read the two.
-func Decode(docs []manifest.Document, types federation.Types, defaultNamespace string) (*federation.Set, error) {
+func Decode(docs []manifest.Document, types federation.Types, defaultNamespace string, members []placement.Cluster) (*federation.Set, error) {
 	var early []dialect.EarlyDecoder
 	for _, d := range Dialects {
 		if e, ok := d.(dialect.EarlyDecoder); ok {
@@ -96,12 +98,13 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 			}
 		}
 	})
-	in := dialect.Input{Docs: parsed, Types: types, DefaultNamespace: defaultNamespace}
+	in := dialect.Input{Docs: parsed, Types: types, DefaultNamespace: defaultNamespace, Members: members}
 	set := &federation.Set{}
 	var errs []error
 	owner := make([]dialect.Dialect, len(parsed))
+	taken := make([]bool, len(parsed))
 	for _, d := range Dialects {
-		claimed := d.Claim(parsed)
+		claimed := d.Claim(parsed, taken)
 		for i, c := range claimed {
 			if !c {
 				continue
@@ -112,6 +115,7 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 				continue
 			}
 			owner[i] = d
+			taken[i] = true
 		}
 		part, err := d.Read(in, claimed)
 		if err != nil {

@@ -20,6 +20,12 @@ import (
 type Cluster struct {
 	Name   string
 	Labels map[string]string
+	// Provider, Region and Zones are the member's location, for input
+	// dialects that place by it (Karmada's fieldSelector); KubeFed's
+	// placement uses names and labels only.
+	Provider string
+	Region   string
+	Zones    []string
 }
 
 // Rule names the part of a placement that decided a Selection.

@@ -216,6 +216,10 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 		if len(in.Only) > 0 && !slices.Contains(in.Only, c) {
 			continue
 		}
+		if err := o.MemberErrors[c]; err != nil {
+			res.fail(c, o, err)
+			continue
+		}
 		m := member(in.Members, c)
 		obj, err := forCluster(base, marked, variants, m, eff.Spec.Overrides, o)
 		if err != nil {
@@ -276,6 +280,9 @@ func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconf
 		return clusters, false, nil
 	}
 	ns, ok := namespaces[o.Namespace]
+	if !ok && o.Rules.NamespaceOptional {
+		return clusters, false, nil
+	}
 	if !ok {
 		if len(clusters) > 0 {
 			res.Warnings = append(res.Warnings, o.Errorf("metadata.namespace", "NamespaceNotFederated: no FederatedNamespace %s in the input, so the object is placed nowhere", o.Namespace))
@@ -305,7 +312,9 @@ func BaseObject(o *federation.Object, t typeconfig.Type) map[string]any {
 		meta = map[string]any{}
 	}
 	obj["metadata"] = meta
-	delete(meta, "annotations")
+	if !o.Rules.KeepAnnotations {
+		delete(meta, "annotations")
+	}
 	delete(meta, "finalizers")
 	meta["name"] = o.Name
 	if t.Namespaced() {
@@ -336,7 +345,7 @@ func markedCopy(base map[string]any, o *federation.Object) map[string]any {
 func droppedMetadata(o *federation.Object) string {
 	meta, _ := o.Spec.Template["metadata"].(map[string]any)
 	var dropped []string
-	if _, ok := meta["annotations"]; ok {
+	if _, ok := meta["annotations"]; ok && !o.Rules.KeepAnnotations {
 		dropped = append(dropped, "annotations")
 	}
 	if _, ok := meta["finalizers"]; ok {

@@ -33,7 +33,7 @@ func decode(t *testing.T, text string) *federation.Set {
 	t.Helper()
 	docs, err := manifest.Split("in.yaml", []byte(text))
 	require.NoError(t, err)
-	set, err := pipeline.Decode(docs, typeconfig.Builtin(), "default")
+	set, err := pipeline.Decode(docs, typeconfig.Builtin(), "default", nil)
 	require.NoError(t, err)
 	return set
 }

@@ -64,7 +64,7 @@ func isNamespace(h dialect.Head) bool { return h.APIVersion == "v1" && h.Kind ==
 // annotation and, when there is one, the plain Namespaces of the input:
 // in Federation v1 a Namespace created in the federation went to every
 // member, and the workloads need theirs placed (KubeFed's rule).
-func (Dialect) Claim(docs []dialect.Doc) []bool {
+func (Dialect) Claim(docs []dialect.Doc, _ []bool) []bool {
 	claimed := make([]bool, len(docs))
 	workloads := false
 	for i, d := range docs {

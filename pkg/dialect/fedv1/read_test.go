@@ -18,7 +18,7 @@ func decode(t *testing.T, text string) (*federation.Set, []string) {
 	t.Helper()
 	docs, err := manifest.Split("in.yaml", []byte(text))
 	require.NoError(t, err)
-	set, err := pipeline.Decode(docs, typeconfig.Builtin(), "ns")
+	set, err := pipeline.Decode(docs, typeconfig.Builtin(), "ns", nil)
 	var errs []string
 	if err != nil {
 		errs = strings.Split(err.Error(), "\n")

@@ -30,7 +30,7 @@ func (Dialect) Name() string { return "KubeFed" }
 var controlPlaneGroups = []string{"core.kubefed.io", "core.kubefed.k8s.io", "multiclusterdns.kubefed.io"}
 
 // Claim takes every object of KubeFed's groups that has a kind.
-func (Dialect) Claim(docs []dialect.Doc) []bool {
+func (Dialect) Claim(docs []dialect.Doc, _ []bool) []bool {
 	claimed := make([]bool, len(docs))
 	for i, d := range docs {
 		claimed[i] = d.Err == nil && d.Head.Kind != "" && (isRSP(d.Head) || isFederated(d.Head) || slices.Contains(controlPlaneGroups, d.Head.Group()))

@@ -19,7 +19,7 @@ func read(t *testing.T, text string) (objects, rsps []string, errs []string, cla
 	require.NoError(t, err)
 	parsed := dialect.Parse(docs, nil)
 	d := kubefed.Dialect{}
-	claimed = d.Claim(parsed)
+	claimed = d.Claim(parsed, make([]bool, len(parsed)))
 	set, err := d.Read(dialect.Input{Docs: parsed, Types: typeconfig.Builtin(), DefaultNamespace: "ns"}, claimed)
 	for _, o := range set.Objects {
 		assert.Equal(t, "KubeFed", o.Origin.Dialect)

@@ -1,0 +1,199 @@
+package karmada
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fedctl/fedctl/pkg/placement"
+)
+
+// workload is what Karmada's replica interpreter reads from an object
+// (pkg/resourceinterpreter/default/native/replica.go): its replicas and
+// whether its pods state requirements (requests, a node selector,
+// tolerations or required node affinity; helper.GenerateReplicaRequirements).
+type workload struct {
+	// Field is the field ReviseReplica writes per member ("replicas",
+	// "parallelism" for a Job, "" for a Pod, which is never revised).
+	Field        string
+	Replicas     int32
+	Requirements bool
+}
+
+// workloadOf is the workload view of an object, or false for a kind Karmada
+// has no replica interpreter for, which goes to every candidate unchanged.
+func workloadOf(kind string, obj map[string]any) (workload, bool) {
+	spec, _ := obj["spec"].(map[string]any)
+	podSpec := func(m map[string]any) map[string]any {
+		t, _ := m["template"].(map[string]any)
+		s, _ := t["spec"].(map[string]any)
+		return s
+	}
+	switch kind {
+	case "Deployment", "ReplicaSet", "StatefulSet":
+		return workload{Field: "replicas", Replicas: intField(spec, "replicas", 0), Requirements: requirements(podSpec(spec))}, true
+	case "Job":
+		parallelism := intField(spec, "parallelism", 0)
+		completions := intField(spec, "completions", parallelism)
+		return workload{Field: "parallelism", Replicas: min(parallelism, completions), Requirements: requirements(podSpec(spec))}, true
+	case "Pod":
+		return workload{Replicas: 1, Requirements: requirements(spec)}, true
+	}
+	return workload{}, false
+}
+
+func intField(m map[string]any, key string, def int32) int32 {
+	switch v := m[key].(type) {
+	case int64:
+		return int32(v)
+	case float64:
+		return int32(v)
+	case int:
+		return int32(v)
+	}
+	return def
+}
+
+// requirements says whether a pod spec states what Karmada counts as
+// replica requirements. A limit counts as a request: the API server
+// defaults requests from limits before Karmada reads the template.
+func requirements(pod map[string]any) bool {
+	if pod == nil {
+		return false
+	}
+	if ns, ok := pod["nodeSelector"].(map[string]any); ok && ns != nil {
+		return true
+	}
+	if t, ok := pod["tolerations"].([]any); ok && len(t) > 0 {
+		return true
+	}
+	if aff, ok := pod["affinity"].(map[string]any); ok {
+		if na, ok := aff["nodeAffinity"].(map[string]any); ok && na["requiredDuringSchedulingIgnoredDuringExecution"] != nil {
+			return true
+		}
+	}
+	if o, ok := pod["overhead"].(map[string]any); ok && len(o) > 0 {
+		return true
+	}
+	for _, key := range []string{"containers", "initContainers"} {
+		list, _ := pod[key].([]any)
+		for _, c := range list {
+			cm, _ := c.(map[string]any)
+			res, _ := cm["resources"].(map[string]any)
+			for _, k := range []string{"requests", "limits"} {
+				if q, ok := res[k].(map[string]any); ok && len(q) > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// candidates are the members a placement's affinity selects
+// (pkg/scheduler/framework/plugins/clusteraffinity). With
+// clusterAffinities, the groups are tried in order and the first that
+// selects at least one member is used: without live capacity, "can be
+// scheduled" means "has a member".
+func candidates(members []placement.Cluster, p placementSpec) ([]placement.Cluster, string) {
+	if len(p.ClusterAffinities) > 0 {
+		for _, term := range p.ClusterAffinities {
+			if m := matching(members, term.clusterAffinity); len(m) > 0 {
+				return m, fmt.Sprintf("clusterAffinities: group %q is the first that selects a member", term.AffinityName)
+			}
+		}
+		return nil, "clusterAffinities: no group selects a member"
+	}
+	if p.ClusterAffinity == nil {
+		return members, "no clusterAffinity: every member"
+	}
+	return matching(members, *p.ClusterAffinity), "clusterAffinity"
+}
+
+// spreadGroups checks the spread constraints Karmada's scheduler applies
+// to Duplicated placements and to Divided ones with dynamic weights
+// (pkg/scheduler/core/spreadconstraint): too few groups cannot be
+// scheduled; more groups than maxGroups need the scheduler's scores to
+// choose from, which only a running Karmada has. Static weights ignore
+// spread constraints (shouldIgnoreSpreadConstraint), so callers skip this
+// for them.
+func spreadGroups(cands []placement.Cluster, constraints []spreadConstraint) error {
+	for _, sc := range constraints {
+		groups := map[string]bool{}
+		what := sc.SpreadByField
+		for _, c := range cands {
+			switch {
+			case sc.SpreadByLabel != "":
+				what = "label " + sc.SpreadByLabel
+				if v, ok := c.Labels[sc.SpreadByLabel]; ok {
+					groups[v] = true
+				}
+			case sc.SpreadByField == "cluster":
+				groups[c.Name] = true
+			case sc.SpreadByField == "region":
+				if c.Region != "" {
+					groups[c.Region] = true
+				}
+			case sc.SpreadByField == "provider":
+				if c.Provider != "" {
+					groups[c.Provider] = true
+				}
+			case sc.SpreadByField == "zone":
+				for _, z := range c.Zones {
+					groups[z] = true
+				}
+			}
+		}
+		if sc.MinGroups > 0 && len(groups) < sc.MinGroups {
+			return fmt.Errorf("spreadConstraints: %d %s group(s) among the candidates (%s), fewer than minGroups %d", len(groups), what, names(cands), sc.MinGroups)
+		}
+		if sc.MaxGroups > 0 && len(groups) > sc.MaxGroups {
+			return fmt.Errorf("spreadConstraints: %d %s groups among the candidates (%s) but maxGroups %d: Karmada's scheduler picks by cluster scores, which fedctl does not have; narrow the clusterAffinity to at most %d groups", len(groups), what, names(cands), sc.MaxGroups, sc.MaxGroups)
+		}
+	}
+	return nil
+}
+
+func names(cs []placement.Cluster) string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+// staticWeights are each candidate's weight: the largest weight of the
+// staticWeightList entries whose targetCluster matches it; candidates no
+// entry matches take no part; when none matches at all, every candidate
+// weighs 1 (pkg/scheduler/core/division_algorithm.go,
+// getStaticWeightInfoList). No list means weight 1 each
+// (getDefaultWeightPreference).
+func staticWeights(cands []placement.Cluster, wp *weightPreference) map[string]int64 {
+	w := map[string]int64{}
+	if wp == nil || len(wp.StaticWeightList) == 0 {
+		for _, c := range cands {
+			w[c.Name] = 1
+		}
+		return w
+	}
+	var sum int64
+	for _, c := range cands {
+		var best int64
+		for _, rule := range wp.StaticWeightList {
+			if clusterMatches(c, rule.TargetCluster) && rule.Weight > best {
+				best = rule.Weight
+			}
+		}
+		if best > 0 {
+			w[c.Name] = best
+			sum += best
+		}
+	}
+	if sum == 0 {
+		for _, c := range cands {
+			w[c.Name] = 1
+		}
+	}
+	return w
+}
