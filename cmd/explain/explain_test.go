@@ -88,6 +88,16 @@ func TestExplainGolden(t *testing.T) {
 			wantStderr: "Warning: ../../testdata/manifests/fedv1/app.yaml:11: FederatedDeployment shop/web: spec.template.metadata: annotations of the template are not propagated (as in KubeFed); use overrides to set them per cluster\n",
 		},
 		{
+			// Karmada: the policy chosen and why, the candidates, the
+			// division seat by seat, each overrider's before → after.
+			name: "Karmada: policies over plain manifests", fed: "../../testdata/federation/three-regions.yaml",
+			args: []string{"-f", "../../testdata/karmada"}, golden: "karmada.txt",
+		},
+		{
+			name: "Karmada as JSON", fed: "../../testdata/federation/three-regions.yaml",
+			args: []string{"-f", "../../testdata/karmada", "deployment/api", "-o", "json"}, golden: "karmada.json",
+		},
+		{
 			name: "overrides: old and new values, a failing override, Secret data hidden",
 			fed:  abc, args: []string{"-f", "testdata/overrides"}, golden: "overrides.txt",
 			wantStderr: "Warning: testdata/overrides/app.yaml:18: FederatedDeployment shop/api: spec.template.metadata: annotations of the template are not propagated (as in KubeFed); use overrides to set them per cluster\n" +

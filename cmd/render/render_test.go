@@ -521,3 +521,26 @@ func TestRenderContainerOverrides(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `unknown field "tags" (did you mean "tag"?)`)
 }
+
+// TestRenderKarmada: Karmada input (plain manifests, PropagationPolicies
+// and an OverridePolicy) renders what Karmada would create in each member:
+// the Deployment divided 1:2:3, the us member's image from its mirror,
+// the Service in the European members only, annotations kept. Members'
+// regions come from the federation file.
+func TestRenderKarmada(t *testing.T) {
+	t.Parallel()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) {
+		return members.Load("../../testdata/federation/three-regions.yaml")
+	}}
+	cmd := NewCmdRender(f, nil)
+	cmd.SetArgs([]string{"-f", "../../testdata/karmada"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	require.NoError(t, cmd.Execute())
+	assert.Empty(t, errOut.String())
+	testutil.AssertGolden(t, out.Bytes(), filepath.Join(goldenDir, "karmada.yaml"))
+	for _, want := range []string{"  replicas: 1\n", "  replicas: 2\n", "  replicas: 3\n", "image: mirror.us.example.com/store/api:1.4.2"} {
+		assert.Contains(t, out.String(), want)
+	}
+	assert.NotContains(t, out.String(), "# Source: cluster3\napiVersion: v1\nkind: Service", "no Service in the us member")
+}

@@ -62,7 +62,7 @@ func Build(in Input) (*Report, error) {
 	slices.SortFunc(members, func(a, b placement.Cluster) int { return strings.Compare(a.Name, b.Name) })
 	rep := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, Members: []Member{}, Objects: []Object{}}
 	for _, m := range members {
-		rep.Members = append(rep.Members, Member{Name: m.Name, Labels: m.Labels})
+		rep.Members = append(rep.Members, Member{Name: m.Name, Labels: m.Labels, Provider: m.Provider, Region: m.Region, Zones: m.Zones})
 	}
 
 	type typed struct {

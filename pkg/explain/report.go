@@ -30,6 +30,11 @@ const (
 type Member struct {
 	Name   string            `json:"name"`
 	Labels map[string]string `json:"labels,omitempty"`
+	// Provider, Region and Zones are the member's location (Karmada's
+	// fieldSelector selects by them).
+	Provider string   `json:"provider,omitempty"`
+	Region   string   `json:"region,omitempty"`
+	Zones    []string `json:"zones,omitempty"`
 }
 
 // Object explains one federated object.

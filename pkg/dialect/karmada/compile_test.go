@@ -1,0 +1,231 @@
+package karmada_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/pipeline"
+	"github.com/fedctl/fedctl/pkg/placement"
+	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+var members = []placement.Cluster{
+	{Name: "c1", Labels: map[string]string{"tier": "prod"}, Region: "eu-west-1", Zones: []string{"eu-west-1a"}},
+	{Name: "c2", Labels: map[string]string{"tier": "prod"}, Region: "eu-west-2"},
+	{Name: "c3", Labels: map[string]string{"tier": "dev"}, Region: "us-east-1", Provider: "gcp"},
+}
+
+func renderText(t *testing.T, text string) (*federation.Set, *render.Result, error) {
+	t.Helper()
+	docs, err := manifest.Split("in.yaml", []byte(text))
+	require.NoError(t, err)
+	set, err := pipeline.Decode(docs, typeconfig.Builtin(), "default", members)
+	if set == nil {
+		return nil, nil, err
+	}
+	return set, render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members}), err
+}
+
+const deployment = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop, labels: {app: web}}
+spec:
+  replicas: %s
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: "nginx:1.27", args: [a, b]}]
+`
+
+func doc(format string, args ...any) string {
+	if len(args) == 0 {
+		return format
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+// replicasByMember are the replicas render gives each member.
+func replicasByMember(res *render.Result) map[string]any {
+	out := map[string]any{}
+	for _, tg := range res.Targets {
+		if tg.Type.Kind == "Deployment" {
+			out[tg.Cluster] = tg.Object["spec"].(map[string]any)["replicas"]
+		}
+	}
+	return out
+}
+
+func TestCompile(t *testing.T) {
+	t.Parallel()
+	const pp = `---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement: %s
+`
+	for _, tc := range []struct {
+		name      string
+		input     string
+		wantErr   string
+		wantWarn  string
+		replicas  map[string]any
+		memberErr map[string]string
+	}{
+		{
+			name:     "Duplicated by default, every member",
+			input:    doc(deployment, "3") + doc(pp, "{}"),
+			replicas: map[string]any{"c1": int64(3), "c2": int64(3), "c3": int64(3)},
+		},
+		{
+			name:     "Divided without weights: equal weights, Webster, ties by name",
+			input:    doc(deployment, "4") + doc(pp, "{replicaScheduling: {replicaSchedulingType: Divided}}"),
+			replicas: map[string]any{"c1": int64(2), "c2": int64(1), "c3": int64(1)},
+		},
+		{
+			name:     "members divided 0 get no object",
+			input:    doc(deployment, "1") + doc(pp, "{replicaScheduling: {replicaSchedulingType: Divided}}"),
+			replicas: map[string]any{"c1": int64(1)},
+		},
+		{
+			name:     "replicas 0 without requirements: not divided, every candidate unchanged",
+			input:    doc(deployment, "0") + doc(pp, "{replicaScheduling: {replicaSchedulingType: Divided}}"),
+			replicas: map[string]any{"c1": int64(0), "c2": int64(0), "c3": int64(0)},
+		},
+		{
+			name:     "fieldSelector on region and labelSelector",
+			input:    doc(deployment, "2") + doc(pp, "{clusterAffinity: {labelSelector: {matchLabels: {tier: prod}}, fieldSelector: {matchExpressions: [{key: region, operator: NotIn, values: [eu-west-2]}]}}}"),
+			replicas: map[string]any{"c1": int64(2)},
+		},
+		{
+			name:     "clusterAffinities: the first group with a member",
+			input:    doc(deployment, "2") + doc(pp, "{clusterAffinities: [{affinityName: none, clusterNames: [nope]}, {affinityName: us, fieldSelector: {matchExpressions: [{key: provider, operator: In, values: [gcp]}]}}]}"),
+			replicas: map[string]any{"c3": int64(2)},
+		},
+		{
+			name:    "Aggregated needs capacity: the object fails, naming the policy",
+			input:   doc(deployment, "2") + doc(pp, "{replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}}"),
+			wantErr: "in.yaml:1: Deployment shop/web: PropagationPolicy shop/web: Divided with replicaDivisionPreference Aggregated needs the members' available capacity",
+		},
+		{
+			name:    "an object no policy selects is an error at its line",
+			input:   doc(deployment, "2") + doc(pp, "{}") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: shop}\n",
+			wantErr: "in.yaml:19: ConfigMap shop/cfg: no PropagationPolicy (in namespace \"shop\") or ClusterPropagationPolicy selects it",
+		},
+		{
+			name:     "objects in kube-* namespaces are never propagated",
+			input:    doc(pp, "{}") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: kube-system}\n",
+			wantWarn: "ConfigMap kube-system/cfg: metadata.namespace: ignored: Karmada never propagates objects in kube-system",
+			replicas: map[string]any{},
+		},
+		{
+			name: "a PropagationPolicy beats a ClusterPropagationPolicy of higher priority",
+			input: doc(deployment, "2") + doc(pp, "{clusterAffinity: {clusterNames: [c2]}}") + `---
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: all}
+spec:
+  priority: 100
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+`,
+			replicas: map[string]any{"c2": int64(2)},
+		},
+		{
+			name: "an override that does not apply fails that member only, naming policy, rule and member",
+			input: doc(deployment, "1") + doc(pp, "{}") + `---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: broken, namespace: shop}
+spec:
+  overrideRules:
+  - targetCluster: {clusterNames: [c3]}
+    overriders:
+      plaintext: [{path: /spec/missing, operator: replace, value: 1}]
+`,
+			replicas:  map[string]any{"c1": int64(1), "c2": int64(1)},
+			memberErr: map[string]string{"c3": "cluster c3: OverridePolicy shop/broken rule 0 plaintext[0]: replace /spec/missing: doc is missing key: /spec/missing"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			set, res, err := renderText(t, tc.input)
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			if tc.wantWarn != "" {
+				require.NotEmpty(t, set.Warnings)
+				assert.Contains(t, set.Warnings[0].Error(), tc.wantWarn)
+			}
+			assert.Equal(t, tc.replicas, replicasByMember(res))
+			got := map[string]string{}
+			for _, e := range res.Errors {
+				te := e.(*render.TargetError)
+				got[te.Cluster] = te.Err.Error()
+			}
+			for c, want := range tc.memberErr {
+				assert.Contains(t, got[c], want)
+			}
+			assert.Len(t, got, len(tc.memberErr))
+		})
+	}
+}
+
+// TestWithoutPolicies: plain objects without any Karmada policy stay "not
+// a federated object", as before the dialect.
+func TestWithoutPolicies(t *testing.T) {
+	t.Parallel()
+	_, _, err := renderText(t, doc(deployment, "1"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is not a federated object")
+}
+
+// TestNamespaceSync: a plain Namespace goes to every member, whatever
+// policy selects it, and gets the ClusterOverridePolicies that match it;
+// default and labelled ones are not synced.
+func TestNamespaceSync(t *testing.T) {
+	t.Parallel()
+	set, res, err := renderText(t, `apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: quiet, labels: {namespace.karmada.io/skip-auto-propagation: "true"}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterOverridePolicy
+metadata: {name: ns-label}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: Namespace}]
+  overrideRules:
+  - targetCluster: {clusterNames: [c2]}
+    overriders:
+      labelsOverrider: [{operator: add, value: {team: b}}]
+`)
+	require.NoError(t, err)
+	require.Len(t, set.Warnings, 1)
+	assert.Contains(t, set.Warnings[0].Error(), "Namespace quiet: not propagated")
+	var clusters []string
+	for _, tg := range res.Targets {
+		require.Equal(t, "shop", tg.Name())
+		clusters = append(clusters, tg.Cluster)
+		labels := tg.Object["metadata"].(map[string]any)["labels"].(map[string]any)
+		if tg.Cluster == "c2" {
+			assert.Equal(t, "b", labels["team"])
+		} else {
+			assert.NotContains(t, labels, "team")
+		}
+	}
+	assert.Equal(t, []string{"c1", "c2", "c3"}, clusters)
+}
