@@ -27,9 +27,9 @@ scale_by_hand() {
     "$server/apis/apps/v1/namespaces/$2/deployments/$3?fieldManager=kubectl-scale" >/dev/null
 }
 
-step join cluster1 --label region=eu-west-1 --label tier=prod
-step join cluster2 --label region=eu-west-2 --label tier=prod
-step join cluster3 --cluster-context cluster3 --label region=us-east-1 --label tier=staging
+step join cluster1 --label region=eu-west-1 --label tier=prod --region eu-west-1
+step join cluster2 --label region=eu-west-2 --label tier=prod --region eu-west-2
+step join cluster3 --cluster-context cluster3 --label region=us-east-1 --label tier=staging --region us-east-1
 step get clusters
 step get clusters -o wide
 step label cluster cluster3 tier=prod --overwrite
@@ -53,6 +53,15 @@ step apply -f "$examples"
 # What runs where, read from the members.
 step status -f "$examples"
 step get deployments -n shop
+
+# The same, written the Karmada way: plain manifests plus a PropagationPolicy
+# dividing the Deployment 1:2:3 and an OverridePolicy giving the us member
+# its registry mirror. explain shows the policy chosen, the division seat by
+# seat and each overrider; apply pushes what Karmada would create.
+karmada="$(dirname "$0")/karmada"
+step explain -f "$karmada" deployment/api
+step apply -f "$karmada" --wait
+step status -f "$karmada"
 
 # Someone scales a member's Deployment by hand: status and diff see it,
 # apply puts it back.

@@ -59,6 +59,8 @@ var steps = []step{
 		check: func(t *testing.T, w *workspace, _ result) {
 			assert.NotContains(t, read(t, w.federationFile()), "eu-2", "a dry run writes nothing")
 		}},
+	{line: "fedctl join eu-2 --provider aws --region eu-west-2 --zone eu-west-2a --zone eu-west-2b --dry-run=client",
+		out: []string{"name: eu-2\n    provider: aws\n    region: eu-west-2\n    zones:\n      - eu-west-2a\n      - eu-west-2b\n"}},
 
 	// label
 	{line: "fedctl label cluster eu-1 region=eu-west-1 tier=prod", check: func(t *testing.T, w *workspace, _ result) {

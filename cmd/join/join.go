@@ -64,11 +64,11 @@ client, as in kubectl.`,
   # Join a cluster whose context has the same name, from another kubeconfig
   fedctl join us-1 --kubeconfig ~/.kube/us.yaml
 
-  # Join a cluster with its location, for Karmada policies' fieldSelector
-  fedctl join eu-3 --region eu-west-3 --zone eu-west-3a --zone eu-west-3b --provider aws
-
   # Show the federation file that join would write, without writing it
-  fedctl join eu-2 --label region=eu-west-2 --dry-run=client`,
+  fedctl join eu-2 --label region=eu-west-2 --dry-run=client
+
+  # Record where a member runs, which Karmada policies' fieldSelector matches
+  fedctl join eu-2 --provider aws --region eu-west-2 --zone eu-west-2a --zone eu-west-2b --dry-run=client`,
 		Args:              cmdutil.ExactArgs(1, "NAME"),
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
