@@ -544,3 +544,21 @@ func TestRenderKarmada(t *testing.T) {
 	}
 	assert.NotContains(t, out.String(), "# Source: cluster3\napiVersion: v1\nkind: Service", "no Service in the us member")
 }
+
+// TestRenderMixedDialects: KubeFed, Federation v1 and Karmada input in one
+// set render together: the Namespace (read by Federation v1, which takes
+// plain Namespaces beside its workloads) places the KubeFed ConfigMap in
+// it, the Karmada Deployment is divided over the prod members, the
+// ReplicaSet split by its annotation.
+func TestRenderMixedDialects(t *testing.T) {
+	t.Parallel()
+	out, errOut, err := run(t, "", "-f", "../../testdata/manifests/mixed")
+	require.NoError(t, err)
+	assert.Empty(t, errOut)
+	testutil.AssertGolden(t, []byte(out), filepath.Join(goldenDir, "mixed.yaml"))
+	for _, want := range []string{"# Source: cluster3\napiVersion: v1\ndata:\n  mode: live\nkind: ConfigMap", "kind: ReplicaSet", "  replicas: 2\n"} {
+		assert.Contains(t, out, want)
+	}
+	assert.Equal(t, 1, strings.Count(out, "kind: ConfigMap"), "the KubeFed ConfigMap goes to the staging member only")
+	assert.NotContains(t, out, "# Source: cluster3\napiVersion: apps/v1\nkind: Deployment", "the Karmada Deployment stays on the prod members")
+}
