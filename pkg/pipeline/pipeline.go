@@ -76,16 +76,7 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 			early = append(early, e)
 		}
 	}
-	parsed := dialect.Parse(docs, func(d *dialect.Doc) {
-		if d.Err != nil {
-			return
-		}
-		for _, e := range early {
-			if e.DecodeEarly(d) {
-				return
-			}
-		}
-	})
+	parsed := dialect.Parse(docs, early)
 	in := dialect.Input{Docs: parsed, Types: types, DefaultNamespace: defaultNamespace}
 	set := &federation.Set{}
 	var errs []error
