@@ -311,13 +311,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		if dry == "client" {
 			dry = "none" // PlanLive reads only, and reports nothing as it goes
 		}
-		stream := cmdutil.NewResultStream(o.IO, o.Verbosity, dry, cmdutil.Totals(clusters, func(yield func(string) bool) {
-			for _, t := range res.Targets {
-				if !yield(t.Cluster) {
-					return
-				}
-			}
-		}))
+		stream := cmdutil.NewResultStream(o.IO, o.Verbosity, dry, cmdutil.Totals(clusters, res.Targets))
 		var onResult func(string, propagate.ObjectResult)
 		if o.DryRun != "client" {
 			onResult = stream.OnResult

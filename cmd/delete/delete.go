@@ -176,7 +176,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		access.Stats = stats
 	}
 	// Delete has no totals ahead of the listing: the progress counts up.
-	stream := cmdutil.NewResultStream(o.IO, o.Verbosity, o.DryRun, cmdutil.Totals(clusters, func(func(string) bool) {}))
+	stream := cmdutil.NewResultStream(o.IO, o.Verbosity, o.DryRun, cmdutil.Totals(clusters, nil))
 	del := propagate.Delete
 	if o.DryRun == cmdutil.DryRunClient {
 		del = propagate.PlanDelete

@@ -76,7 +76,7 @@ func apply(t *testing.T, manifests string) {
 	path := filepath.Join(t.TempDir(), "app.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(manifests), 0o600))
 	fed := testFederation()
-	out, err := pipeline.Run(pipeline.Input{Filenames: []string{path}, DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
+	out, err := pipeline.Run(pipeline.Input{Docs: testutil.Documents(t, path), DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
 	require.NoError(t, err)
 	access := members.Access{Kubeconfig: e.Kubeconfig}
 	report := propagate.Run(context.Background(), propagate.Input{Result: out.Result, Clusters: fed.Names(),

@@ -125,7 +125,7 @@ func applyWith(t *testing.T, opts propagate.Options, paths ...string) {
 	t.Helper()
 	e := testenv.Require(t, env)
 	fed := testFederation()
-	out, err := pipeline.Run(pipeline.Input{Filenames: paths, DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
+	out, err := pipeline.Run(pipeline.Input{Docs: testutil.Documents(t, paths...), DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
 	require.NoError(t, err)
 	require.NoError(t, out.Result.Err())
 	access := members.Access{Kubeconfig: e.Kubeconfig}
@@ -258,7 +258,7 @@ func golden(t *testing.T, got, name string) {
 func waitFor(t *testing.T, check func(*status.Report) bool, paths ...string) *status.Report {
 	t.Helper()
 	fed := testFederation()
-	out, err := pipeline.Run(pipeline.Input{Filenames: paths, DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
+	out, err := pipeline.Run(pipeline.Input{Docs: testutil.Documents(t, paths...), DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
 	require.NoError(t, err)
 	access := members.Access{Kubeconfig: testenv.Require(t, env).Kubeconfig}
 	in := status.Input{Result: out.Result, Clusters: fed.Names(), Clients: func(name string) (members.Client, error) {

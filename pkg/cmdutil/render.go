@@ -11,7 +11,6 @@ import (
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/input"
 	"github.com/fedctl/fedctl/pkg/iostreams"
-	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/placement"
@@ -179,8 +178,9 @@ type Rendered struct {
 
 // Render is the one preamble of every command that renders (render,
 // explain, status, apply, diff, delete): it loads the federation
-// (LoadMembership), runs the pipeline on plain data, prints the warnings
-// to ios's stderr and fails as in.Failing says.
+// (LoadMembership), reads the input (pkg/input: -f, -k), runs the pipeline
+// on those plain data, prints the warnings to ios's stderr and fails as
+// in.Failing says.
 func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 	if in.Kustomize != "" && len(in.Filenames) > 0 {
 		return nil, FlagErrorf("-f and -k cannot be used together")
@@ -194,27 +194,19 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 		return nil, err
 	}
 	r := &Rendered{Membership: m}
-	types := m.Types
-	read := func() ([]manifest.Document, error) {
-		return input.Read(in.Context, input.Options{Filenames: in.Filenames, Recursive: in.Recursive, Kustomize: in.Kustomize, Stdin: ios.In, Warnings: ios.ErrOut})
-	}
-	if len(in.Filenames) == 0 && in.Kustomize == "" {
-		read = nil // the pipeline's own "no manifests given"
-	}
+	// The input is read here, before the pipeline, which then works on
+	// documents alone; what did read is decoded and rendered even when
+	// reading failed, so that one run reports every problem of the input.
+	docs, readErr := input.Read(in.Context, input.Options{Filenames: in.Filenames, Recursive: in.Recursive, Kustomize: in.Kustomize, Stdin: ios.In, Warnings: ios.ErrOut})
 	out, err := pipeline.Run(pipeline.Input{
-		Filenames:        in.Filenames,
-		Recursive:        in.Recursive,
-		Read:             read,
+		Docs:             docs,
 		Selector:         sel,
-		Stdin:            ios.In,
 		DefaultNamespace: in.Namespace,
 		Members:          r.Members,
-		Types:            types,
+		Types:            m.Types,
 		Only:             in.Clusters,
 	})
-	if out == nil {
-		return nil, err
-	}
+	err = errors.Join(readErr, err)
 	r.Set, r.Result = out.Set, out.Result
 	if err == nil && !in.AllowEmpty && len(r.Set.Objects) == 0 && (len(r.Set.RSPs) == 0 || sel != nil) {
 		PrintWarnings(ios, r.Result.Warnings)

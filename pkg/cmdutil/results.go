@@ -15,6 +15,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/render"
 )
 
 // ResultStream prints, on stderr, one kubectl-style line per object as
@@ -148,15 +149,17 @@ func WriteTimings(w io.Writer, r *propagate.Report, stats *members.RequestStats)
 	}
 }
 
-// Totals counts the objects each of clusters is to get, for the progress.
-func Totals(clusters []string, targets func(yield func(cluster string) bool)) map[string]int {
+// Totals counts the objects each of clusters is to get, for the progress:
+// the member objects of targets (none for delete, which does not know them
+// beforehand).
+func Totals(clusters []string, targets []render.Target) map[string]int {
 	totals := make(map[string]int, len(clusters))
 	for _, c := range clusters {
 		totals[c] = 0
 	}
-	for c := range targets {
-		if _, ok := totals[c]; ok {
-			totals[c]++
+	for _, t := range targets {
+		if _, ok := totals[t.Cluster]; ok {
+			totals[t.Cluster]++
 		}
 	}
 	return totals

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/render"
 )
 
 func cm(name string, a propagate.Action, err string) propagate.ObjectResult {
@@ -83,4 +84,13 @@ func TestWriteNames(t *testing.T) {
 	}}}}
 	assert.NoError(t, WriteNames(out, r))
 	assert.Equal(t, "cluster1 deployment.apps/web\ncluster1 configmap/gone\n", out.String())
+}
+
+// TestTotals: each member counts its own member objects; members outside
+// clusters (--cluster) are not shown, and delete, without targets, starts
+// every member at zero.
+func TestTotals(t *testing.T) {
+	targets := []render.Target{{Cluster: "c1"}, {Cluster: "c2"}, {Cluster: "c1"}, {Cluster: "c3"}}
+	assert.Equal(t, map[string]int{"c1": 2, "c2": 1}, Totals([]string{"c1", "c2"}, targets))
+	assert.Equal(t, map[string]int{"c1": 0, "c2": 0}, Totals([]string{"c1", "c2"}, nil))
 }

@@ -48,7 +48,8 @@ type Dialect interface {
 // document's Head alone. Parse calls it from its workers, so that a
 // document's tree is freed right after use instead of every tree of the
 // input being alive at once (most of render's peak memory at thousands of
-// documents). Read then finds the result in Doc.Early.
+// documents). Read then finds the result in Doc.Early. The pipeline hands
+// Parse the dialects that implement it.
 type EarlyDecoder interface {
 	// DecodeEarly decodes doc into doc.Early, and frees doc.Parsed, when
 	// the dialect reads doc; it says whether it did. It must be safe for
@@ -132,15 +133,20 @@ const docsPerWorker = 32
 
 // Parse parses every document, on all CPUs: parsing YAML is a large part of
 // a large render, and documents are independent. The result is in input
-// order. Each document goes through then, when given, in the same worker
-// right after it is parsed: the pipeline decodes there the documents an
-// EarlyDecoder reads.
-func Parse(docs []manifest.Document, then func(*Doc)) []Doc {
+// order. Each document that parsed is then offered, in the same worker, to
+// early in order until one decodes it (see EarlyDecoder), so that its tree
+// is freed right away.
+func Parse(docs []manifest.Document, early []EarlyDecoder) []Doc {
 	out := make([]Doc, len(docs))
 	parallel.For(len(docs), docsPerWorker, func(i int) {
 		out[i] = parseOne(docs[i])
-		if then != nil {
-			then(&out[i])
+		if out[i].Err != nil {
+			return
+		}
+		for _, e := range early {
+			if e.DecodeEarly(&out[i]) {
+				return
+			}
 		}
 	})
 	return out

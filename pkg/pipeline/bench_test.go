@@ -160,13 +160,13 @@ func floorJSON(b *testing.B, in *benchInput) {
 }
 
 // render runs what "fedctl render -f MANIFESTS --config FEDERATION" runs:
-// load the federation file, pipeline.Run, then print.
+// load the federation file, read the manifests, pipeline.Run, then print.
 func renderCorpus(b *testing.B, in *benchInput, print func(targets []render.Target) error) int {
 	file, err := members.Load(in.federation)
 	if err != nil {
 		b.Fatal(err)
 	}
-	out, err := pipeline.Run(pipeline.Input{Filenames: []string{in.manifests}, DefaultNamespace: "default", Members: file.Federation.PlacementClusters(), Types: testutil.Registry(b, file.Federation)})
+	out, err := pipeline.Run(pipeline.Input{Docs: testutil.Documents(b, in.manifests), DefaultNamespace: "default", Members: file.Federation.PlacementClusters(), Types: testutil.Registry(b, file.Federation)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func treeFiles(tb testing.TB, in *benchInput) []treeFile {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	out, err := pipeline.Run(pipeline.Input{Filenames: []string{in.manifests}, DefaultNamespace: "default", Members: file.Federation.PlacementClusters(), Types: testutil.Registry(tb, file.Federation)})
+	out, err := pipeline.Run(pipeline.Input{Docs: testutil.Documents(tb, in.manifests), DefaultNamespace: "default", Members: file.Federation.PlacementClusters(), Types: testutil.Registry(tb, file.Federation)})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func runCorpus(t *testing.T, size int) *pipeline.Output {
 	manifests, federation := writeCorpus(t, t.TempDir(), size)
 	file, err := members.Load(federation)
 	require.NoError(t, err)
-	out, err := pipeline.Run(pipeline.Input{Filenames: []string{manifests}, DefaultNamespace: "default", Members: file.Federation.PlacementClusters(), Types: testutil.Registry(t, file.Federation)})
+	out, err := pipeline.Run(pipeline.Input{Docs: testutil.Documents(t, manifests), DefaultNamespace: "default", Members: file.Federation.PlacementClusters(), Types: testutil.Registry(t, file.Federation)})
 	require.NoError(t, err)
 	require.NoError(t, out.Result.Err())
 	require.Empty(t, out.Result.Warnings)

@@ -1,12 +1,12 @@
-// Package pipeline turns files into placed member objects: it runs fedctl's
-// pure stages in order and hands the result to whichever command asked —
-// render prints it, explain explains it, apply and diff push it, status
-// compares it with the members.
+// Package pipeline turns the documents of the input files into placed
+// member objects: it runs fedctl's pure stages in order and hands the
+// result to whichever command asked — render prints it, explain explains
+// it, apply and diff push it, status compares it with the members.
 //
-//	files (-f, -R, -)            or Input.Read: pkg/input's URLs and -k
-//	  │ manifest.Read            split into documents, each with file:line
+//	files (-f, -R, -), URLs, -k  read by the caller, before the pipeline
+//	  │ input.Read               (cmdutil.Render; manifest.Read in tests)
 //	  ▼
-//	documents
+//	documents (Input.Docs)       each with its file:line
 //	  │ dialect.Parse            parse each document once (all CPUs)
 //	  │ Dialect.Claim/Read       each input dialect reads its documents
 //	  │   kubefed                  Federated<Kind>, FederatedNamespace, RSP
@@ -28,8 +28,7 @@
 //
 // The members (names and labels) and the enabled types come in as plain
 // values: the pipeline never sees the federation file, a kubeconfig or a
-// client, and performs no I/O but reading the input files (or calling
-// Input.Read, which the commands give pkg/input's reader). A new input
-// dialect is one package implementing dialect.Dialect and one line in
-// Dialects.
+// client, and performs no I/O: the caller reads the input and hands over
+// its documents. A new input dialect is one package implementing
+// dialect.Dialect and one line in Dialects.
 package pipeline

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"errors"
-	"io"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -26,14 +25,13 @@ var Dialects = []dialect.Dialect{
 	karmada.Dialect{}, // last: it claims the plain objects the others left
 }
 
-// Input says what to read and for which members.
+// Input is what to compile and for which members.
 type Input struct {
-	Filenames []string
-	Recursive bool
-	Stdin     io.Reader
-	// Read, when set, reads the documents instead of Filenames (-k, URLs:
-	// pkg/input).
-	Read             func() ([]manifest.Document, error)
+	// Docs are the input's documents, in order, each with its file and
+	// line: what manifest.Read, or pkg/input for URLs and -k, returned. The
+	// caller reads them, so that the pipeline does no I/O and a reading
+	// error is the caller's to join with the pipeline's.
+	Docs             []manifest.Document
 	DefaultNamespace string
 	// Selector, when set, keeps the federated objects whose own labels
 	// match it (-l); see Select.
@@ -54,27 +52,19 @@ type Output struct {
 	Result *render.Result
 }
 
-// Run reads, decodes and renders. Reading and decoding problems are returned
-// as the error; what did decode is rendered all the same, so that a caller
-// can report every problem of the input in one run. Render problems are in
+// Run decodes and renders. Decoding problems are returned as the error;
+// what did decode is rendered all the same, so that a caller can report
+// every problem of the input in one run. Render problems are in
 // Result.Errors, per object and member, so that a caller that pushes can
 // proceed with the members that rendered.
 func Run(in Input) (*Output, error) {
-	read := in.Read
-	if read == nil {
-		if len(in.Filenames) == 0 {
-			return nil, errors.New("no manifests given: use -f FILE, -f DIR or -f -")
-		}
-		read = func() ([]manifest.Document, error) { return manifest.Read(in.Filenames, in.Recursive, in.Stdin) }
-	}
-	docs, readErr := read()
-	set, decodeErr := Decode(docs, in.Types, in.DefaultNamespace, in.Members)
+	set, decodeErr := Decode(in.Docs, in.Types, in.DefaultNamespace, in.Members)
 	if in.Selector != nil {
 		set = Select(set, in.Selector)
 	}
 	res := render.ForClusters(render.Input{Set: set, Types: in.Types, Members: in.Members, Only: in.Only})
 	res.Warnings = append(set.Warnings, res.Warnings...)
-	return &Output{Set: set, Result: res}, errors.Join(readErr, decodeErr)
+	return &Output{Set: set, Result: res}, decodeErr
 }
 
 // Decode compiles documents into the federated-object model through every
@@ -88,16 +78,7 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 			early = append(early, e)
 		}
 	}
-	parsed := dialect.Parse(docs, func(d *dialect.Doc) {
-		if d.Err != nil {
-			return
-		}
-		for _, e := range early {
-			if e.DecodeEarly(d) {
-				return
-			}
-		}
-	})
+	parsed := dialect.Parse(docs, early)
 	in := dialect.Input{Docs: parsed, Types: types, DefaultNamespace: defaultNamespace, Members: members}
 	set := &federation.Set{}
 	var errs []error

@@ -60,8 +60,9 @@ func TestSelect(t *testing.T) {
 	types, err := typeconfig.NewRegistry(nil, nil)
 	require.NoError(t, err)
 	members := []placement.Cluster{{Name: "c1"}, {Name: "c2"}}
-	read := func() ([]manifest.Document, error) { return manifest.Split("in.yaml", []byte(selectInput)) }
-	full, err := Run(Input{Read: read, Members: members, Types: types, DefaultNamespace: "default"})
+	docs, err := manifest.Split("in.yaml", []byte(selectInput))
+	require.NoError(t, err)
+	full, err := Run(Input{Docs: docs, Members: members, Types: types, DefaultNamespace: "default"})
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		selector    string
@@ -100,7 +101,7 @@ func TestSelect(t *testing.T) {
 			sel, err := labels.Parse(tc.selector)
 			require.NoError(t, err)
 			out, err := Run(Input{
-				Read: read, Selector: sel, Members: members, Types: types, DefaultNamespace: "default",
+				Docs: docs, Selector: sel, Members: members, Types: types, DefaultNamespace: "default",
 			})
 			require.NoError(t, err)
 			require.NoError(t, out.Result.Err())
@@ -147,8 +148,10 @@ func TestSelectStillDecodesEverything(t *testing.T) {
 	types, err := typeconfig.NewRegistry(nil, nil)
 	require.NoError(t, err)
 	text := selectInput + "---\napiVersion: types.kubefed.io/v1beta1\nkind: FederatedConfigMap\nmetadata: {name: bad, namespace: shop}\nspec: {placment: {}}\n"
+	docs, err := manifest.Split("in.yaml", []byte(text))
+	require.NoError(t, err)
 	_, err = Run(Input{
-		Read:     func() ([]manifest.Document, error) { return manifest.Split("in.yaml", []byte(text)) },
+		Docs:     docs,
 		Selector: labels.SelectorFromSet(labels.Set{"app": "web"}), Members: []placement.Cluster{{Name: "c1"}}, Types: types,
 	})
 	assert.EqualError(t, err, `in.yaml:38: FederatedConfigMap shop/bad: spec: unknown field "placment" (did you mean "placement"?)`)

@@ -74,7 +74,7 @@ func newFixture(t *testing.T, input string) *fixture {
 	for _, name := range []string{"eu-1", "us-1"} {
 		require.NoError(t, fed.Put(members.Member{Name: name}, false))
 	}
-	out, err := pipeline.Run(pipeline.Input{Filenames: []string{path}, DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
+	out, err := pipeline.Run(pipeline.Input{Docs: testutil.Documents(t, path), DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
 	require.NoError(t, err)
 	f := &fixture{res: out.Result, members: map[string]*memberstest.Fake{
 		"eu-1": newFakeMember(nsType, cmType, deployType),

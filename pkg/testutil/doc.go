@@ -1,2 +1,3 @@
-// Package testutil holds helpers shared by fedctl's tests: golden files.
+// Package testutil holds helpers shared by fedctl's tests: golden files,
+// a federation's type registry and the documents of input files.
 package testutil

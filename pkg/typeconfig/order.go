@@ -56,9 +56,3 @@ func InstallRank(kind string) int {
 	}
 	return len(installOrder)
 }
-
-// FirstPhase says whether kind is created before everything else: the
-// Namespaces the other objects live in and the CRDs that define their types.
-func FirstPhase(kind string) bool {
-	return kind == "Namespace" || kind == "CustomResourceDefinition"
-}
