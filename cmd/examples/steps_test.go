@@ -266,6 +266,13 @@ var steps = []step{
 		assert.Contains(t, r.errOut, "Secret shop/shop left out: it is the parent of ApplySet", "apply --prune --applyset shop's bookkeeping")
 		assert.NotContains(t, r.out, "kind: FederatedSecret")
 	}},
+	{line: "fedctl federate -f manifests/ --to karmada > karmada.yaml", check: func(t *testing.T, w *workspace, r result) {
+		assert.Empty(t, r.out)
+		f := read(t, filepath.Join(w.dir, "karmada.yaml"))
+		assert.Contains(t, f, "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\n")
+		assert.Contains(t, f, "conflictResolution: Overwrite")
+		assert.NotContains(t, f, "types.kubefed.io", "plain manifests, no federated objects")
+	}},
 
 	// unjoin, without removing eu-1 yet: what would stay there
 	{line: "fedctl unjoin eu-1 --dry-run=client", check: func(t *testing.T, w *workspace, r result) {

@@ -29,6 +29,9 @@ type FederateOptions struct {
 	Filenames []string
 	Recursive bool
 	Output    string
+	// To is the API to write: "kubefed" (Federated<Kind>) or "karmada"
+	// (plain manifests plus Karmada policies).
+	To string
 
 	// Live mode: TYPE NAME read from a member.
 	TypeName  string
@@ -54,7 +57,17 @@ member (clusterSelector: {matchLabels: {}}); edit it to taste.
 
 With -f, manifests are converted offline. With TYPE NAME, the object is read
 from a member cluster (--cluster, default the first member); for a namespace,
---contents also federates every namespaced object in it.`,
+--contents also federates every namespaced object in it.
+
+--to karmada goes the other way for federated input, whatever its dialect
+(KubeFed, Federation v1, Karmada): it writes plain manifests plus Karmada
+PropagationPolicies and OverridePolicies (Cluster* for cluster-scoped kinds)
+that make Karmada create, in the current members, the member objects fedctl
+renders: placement as cluster names or a label selector, replica splits as
+static weights, per-member differences as plaintext overrides,
+conflictResolution Overwrite so that Karmada adopts what fedctl applied. The
+output is read back as Karmada input and rendered; every member object that
+would differ is listed on stderr, and the exit code is then 3.`,
 		Example: `  # Convert plain manifests
   fedctl federate -f deploy.yaml > federated.yaml
 
@@ -62,7 +75,10 @@ from a member cluster (--cluster, default the first member); for a namespace,
   fedctl federate deployments web -n shop --cluster eu-1
 
   # Federate a namespace and everything in it
-  fedctl federate namespace shop --contents`,
+  fedctl federate namespace shop --contents
+
+  # Write federated input as Karmada's plain manifests plus policies
+  fedctl federate -f manifests/ --to karmada > karmada.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(opts.Filenames) > 0 && len(args) > 0:
@@ -82,8 +98,17 @@ from a member cluster (--cluster, default the first member); for a namespace,
 			if opts.Contents && len(opts.Filenames) > 0 {
 				return cmdutil.FlagErrorf("--contents needs TYPE NAME of a namespace, not -f")
 			}
+			if opts.To != "kubefed" && opts.To != "karmada" {
+				return cmdutil.FlagErrorf("--to must be kubefed or karmada, got %q", opts.To)
+			}
+			if opts.To == "karmada" && len(opts.Filenames) == 0 {
+				return cmdutil.FlagErrorf("--to karmada converts manifests: give -f FILENAME")
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.To == "karmada" {
+				return opts.runToKarmada()
 			}
 			if len(opts.Filenames) > 0 {
 				return opts.runOffline()
@@ -93,6 +118,7 @@ from a member cluster (--cluster, default the first member); for a namespace,
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "yaml", "Output format: yaml or json")
+	cmd.Flags().StringVar(&opts.To, "to", "kubefed", "API to write: kubefed (Federated<Kind> from plain objects) or karmada (plain manifests plus Karmada policies from federated input)")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "", "Namespace of the live object (default: the context's namespace, else default)")
 	cmdutil.AddClusterFlag(f, cmd, &opts.Cluster, "Member cluster to read the live object from (default: the first member)")
 	cmd.Flags().BoolVarP(&opts.Contents, "contents", "c", false, "For a namespace, also federate the namespaced objects in it")

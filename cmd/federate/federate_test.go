@@ -1,6 +1,7 @@
 package federate
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,4 +87,77 @@ data: {k: v}
 	out, _, err = runOffline(t, strings.Replace(in, "managed-by: fedctl", "managed-by: helm", 1), "-f", "-")
 	require.NoError(t, err)
 	assert.Contains(t, out, "app.kubernetes.io/managed-by: helm")
+}
+
+func runWithFederation(t *testing.T, federationFile string, args ...string) (string, string, error) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load(federationFile) }}
+	cmd := NewCmdFederate(f, nil)
+	cmd.SetArgs(args)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+// TestFederateToKarmada: the examples (an RSP, overrides, a FederatedNamespace)
+// become plain manifests plus Karmada policies; read back as Karmada input
+// they render the same member objects, so nothing is reported.
+func TestFederateToKarmada(t *testing.T) {
+	t.Parallel()
+	out, errOut, err := runWithFederation(t, "../../testdata/federation/three-clusters.yaml", "-f", "../../testdata/examples", "--to", "karmada")
+	require.NoError(t, err)
+	assert.Empty(t, errOut)
+	testutil.AssertGolden(t, []byte(out), filepath.Join(goldenDir, "examples-karmada.yaml"))
+	assert.NotContains(t, out, "types.kubefed.io")
+}
+
+// TestFederateToKarmadaApproximated: a member planned 0 replicas gets no
+// object from Karmada: said with the file and line, exit code 3; an object
+// placed nowhere is left out, said as a note.
+func TestFederateToKarmadaApproximated(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fedFile := filepath.Join(dir, "federation.yaml")
+	require.NoError(t, os.WriteFile(fedFile, []byte("apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters: [{name: a}, {name: b}]\ntypes: []\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(`apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: ns, namespace: ns}
+spec:
+  placement: {clusterSelector: {}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: ns}
+spec:
+  template:
+    spec:
+      replicas: 1
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec: {containers: [{name: web, image: nginx}]}
+  placement: {clusterSelector: {}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: ns}
+spec:
+  targetKind: FederatedDeployment
+  totalReplicas: 1
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: nowhere, namespace: ns}
+spec:
+  placement: {clusters: []}
+`), 0o600))
+	out, errOut, err := runWithFederation(t, fedFile, "-f", filepath.Join(dir, "app.yaml"), "--to", "karmada")
+	var exit *cmdutil.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, ExitApproximated, exit.Code)
+	assert.Contains(t, errOut, "app.yaml:7: FederatedDeployment ns/web: member b is planned 0 replicas: Karmada removes members divided 0")
+	assert.Contains(t, errOut, "note: "+filepath.Join(dir, "app.yaml")+":27: FederatedConfigMap ns/nowhere: not converted: placed in no member")
+	assert.NotContains(t, out, "name: nowhere")
+	assert.Contains(t, out, "kind: PropagationPolicy")
 }

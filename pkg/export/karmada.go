@@ -1,0 +1,356 @@
+package export
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/placement"
+	"github.com/fedctl/fedctl/pkg/render"
+)
+
+// Karmada's policy API (karmada-io/karmada, pkg/apis/policy/v1alpha1).
+const (
+	karmadaPolicyAPIVersion  = "policy.karmada.io/v1alpha1"
+	skipAutoPropagationLabel = "namespace.karmada.io/skip-auto-propagation"
+	// maxMemberNameLength is the longest Cluster name Karmada accepts
+	// (pkg/apis/cluster/validation: a DNS-1123 label of at most 48
+	// characters, its execution namespace being karmada-es-<name>).
+	maxMemberNameLength = 48
+)
+
+// Input is what ToKarmada converts: the federated objects and what fedctl
+// renders for them, with the members they were rendered for.
+type Input struct {
+	Set     *federation.Set
+	Result  *render.Result
+	Members []placement.Cluster
+}
+
+// Note is a construct Karmada cannot express as fedctl renders it, and
+// what the conversion does instead.
+type Note struct {
+	// Where is the federated object's "file:line".
+	Where   string
+	Object  string
+	Message string
+	// Members are the members whose object the note explains, when it is
+	// about some members only.
+	Members []string
+	// Exact says the note only informs: Karmada creates the same member
+	// objects all the same (an object placed nowhere is left out).
+	Exact bool
+}
+
+func (n Note) String() string { return fmt.Sprintf("%s: %s: %s", n.Where, n.Object, n.Message) }
+
+// Karmada is the converted input: per federated object, its plain
+// manifest, then its propagation policy, then its override policy.
+type Karmada struct {
+	Documents []map[string]any
+	Notes     []Note
+}
+
+// resourceSpread are the kinds whose spec.replicas Karmada divides and
+// revises per member (pkg/resourceinterpreter/default/native).
+var resourceSpread = []string{"Deployment", "ReplicaSet", "StatefulSet"}
+
+// systemNamespaces are never propagated as Namespaces by KubeFed, nor
+// synced by Karmada.
+var systemNamespaces = []string{"kube-system", "kube-public", "default"}
+
+// ToKarmada converts every placed federated object of in into a plain
+// manifest plus the Karmada policies that place, divide and override it
+// as fedctl renders it for in.Members. A render error, a member name
+// Karmada refuses or an object in a namespace Karmada never propagates is
+// an error: the conversion would silently differ.
+func ToKarmada(in Input) (*Karmada, error) {
+	var errs []error
+	for _, m := range in.Members {
+		if len(m.Name) > maxMemberNameLength || len(validation.IsDNS1123Label(m.Name)) > 0 {
+			errs = append(errs, fmt.Errorf("member %q cannot be a Karmada cluster name (a DNS-1123 label of at most %d characters); rename it in the federation file first", m.Name, maxMemberNameLength))
+		}
+	}
+	if err := in.Result.Err(); err != nil {
+		errs = append(errs, fmt.Errorf("the input does not render cleanly; fix it first: %w", err))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	all := make([]string, len(in.Members))
+	for i, m := range in.Members {
+		all[i] = m.Name
+	}
+	slices.Sort(all)
+	targets := map[*federation.Object]map[string]map[string]any{}
+	for _, t := range in.Result.Targets {
+		if targets[t.Source] == nil {
+			targets[t.Source] = map[string]map[string]any{}
+		}
+		targets[t.Source][t.Cluster] = unmarked(t.Object)
+	}
+	out := &Karmada{}
+	for _, p := range in.Result.Placed {
+		o := p.Object
+		where := fmt.Sprintf("%s:%d", o.Pos.File(), o.Pos.Line(""))
+		note := func(members []string, format string, args ...any) {
+			out.Notes = append(out.Notes, Note{Where: where, Object: o.ID(), Message: fmt.Sprintf(format, args...), Members: members})
+		}
+		info := func(format string, args ...any) {
+			out.Notes = append(out.Notes, Note{Where: where, Object: o.ID(), Message: fmt.Sprintf(format, args...), Exact: true})
+		}
+		if o.IsNamespace() && slices.Contains(systemNamespaces, o.Name) {
+			info("not converted: KubeFed never propagates namespace %s as an object, and Karmada does not sync it", o.Name)
+			continue
+		}
+		if p.Type.Namespaced() && strings.HasPrefix(o.Namespace, "kube-") {
+			errs = append(errs, fmt.Errorf("%s: %s: Karmada never propagates objects in %s", where, o.ID(), o.Namespace))
+			continue
+		}
+		if len(p.Clusters) == 0 {
+			// A Karmada policy that matches no member fails to schedule,
+			// and a template without a policy goes nowhere: leaving the
+			// object out is what places it nowhere.
+			info("not converted: placed in no member")
+			continue
+		}
+		docs, err := convertOne(o, p, targets[o], all, note)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s: %w", where, o.ID(), err))
+			continue
+		}
+		out.Documents = append(out.Documents, docs...)
+	}
+	return out, errors.Join(errs...)
+}
+
+func convertOne(o *federation.Object, p render.Placed, targets map[string]map[string]any, all []string, note func([]string, string, ...any)) ([]map[string]any, error) {
+	t := p.Type
+	plain := runtime.DeepCopyJSON(render.BaseObject(o, t))
+	members := slices.Clone(p.Clusters)
+	slices.Sort(members)
+	isNamespace := o.IsNamespace()
+	name := policyName(t.Kind, o.Name)
+
+	// Replicas: equal everywhere is Duplicated; otherwise static weights
+	// equal to each member's count, which Webster divides back exactly
+	// (every quota is a whole number).
+	replicas := map[string]int64{}
+	divided := false
+	if slices.Contains(resourceSpread, t.Kind) && len(members) > 0 {
+		var total int64
+		for _, m := range members {
+			r, _ := nested(targets[m], "spec", "replicas").(int64)
+			replicas[m] = r
+			total += r
+		}
+		tmpl, _ := nested(plain, "spec", "replicas").(int64)
+		for _, m := range members {
+			if replicas[m] != tmpl {
+				divided = true
+			}
+		}
+		if divided && total > 0 {
+			plain["spec"].(map[string]any)["replicas"] = total
+			for _, m := range members {
+				if replicas[m] == 0 {
+					note([]string{m}, "member %s is planned 0 replicas: Karmada removes members divided 0, so it gets no object there (KubeFed keeps a 0-replica object)", m)
+				}
+			}
+		} else {
+			divided = false
+		}
+	}
+
+	placementSpec := map[string]any{}
+	switch {
+	case slices.Equal(members, all) && !divided:
+		// every member: Karmada's empty affinity selects every cluster
+	default:
+		placementSpec["clusterAffinity"] = map[string]any{"clusterNames": toAny(members)}
+	}
+	if divided {
+		var weights []any
+		for _, m := range members {
+			if replicas[m] > 0 {
+				weights = append(weights, map[string]any{"targetCluster": map[string]any{"clusterNames": []any{m}}, "weight": replicas[m]})
+			}
+		}
+		placementSpec["replicaScheduling"] = map[string]any{
+			"replicaSchedulingType":     "Divided",
+			"replicaDivisionPreference": "Weighted",
+			"weightPreference":          map[string]any{"staticWeightList": weights},
+		}
+	}
+
+	var docs []map[string]any
+	selector := map[string]any{"apiVersion": t.APIVersion(), "kind": t.Kind, "name": o.Name}
+	if isNamespace {
+		// Karmada syncs every Namespace to every member; one placed on
+		// some members opts out of the sync with a label, is placed by a
+		// ClusterPropagationPolicy, and has the label removed there again
+		// (by the override rules below: the members' copies lack it).
+		if !slices.Equal(members, all) {
+			labels, _ := nested(plain, "metadata", "labels").(map[string]any)
+			if labels == nil {
+				labels = map[string]any{}
+				plain["metadata"].(map[string]any)["labels"] = labels
+			}
+			labels[skipAutoPropagationLabel] = "true"
+		}
+	}
+	docs = append(docs, plain)
+	needsPolicy := !isNamespace || !slices.Equal(members, all)
+	if needsPolicy {
+		kind := "PropagationPolicy"
+		if !t.Namespaced() {
+			kind = "ClusterPropagationPolicy"
+		}
+		docs = append(docs, policy(kind, name, o, t.Namespaced(), map[string]any{
+			"resourceSelectors":  []any{selector},
+			"placement":          placementSpec,
+			"conflictResolution": "Overwrite",
+		}))
+	}
+
+	// Overrides: per member, the operations that turn what Karmada makes
+	// before overrides (the template, its replicas revised) into what
+	// fedctl renders there.
+	var rules []any
+	for _, m := range members {
+		before := plain
+		if divided {
+			before = runtime.DeepCopyJSON(plain)
+			before["spec"].(map[string]any)["replicas"] = replicas[m]
+		}
+		target, ok := targets[m]
+		if !ok {
+			continue // rendered for no member here (--cluster); nothing to compare
+		}
+		var ops []any
+		diff("", before, target, &ops)
+		if len(ops) == 0 {
+			continue
+		}
+		rules = append(rules, map[string]any{
+			"targetCluster": map[string]any{"clusterNames": []any{m}},
+			"overriders":    map[string]any{"plaintext": ops},
+		})
+	}
+	if len(rules) > 0 {
+		kind := "OverridePolicy"
+		if !t.Namespaced() || isNamespace {
+			kind = "ClusterOverridePolicy"
+		}
+		docs = append(docs, policy(kind, name, o, t.Namespaced() && !isNamespace, map[string]any{
+			"resourceSelectors": []any{selector},
+			"overrideRules":     rules,
+		}))
+	}
+	return docs, nil
+}
+
+// policyName names an object's policies: its kind and name, so that
+// objects of two kinds with one name get two policies.
+func policyName(kind, name string) string {
+	return strings.ToLower(kind) + "-" + name
+}
+
+func policy(kind, name string, o *federation.Object, namespaced bool, spec map[string]any) map[string]any {
+	meta := map[string]any{"name": name}
+	if namespaced {
+		meta["namespace"] = o.Namespace
+	}
+	return map[string]any{"apiVersion": karmadaPolicyAPIVersion, "kind": kind, "metadata": meta, "spec": spec}
+}
+
+// unmarked is a rendered member object without the markers fedctl adds
+// (Karmada adds its own), as a copy.
+func unmarked(obj map[string]any) map[string]any {
+	out := runtime.DeepCopyJSON(obj)
+	meta, _ := out["metadata"].(map[string]any)
+	if labels, ok := meta["labels"].(map[string]any); ok {
+		delete(labels, federation.ManagedLabel)
+		if labels[federation.ManagedByLabel] == federation.ManagedByValue {
+			delete(labels, federation.ManagedByLabel)
+		}
+		if len(labels) == 0 {
+			delete(meta, "labels")
+		}
+	}
+	if annotations, ok := meta["annotations"].(map[string]any); ok {
+		delete(annotations, federation.SourceAnnotation)
+		if len(annotations) == 0 {
+			delete(meta, "annotations")
+		}
+	}
+	return out
+}
+
+// diff appends the RFC 6902 operations that turn a into b, in the strict
+// form Karmada's json-patch v5 accepts: add only under a parent that
+// exists, replace and remove only of what is there. Maps are compared
+// key by key and lists of one length item by item; a list whose length
+// changed is replaced whole.
+func diff(path string, a, b any, ops *[]any) {
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok && bok {
+		for _, k := range slices.Sorted(maps.Keys(am)) {
+			p := path + "/" + escape(k)
+			if bv, ok := bm[k]; ok {
+				diff(p, am[k], bv, ops)
+			} else {
+				*ops = append(*ops, map[string]any{"path": p, "operator": "remove"})
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(bm)) {
+			if _, ok := am[k]; !ok {
+				*ops = append(*ops, map[string]any{"path": path + "/" + escape(k), "operator": "add", "value": bm[k]})
+			}
+		}
+		return
+	}
+	al, aok := a.([]any)
+	bl, bok := b.([]any)
+	if aok && bok && len(al) == len(bl) {
+		for i := range al {
+			diff(fmt.Sprintf("%s/%d", path, i), al[i], bl[i], ops)
+		}
+		return
+	}
+	if !reflect.DeepEqual(a, b) {
+		*ops = append(*ops, map[string]any{"path": path, "operator": "replace", "value": b})
+	}
+}
+
+func escape(key string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
+}
+
+func nested(obj map[string]any, keys ...string) any {
+	var cur any = obj
+	for _, k := range keys {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[k]
+	}
+	return cur
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
