@@ -13,10 +13,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/dialect/kubefed"
+	"github.com/fedctl/fedctl/pkg/export"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
@@ -139,9 +142,18 @@ func (o *FederateOptions) runOffline() error {
 	if err != nil {
 		return err
 	}
+	// Documents another input dialect reads (Karmada's policies and the
+	// objects they select, Federation v1's annotated workloads) are
+	// compiled and written as KubeFed's; the others are plain objects.
+	readers := pipeline.Readers(docs)
+	var dialectDocs []manifest.Document
 	var out []map[string]any
 	var errs []error
-	for _, doc := range docs {
+	for i, doc := range docs {
+		if r := readers[i]; r != "" && r != (kubefed.Dialect{}).Name() {
+			dialectDocs = append(dialectDocs, doc)
+			continue
+		}
 		obj, err := decodePlain(doc)
 		if err != nil {
 			errs = append(errs, err)
@@ -160,7 +172,50 @@ func (o *FederateOptions) runOffline() error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	return o.print(out)
+	if len(dialectDocs) == 0 {
+		return o.print(out)
+	}
+	compiled, notes, mismatches, err := o.compile(dialectDocs)
+	if err != nil {
+		return err
+	}
+	if err := o.print(append(out, compiled...)); err != nil {
+		return err
+	}
+	return o.report(notes, mismatches)
+}
+
+// compile reads another dialect's documents for the federation's members
+// and writes the objects KubeFed's way, checking that they render as the
+// input does.
+func (o *FederateOptions) compile(docs []manifest.Document) ([]map[string]any, []export.Note, []string, error) {
+	m, err := cmdutil.LoadMembership(o.Federation, nil, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	res, err := pipeline.Run(pipeline.Input{Docs: docs, DefaultNamespace: "default", Members: m.Members, Types: m.Types})
+	if err == nil {
+		err = res.Result.Err()
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cmdutil.PrintWarnings(o.IO, res.Result.Warnings)
+	objs, notes, err := export.ToKubeFed(res.Set, res.Result)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	explained := map[string]bool{}
+	for _, n := range notes {
+		for _, member := range n.Members {
+			explained[member+" "+n.Object] = true
+		}
+	}
+	mismatches, err := verify(objs, m.Types, m.Members, res.Result, explained)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("internal error: the federated objects written do not read back: %w", err)
+	}
+	return objs, notes, mismatches, nil
 }
 
 // federateOne converts obj, refusing objects that are federated already and

@@ -161,3 +161,47 @@ spec:
 	assert.NotContains(t, out, "name: nowhere")
 	assert.Contains(t, out, "kind: PropagationPolicy")
 }
+
+// TestFederateDialects: Karmada and Federation v1 input is compiled and
+// written as KubeFed's federated objects (with the RSPs Federation v1's
+// annotations become), checked to render as the input does.
+func TestFederateDialects(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, federation, dir, golden string }{
+		{"Karmada", "three-regions.yaml", "../../testdata/karmada", "karmada-kubefed.yaml"},
+		{"Federation v1", "three-clusters.yaml", "../../testdata/manifests/fedv1", "fedv1-kubefed.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out, _, err := runWithFederation(t, "../../testdata/federation/"+tc.federation, "-f", tc.dir)
+			require.NoError(t, err)
+			testutil.AssertGolden(t, []byte(out), filepath.Join(goldenDir, tc.golden))
+			assert.NotContains(t, out, "policy.karmada.io", "the policies are compiled, not federated")
+		})
+	}
+}
+
+// TestFederateKarmadaWithoutNamespace: a Karmada object whose Namespace is
+// not in the input is placed by its policy; KubeFed would place it
+// nowhere, which is said, with exit code 3.
+func TestFederateKarmadaWithoutNamespace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg, namespace: app}
+data: {k: v}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: all, namespace: app}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]
+`), 0o600))
+	out, errOut, err := runWithFederation(t, "../../testdata/federation/three-clusters.yaml", "-f", filepath.Join(dir, "app.yaml"))
+	var exit *cmdutil.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, ExitApproximated, exit.Code)
+	assert.Contains(t, out, "kind: FederatedConfigMap")
+	assert.Contains(t, errOut, "app.yaml:1: FederatedConfigMap app/cfg: namespace app is not in the input: KubeFed places the object nowhere without its FederatedNamespace")
+}

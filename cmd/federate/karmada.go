@@ -10,8 +10,10 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/export"
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/pipeline"
+	"github.com/fedctl/fedctl/pkg/placement"
 	"github.com/fedctl/fedctl/pkg/render"
 )
 
@@ -41,13 +43,19 @@ func (o *FederateOptions) runToKarmada() error {
 			explained[m+" "+n.Object] = true
 		}
 	}
-	mismatches, err := verify(conv.Documents, r, explained)
+	mismatches, err := verify(conv.Documents, r.Types, r.Members, r.Result, explained)
 	if err != nil {
 		return fmt.Errorf("internal error: the converted output does not read back as Karmada input: %w", err)
 	}
 	if err := o.print(conv.Documents); err != nil {
 		return err
 	}
+	return o.report(notes, mismatches)
+}
+
+// report prints the conversion's notes and mismatches on stderr and
+// returns exit code 3 when anything is not exact.
+func (o *FederateOptions) report(notes []export.Note, mismatches []string) error {
 	cs := o.IO.ErrColorScheme()
 	approximated := len(mismatches)
 	for _, n := range notes {
@@ -67,10 +75,11 @@ func (o *FederateOptions) runToKarmada() error {
 	return nil
 }
 
-// verify renders docs as Karmada input for the same members and lists each
-// member object that differs from what r rendered, but those a note
-// explains already ("member federated-object ID").
-func verify(docs []map[string]any, r *cmdutil.Rendered, explained map[string]bool) ([]string, error) {
+// verify renders converted docs as input for the same members and lists
+// each member object that differs from what was rendered before
+// conversion (want), but those a note explains already ("member
+// federated-object ID").
+func verify(docs []map[string]any, types federation.Types, members []placement.Cluster, rendered *render.Result, explained map[string]bool) ([]string, error) {
 	var in []manifest.Document
 	for i, d := range docs {
 		data, err := yaml.Marshal(d)
@@ -79,11 +88,11 @@ func verify(docs []map[string]any, r *cmdutil.Rendered, explained map[string]boo
 		}
 		in = append(in, manifest.Document{File: "(converted)", Line: i + 1, Data: data})
 	}
-	set, err := pipeline.Decode(in, r.Types, "default", r.Members)
+	set, err := pipeline.Decode(in, types, "default", members)
 	if err != nil {
 		return nil, err
 	}
-	back := render.ForClusters(render.Input{Set: set, Types: r.Types, Members: r.Members})
+	back := render.ForClusters(render.Input{Set: set, Types: types, Members: members})
 	if err := back.Err(); err != nil {
 		return nil, err
 	}
@@ -91,7 +100,7 @@ func verify(docs []map[string]any, r *cmdutil.Rendered, explained map[string]boo
 		return fmt.Sprintf("cluster %s: %s %s", t.Cluster, strings.ToLower(t.Type.Kind), strings.TrimPrefix(t.Namespace()+"/"+t.Name(), "/"))
 	}
 	want, got := map[string]render.Target{}, map[string]render.Target{}
-	for _, t := range r.Result.Targets {
+	for _, t := range rendered.Targets {
 		want[key(t)] = t
 	}
 	for _, t := range back.Targets {
@@ -105,14 +114,14 @@ func verify(docs []map[string]any, r *cmdutil.Rendered, explained map[string]boo
 		g, ok := got[k]
 		switch {
 		case !ok:
-			out = append(out, k+": Karmada would create no object there")
+			out = append(out, k+": the converted input creates no object there")
 		case !reflect.DeepEqual(w.Object, g.Object):
-			out = append(out, k+": Karmada would create a different object")
+			out = append(out, k+": the converted input creates a different object")
 		}
 	}
 	for k := range got {
 		if _, ok := want[k]; !ok {
-			out = append(out, k+": Karmada would create an object fedctl does not render")
+			out = append(out, k+": the converted input creates an object fedctl does not render from the input")
 		}
 	}
 	slices.Sort(out)

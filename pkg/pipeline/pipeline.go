@@ -67,6 +67,23 @@ func Run(in Input) (*Output, error) {
 	return &Output{Set: set, Result: res}, decodeErr
 }
 
+// Readers names, for each document, the dialect that reads it ("" for a
+// document none reads), without decoding anything: what fedctl federate
+// asks to tell plain objects from another dialect's input.
+func Readers(docs []manifest.Document) []string {
+	parsed := dialect.Parse(docs, nil)
+	names := make([]string, len(parsed))
+	taken := make([]bool, len(parsed))
+	for _, d := range Dialects {
+		for i, c := range d.Claim(parsed, taken) {
+			if c && !taken[i] {
+				names[i], taken[i] = d.Name(), true
+			}
+		}
+	}
+	return names
+}
+
 // Decode compiles documents into the federated-object model through every
 // dialect in Dialects. A document that no dialect claims is an error, as is
 // one that two claim, and so is a federated object defined twice, whichever
