@@ -1,16 +1,21 @@
 package apply
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/testenv"
 )
 
 var serviceGVR = schema.GroupVersionResource{Version: "v1", Resource: "services"}
@@ -143,4 +148,68 @@ func TestApplyKarmada(t *testing.T) {
 		_, err := get(t, c, serviceGVR, ns, "api")
 		assert.True(t, apierrors.IsNotFound(err), "Service gone from %s: %v", c, err)
 	}
+}
+
+// TestApplyKarmadaClusterAffinities: clusterAffinities are decided live
+// by apply: with the primary group's member not answering, the Deployment
+// goes to the backup group's member, which stderr says; once the member
+// answers again, the next apply moves it back and removes it from the
+// backup member.
+func TestApplyKarmadaClusterAffinities(t *testing.T) {
+	d := newFaultDrill(t)
+	dir := t.TempDir()
+	const ns = "karmada-affinities"
+	write(t, dir, fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: %[1]s}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: api, image: nginx}]
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: api, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement:
+    clusterAffinities:
+    - {affinityName: primary, clusterNames: [cluster2]}
+    - {affinityName: backup, clusterNames: [cluster3]}
+`, ns))
+	for _, c := range clusterNames {
+		createNamespace(t, c, ns)
+	}
+
+	// cluster2 answers 503 to everything: the probe finds it not ready,
+	// and apply, which still lists what fedctl owns there, gives up on it
+	// at --deadline and reports it failed (exit 3).
+	d.proxy.Set(testenv.Faults{Status: 503})
+	r := d.apply(t, "-f", dir, "--timeout", "2s", "--deadline", "10s")
+	var partial *cmdutil.PartialError
+	require.ErrorAs(t, r.err, &partial, r.errOut)
+	assert.Equal(t, []string{"cluster2"}, partial.Failed)
+	assert.Contains(t, r.errOut, "members not answering: cluster2; placements that depend on it (Karmada clusterAffinities) use the members that answer")
+	assert.Equal(t, propagate.Created, r.action("cluster3", "Deployment", ns, "api"))
+	_, err := get(t, "cluster2", deployGVR, ns, "api")
+	assert.True(t, apierrors.IsNotFound(err), "nothing in the member that does not answer: %v", err)
+
+	d.proxy.Set(testenv.Faults{})
+	r = d.apply(t, "-f", dir)
+	require.NoError(t, r.err, r.errOut)
+	assert.NotContains(t, r.errOut, "not answering")
+	assert.Equal(t, propagate.Created, r.action("cluster2", "Deployment", ns, "api"))
+	assert.Equal(t, propagate.Deleted, r.action("cluster3", "Deployment", ns, "api"), "back in the primary group, gone from the backup")
+}
+
+// createNamespace creates ns in cluster directly, as a namespace that
+// exists before fedctl runs.
+func createNamespace(t *testing.T, cluster, ns string) {
+	t.Helper()
+	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
+	_, err := client(t, cluster).Resource(nsGVR).Create(context.Background(), obj, metav1.CreateOptions{})
+	require.NoError(t, err)
 }

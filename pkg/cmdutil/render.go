@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -64,6 +65,12 @@ type RenderInput struct {
 	// EmptyInputErr, when set, replaces the error for an input without
 	// federated objects: apply says what --prune would then delete.
 	EmptyInputErr error
+	// Probe, when set, says which members do not answer. It is called
+	// only when a federated object's placement depends on it
+	// (federation.Rules.ByReachability), and the input is then rendered
+	// again with those members marked: commands that reach members set
+	// it, render and explain stay offline.
+	Probe func(ctx context.Context, fed *members.Federation) []string
 }
 
 // EmptyInputError is the error for an input without federated objects:
@@ -198,14 +205,23 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 	// documents alone; what did read is decoded and rendered even when
 	// reading failed, so that one run reports every problem of the input.
 	docs, readErr := input.Read(in.Context, input.Options{Filenames: in.Filenames, Recursive: in.Recursive, Kustomize: in.Kustomize, Stdin: ios.In, Warnings: ios.ErrOut})
-	out, err := pipeline.Run(pipeline.Input{
+	pin := pipeline.Input{
 		Docs:             docs,
 		Selector:         sel,
 		DefaultNamespace: in.Namespace,
 		Members:          r.Members,
 		Types:            m.Types,
 		Only:             in.Clusters,
-	})
+	}
+	out, err := pipeline.Run(pin)
+	if err == nil && in.Probe != nil && byReachability(out.Set) {
+		if down := in.Probe(in.Context, m.Federation); len(down) > 0 {
+			fmt.Fprintf(ios.ErrOut, "%s members not answering: %s; placements that depend on it (Karmada clusterAffinities) use the members that answer\n",
+				ios.ErrColorScheme().WarningIcon(), strings.Join(down, ", "))
+			pin.Members = withUnreachable(r.Members, down)
+			out, err = pipeline.Run(pin)
+		}
+	}
 	err = errors.Join(readErr, err)
 	r.Set, r.Result = out.Set, out.Result
 	if err == nil && !in.AllowEmpty && len(r.Set.Objects) == 0 && (len(r.Set.RSPs) == 0 || sel != nil) {
@@ -232,4 +248,67 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// byReachability says whether a federated object's placement depends on
+// which members answer.
+func byReachability(set *federation.Set) bool {
+	for _, o := range set.Objects {
+		if o.Rules.ByReachability {
+			return true
+		}
+	}
+	return false
+}
+
+// withUnreachable is members with those named down marked Unreachable, as
+// a copy.
+func withUnreachable(ms []placement.Cluster, down []string) []placement.Cluster {
+	out := make([]placement.Cluster, len(ms))
+	for i, m := range ms {
+		for _, d := range down {
+			if m.Name == d {
+				m.Unreachable = true
+			}
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// ProbeMembers returns a RenderInput.Probe that probes every member's
+// /healthz (members.ProbeAll, within timeout) and names those that are not
+// Ready.
+func ProbeMembers(access func() (members.Access, error), timeout time.Duration) func(context.Context, *members.Federation) []string {
+	return func(ctx context.Context, fed *members.Federation) []string {
+		a, err := access()
+		if err != nil {
+			return nil // the command reports its access error itself
+		}
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		health := members.ProbeAll(ctx, a, fed.Clusters, len(fed.Clusters))
+		var down []string
+		for i, h := range health {
+			if !h.Ready() {
+				down = append(down, fed.Clusters[i].Name)
+			}
+		}
+		return down
+	}
+}
+
+// defaultProbeTimeout bounds a probe when --timeout does not.
+const defaultProbeTimeout = 10 * time.Second
+
+// ProbeTimeout is how long ProbeMembers waits: the command's per-request
+// timeout when it has one.
+func ProbeTimeout(timeout time.Duration) time.Duration {
+	if timeout > 0 {
+		return timeout
+	}
+	return defaultProbeTimeout
 }

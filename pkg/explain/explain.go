@@ -198,6 +198,9 @@ func schedule(set *federation.Set, members []placement.Cluster) map[*federation.
 			}
 			clusters = sel.Selected
 		}
+		if rsp.Spec.Considered != nil {
+			clusters = placement.Intersect(clusters, rsp.Spec.Considered)
+		}
 		s.info.Considered = slices.Clone(clusters)
 		if len(clusters) == 0 {
 			s.info.Skipped = "no clusters to plan for: KubeFed's scheduler leaves the object as it is"

@@ -55,6 +55,10 @@ func ToKubeFed(set *federation.Set, res *render.Result) ([]map[string]any, []Not
 		out = append(out, m)
 	}
 	for _, rsp := range set.RSPs {
+		if rsp.Spec.Considered != nil {
+			notes = append(notes, Note{Where: fmt.Sprintf("%s:%d", rsp.Pos.File(), rsp.Pos.Line("")), Object: rsp.ID(),
+				Message: fmt.Sprintf("a Karmada policy limits the plan to %v; KubeFed's ReplicaSchedulingPreference plans over every member, so the others get a 0-replica object", rsp.Spec.Considered)})
+		}
 		data, err := json.Marshal(rsp)
 		if err != nil {
 			return nil, nil, err

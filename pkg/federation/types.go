@@ -66,6 +66,11 @@ type Rules struct {
 	// needs none: the namespace exists in its control plane), where
 	// KubeFed places it nowhere (NamespaceNotFederated).
 	NamespaceOptional bool
+	// ByReachability says the placement depends on which members answer
+	// (Karmada's clusterAffinities: the first group with a member that
+	// answers): commands that reach members probe them and render again
+	// (placement.Cluster.Unreachable).
+	ByReachability bool
 }
 
 // ObjectSpec is the spec of a federated object.
@@ -221,6 +226,10 @@ type RSPSpec struct {
 	// IntersectWithClusterSelector limits the members considered to those
 	// the target's clusterSelector picks.
 	IntersectWithClusterSelector bool `json:"intersectWithClusterSelector,omitempty"`
+	// Considered, when not nil, limits the members the plan considers to
+	// these: a dialect's placement (a Karmada policy placing a Federation
+	// v1 workload). KubeFed has no such field; it is never decoded.
+	Considered []string `json:"-"`
 }
 
 // ClusterPreferences bound and weigh one member's share of replicas.

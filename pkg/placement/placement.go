@@ -26,6 +26,10 @@ type Cluster struct {
 	Provider string
 	Region   string
 	Zones    []string
+	// Unreachable says a live probe found the member not answering; set
+	// only by commands that reach members, for placements that depend on
+	// it (Karmada's clusterAffinities). Offline every member answers.
+	Unreachable bool
 }
 
 // Rule names the part of a placement that decided a Selection.

@@ -45,6 +45,9 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			}
 			clusters = sel.Clusters
 		}
+		if rsp.Spec.Considered != nil {
+			clusters = placement.Intersect(clusters, rsp.Spec.Considered)
+		}
 		if len(clusters) == 0 {
 			continue // KubeFed's scheduler does nothing without clusters
 		}

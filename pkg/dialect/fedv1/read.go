@@ -11,8 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fedctl/fedctl/pkg/dialect"
+	"github.com/fedctl/fedctl/pkg/dialect/karmada"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/placement"
 )
 
 // The annotations that make a plain workload Federation v1 input, by kind.
@@ -106,6 +108,9 @@ type preferences struct {
 func (Dialect) Read(in dialect.Input, claimed []bool) (*federation.Set, error) {
 	set := &federation.Set{}
 	var errs []error
+	// Karmada's propagation policies in the same input place the
+	// workloads they select (the annotation still divides the replicas).
+	policies := karmada.ReadPolicies(in)
 	for i, c := range claimed {
 		if !c {
 			continue
@@ -113,6 +118,9 @@ func (Dialect) Read(in dialect.Input, claimed []bool) (*federation.Set, error) {
 		doc := &in.Docs[i]
 		obj, rsp, warning, err := readOne(in, *doc)
 		doc.Parsed = nil // done with: free it now
+		if err == nil && rsp != nil {
+			err = placeByPolicy(in, policies, doc.Head, obj, rsp)
+		}
 		if err != nil {
 			errs = append(errs, dialect.WithObject(err, doc.Head.ID()))
 			continue
@@ -355,4 +363,46 @@ func clusterSelector(v any, at annotation) (federation.Placement, error) {
 		return federation.Placement{}, errors.Join(errs...)
 	}
 	return federation.Placement{ClusterSelector: sel}, nil
+}
+
+// placeByPolicy places a workload that a Karmada PropagationPolicy or
+// ClusterPropagationPolicy of the input selects on the policy's members
+// (intersected with the cluster-selector annotation's, when there is one):
+// the plan considers those members only (RSPSpec.Considered), because
+// KubeFed's planner plans over every member and its plan, zeros included,
+// decides the placement; "*" is written out for each of them. Without a selecting policy, the workload stays on every
+// member.
+func placeByPolicy(in dialect.Input, policies *karmada.Policies, h dialect.Head, obj *federation.Object, rsp *federation.ReplicaSchedulingPreference) error {
+	placed, ok := policies.Place(in, h.APIVersion, h.Kind, obj.Namespace, obj.Name, obj.Labels)
+	if !ok {
+		return nil
+	}
+	members := placed.Members
+	if sel := obj.Spec.Placement.ClusterSelector; sel != nil && len(sel.MatchLabels)+len(sel.MatchExpressions) > 0 {
+		chosen, err := placement.Select(obj.Spec.Placement, in.Members)
+		if err != nil {
+			return err
+		}
+		members = placement.Intersect(members, chosen.Clusters)
+	}
+	prefs := rsp.Spec.Clusters
+	if len(prefs) == 0 {
+		prefs = map[string]federation.ClusterPreferences{"*": {Weight: 1}}
+	}
+	limited := map[string]federation.ClusterPreferences{}
+	for _, m := range members {
+		if p, ok := prefs[m]; ok {
+			limited[m] = p
+		} else if p, ok := prefs["*"]; ok {
+			limited[m] = p
+		}
+	}
+	rsp.Spec.Clusters = limited
+	rsp.Spec.Considered = members
+	obj.Spec.Placement = federation.Placement{Clusters: []federation.ClusterRef{}}
+	for _, m := range members {
+		obj.Spec.Placement.Clusters = append(obj.Spec.Placement.Clusters, federation.ClusterRef{Name: m})
+	}
+	obj.Notes = append(placed.Notes, fmt.Sprintf("placed by %s; the %s annotation divides the replicas over its members (the policy's replicaScheduling is not used)", placed.Policy, preferenceKey(h)))
+	return nil
 }

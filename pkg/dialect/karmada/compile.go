@@ -108,7 +108,8 @@ func (ps *policySet) compile(in dialect.Input, p plain) (*federation.Object, *ma
 		ObjectMeta: metav1.ObjectMeta{Name: p.r.Name, Namespace: p.r.Namespace},
 		Pos:        p.pos,
 		Origin:     federation.Origin{Dialect: Dialect{}.Name(), Doc: p.doc},
-		Rules:      federation.Rules{KeepAnnotations: true, NamespaceOptional: true},
+		Rules: federation.Rules{KeepAnnotations: true, NamespaceOptional: true,
+			ByReachability: chosen != nil && !synced && len(chosen.Spec.Placement.ClusterAffinities) > 1},
 	}
 	if isNamespace {
 		obj.Namespace = p.r.Name

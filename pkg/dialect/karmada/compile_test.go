@@ -229,3 +229,40 @@ spec:
 	}
 	assert.Equal(t, []string{"c1", "c2", "c3"}, clusters)
 }
+
+// TestFederationV1PlacedByPolicy: a Federation v1 workload that a Karmada
+// policy selects is placed on the policy's members, and its annotation
+// divides the replicas over those only ("*" written out per member).
+func TestFederationV1PlacedByPolicy(t *testing.T) {
+	t.Parallel()
+	set, res, err := renderText(t, `apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+  annotations:
+    federation.kubernetes.io/deployment-preferences: '{"clusters": {"*": {"weight": 1}, "c1": {"weight": 2}}}'
+spec:
+  replicas: 6
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: prod, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement:
+    clusterAffinity: {labelSelector: {matchLabels: {tier: prod}}}
+`)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"c1": int64(4), "c2": int64(2)}, replicasByMember(res))
+	require.Len(t, set.Objects, 2)
+	assert.Contains(t, set.Objects[1].Notes[len(set.Objects[1].Notes)-1], "placed by PropagationPolicy shop/prod; the federation.kubernetes.io/deployment-preferences annotation divides the replicas")
+}

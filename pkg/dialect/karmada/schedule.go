@@ -92,17 +92,33 @@ func requirements(pod map[string]any) bool {
 
 // candidates are the members a placement's affinity selects
 // (pkg/scheduler/framework/plugins/clusteraffinity). With
-// clusterAffinities, the groups are tried in order and the first that
-// selects at least one member is used: without live capacity, "can be
-// scheduled" means "has a member".
+// clusterAffinities, the groups are tried in order and the first that can
+// be scheduled is used (pkg/scheduler/scheduler.go,
+// scheduleResourceBindingWithClusterAffinities): without capacity
+// estimates, "can be scheduled" means "selects a member that answers"
+// (Karmada filters out clusters that are not ready); offline every member
+// answers. The group's members that do not answer are left out, as
+// Karmada's not-ready taint leaves them out.
 func candidates(members []placement.Cluster, p placementSpec) ([]placement.Cluster, string) {
 	if len(p.ClusterAffinities) > 0 {
+		var skipped []string
 		for _, term := range p.ClusterAffinities {
-			if m := matching(members, term.clusterAffinity); len(m) > 0 {
-				return m, fmt.Sprintf("clusterAffinities: group %q is the first that selects a member", term.AffinityName)
+			var answering []placement.Cluster
+			for _, m := range matching(members, term.clusterAffinity) {
+				if !m.Unreachable {
+					answering = append(answering, m)
+				}
 			}
+			if len(answering) > 0 {
+				why := fmt.Sprintf("clusterAffinities: group %q is the first that selects a member", term.AffinityName)
+				if len(skipped) > 0 {
+					why = fmt.Sprintf("clusterAffinities: group %q is the first that selects a member that answers (%s skipped)", term.AffinityName, strings.Join(skipped, ", "))
+				}
+				return answering, why
+			}
+			skipped = append(skipped, fmt.Sprintf("%q", term.AffinityName))
 		}
-		return nil, "clusterAffinities: no group selects a member"
+		return nil, "clusterAffinities: no group selects a member that answers"
 	}
 	if p.ClusterAffinity == nil {
 		return members, "no clusterAffinity: every member"
