@@ -273,7 +273,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty, EmptyInputErr: emptyErr,
-		Probe:      cmdutil.ProbeMembers(o.Access, cmdutil.ProbeTimeout(o.Timeout)),
+		Probe: cmdutil.ProbeMembers(o.Access, cmdutil.ProbeTimeout(o.Timeout)),
 	})
 	if err != nil {
 		return err // nothing is sent for an input with errors

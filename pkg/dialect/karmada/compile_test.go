@@ -91,6 +91,11 @@ spec:
 			replicas: map[string]any{"c1": int64(2), "c2": int64(1), "c3": int64(1)},
 		},
 		{
+			name:     "replicaScheduling {} is Divided by equal weights (the API's default)",
+			input:    doc(deployment, "4") + doc(pp, "{replicaScheduling: {}}"),
+			replicas: map[string]any{"c1": int64(2), "c2": int64(1), "c3": int64(1)},
+		},
+		{
 			name:     "members divided 0 get no object",
 			input:    doc(deployment, "1") + doc(pp, "{replicaScheduling: {replicaSchedulingType: Divided}}"),
 			replicas: map[string]any{"c1": int64(1)},

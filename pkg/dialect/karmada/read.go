@@ -140,6 +140,7 @@ func (ps *policySet) add(in dialect.Input, doc dialect.Doc) error {
 		if err := p.validate(pos, cluster); err != nil {
 			return err
 		}
+		p.defaults()
 		if cluster {
 			p.Namespace = ""
 			ps.clusterPropagation = append(ps.clusterPropagation, p)
@@ -431,4 +432,23 @@ func validateOverriders(pos manifest.Positions, path string, o overriders) []err
 		}
 	}
 	return errs
+}
+
+// defaults fills in what Karmada's API defaults before anything reads a
+// policy: replicaScheduling's type is Divided when unset (the CRD's
+// +kubebuilder:default, pkg/apis/policy/v1alpha1/propagation_types.go),
+// and a Divided policy without a division preference is Weighted (the
+// mutating webhook, pkg/webhook/propagationpolicy/mutating.go). So
+// "replicaScheduling: {}" divides by equal weights.
+func (p *propagationPolicy) defaults() {
+	rs := p.Spec.Placement.ReplicaScheduling
+	if rs == nil {
+		return
+	}
+	if rs.ReplicaSchedulingType == "" {
+		rs.ReplicaSchedulingType = "Divided"
+	}
+	if rs.ReplicaSchedulingType == "Divided" && rs.ReplicaDivisionPreference == "" {
+		rs.ReplicaDivisionPreference = "Weighted"
+	}
 }
