@@ -346,22 +346,49 @@ func (ps *policySet) memberOverrides(a *applier, p plain, m placement.Cluster, c
 		groups = append(groups, ps.override[p.r.Namespace])
 	}
 	for _, group := range groups {
-		for _, pol := range sortedOverridePolicies(p.r, group) {
-			rules := pol.Spec.OverrideRules
-			if len(rules) == 0 && pol.Spec.Overriders != nil {
-				rules = []overrideRule{{TargetCluster: pol.Spec.TargetCluster, Overriders: *pol.Spec.Overriders}}
-			}
-			for i, rule := range rules {
-				if rule.TargetCluster != nil && !clusterMatches(m, *rule.TargetCluster) {
-					continue
-				}
-				if err := a.overriders(rule.Overriders, fmt.Sprintf("%s rule %d", overridePolicyID(pol), i)); err != nil {
-					return err
-				}
+		for _, b := range overriderBlocks(p.r, group, m) {
+			if err := a.overriders(b.overriders, b.source); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// block is one rule's overriders that apply to a member, with the policy
+// and rule it comes from.
+type block struct {
+	policy     string
+	source     string
+	overriders overriders
+}
+
+// overriderBlocks are the rules of policies (one kind: all
+// OverridePolicies of a namespace, or all ClusterOverridePolicies) that
+// apply to r in member m, in the order Karmada applies them
+// (getOverridersFromOverridePolicies): policies by implicit priority then
+// name, rules in order, those without a targetCluster or whose
+// targetCluster matches; the deprecated single rule when there are no
+// overrideRules.
+func overriderBlocks(r resource, policies []*overridePolicy, m placement.Cluster) []block {
+	var out []block
+	for _, pol := range sortedOverridePolicies(r, policies) {
+		rules := pol.Spec.OverrideRules
+		if len(rules) == 0 {
+			rule := overrideRule{TargetCluster: pol.Spec.TargetCluster}
+			if pol.Spec.Overriders != nil {
+				rule.Overriders = *pol.Spec.Overriders
+			}
+			rules = []overrideRule{rule}
+		}
+		for i, rule := range rules {
+			if rule.TargetCluster != nil && !clusterMatches(m, *rule.TargetCluster) {
+				continue
+			}
+			out = append(out, block{policy: overridePolicyID(pol), source: fmt.Sprintf("%s rule %d", overridePolicyID(pol), i), overriders: rule.Overriders})
+		}
+	}
+	return out
 }
 
 func overridePolicyID(p *overridePolicy) string {

@@ -198,3 +198,144 @@ func TestUpstreamOverriders(t *testing.T) {
 		})
 	}
 }
+
+func overridePolicies(t *testing.T, raw []map[string]any) []*overridePolicy {
+	t.Helper()
+	var out []*overridePolicy
+	for _, r := range raw {
+		p := &overridePolicy{}
+		reshape(t, r, p)
+		if p.Kind == ClusterOverridePolicyKind {
+			p.Namespace = ""
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func TestUpstreamPolicies(t *testing.T) {
+	var file struct {
+		OverrideOrdering []struct {
+			Source, Name string
+			Object       map[string]any
+			Cluster      upstreamCluster
+			Policies     []map[string]any
+			Want         []struct {
+				Policy     string
+				Overriders map[string]any
+			}
+		} `json:"overrideOrdering"`
+		ApplyOverridePolicies []struct {
+			Source, Name string
+			Object       map[string]any
+			Cluster      upstreamCluster
+			Policies     []map[string]any
+			Want         map[string]any
+		} `json:"applyOverridePolicies"`
+		StaticWeightList []struct {
+			Source, Name      string
+			Candidates        []upstreamCluster
+			ReplicaScheduling *replicaSchedulingStrat `json:"replicaScheduling"`
+			Replicas          int32
+			UID               string
+			WantWeights       map[string]int64 `json:"wantWeights"`
+			Want              map[string]int32
+		} `json:"staticWeightList"`
+		PolicyNameTieBreak []struct {
+			Source, Name, Kind string
+			A                  *string
+			B                  string
+			Want               string
+		} `json:"policyNameTieBreak"`
+		DivisionPreferenceDefaulting []struct {
+			Source, Name      string
+			ReplicaScheduling *replicaSchedulingStrat `json:"replicaScheduling"`
+			WantWeighted      bool                    `json:"wantWeighted"`
+		} `json:"divisionPreferenceDefaulting"`
+	}
+	loadUpstream(t, "policies.yaml", &file)
+	require.NotEmpty(t, file.OverrideOrdering)
+	require.NotEmpty(t, file.ApplyOverridePolicies)
+	require.NotEmpty(t, file.StaticWeightList)
+	require.NotEmpty(t, file.PolicyNameTieBreak)
+	require.NotEmpty(t, file.DivisionPreferenceDefaulting)
+
+	for _, tc := range file.OverrideOrdering {
+		t.Run("ordering/"+tc.Name, func(t *testing.T) {
+			var got []string
+			for _, b := range overriderBlocks(resourceOf(t, tc.Object), overridePolicies(t, tc.Policies), tc.Cluster.cluster()) {
+				raw, err := json.Marshal(b.overriders)
+				require.NoError(t, err)
+				got = append(got, b.policy+" "+string(raw))
+			}
+			var want []string
+			for _, w := range tc.Want {
+				var o overriders
+				reshape(t, w.Overriders, &o)
+				raw, err := json.Marshal(o)
+				require.NoError(t, err)
+				want = append(want, w.Policy+" "+string(raw))
+			}
+			assert.Equal(t, want, got, tc.Source)
+		})
+	}
+	for _, tc := range file.ApplyOverridePolicies {
+		t.Run("apply/"+tc.Name, func(t *testing.T) {
+			ps := &policySet{override: map[string][]*overridePolicy{}}
+			for _, p := range overridePolicies(t, tc.Policies) {
+				if p.Namespace == "" {
+					ps.clusterOverride = append(ps.clusterOverride, p)
+				} else {
+					ps.override[p.Namespace] = append(ps.override[p.Namespace], p)
+				}
+			}
+			var obj map[string]any
+			reshape(t, tc.Object, &obj)
+			r := resourceOf(t, tc.Object)
+			a := &applier{obj: obj, kind: r.Kind}
+			require.NoError(t, ps.memberOverrides(a, plain{r: r, obj: obj}, tc.Cluster.cluster(), nil, nil, "", false), tc.Source)
+			var want map[string]any
+			reshape(t, tc.Want, &want)
+			assert.Equal(t, want, a.obj, tc.Source)
+		})
+	}
+	for _, tc := range file.StaticWeightList {
+		t.Run("weights/"+tc.Name, func(t *testing.T) {
+			var cands []placement.Cluster
+			for _, c := range tc.Candidates {
+				cands = append(cands, c.cluster())
+			}
+			weights := staticWeights(cands, tc.ReplicaScheduling.WeightPreference)
+			assert.Equal(t, tc.WantWeights, weights, tc.Source)
+			want := tc.Want
+			if want == nil {
+				want = map[string]int32{}
+			}
+			assert.Equal(t, want, webster(tc.Replicas, weights, tc.UID).Replicas, tc.Source)
+		})
+	}
+	for _, tc := range file.PolicyNameTieBreak {
+		t.Run("tiebreak/"+tc.Kind+"/"+tc.Name, func(t *testing.T) {
+			all := resourceSelector{APIVersion: "v1", Kind: "ConfigMap"}
+			var policies []*propagationPolicy
+			if tc.A != nil {
+				policies = append(policies, &propagationPolicy{Spec: propagationSpec{ResourceSelectors: []resourceSelector{all}}})
+				policies[0].Name = *tc.A
+			}
+			b := &propagationPolicy{Spec: propagationSpec{ResourceSelectors: []resourceSelector{all}}}
+			b.Name = tc.B
+			policies = append(policies, b)
+			chosen, _, _ := highestPriority(resource{APIVersion: "v1", Kind: "ConfigMap", Name: "x"}, policies)
+			require.NotNil(t, chosen)
+			assert.Equal(t, tc.Want, chosen.Name, tc.Source)
+		})
+	}
+	for _, tc := range file.DivisionPreferenceDefaulting {
+		t.Run("defaulting/"+tc.Name, func(t *testing.T) {
+			p := &propagationPolicy{Spec: propagationSpec{Placement: placementSpec{ReplicaScheduling: tc.ReplicaScheduling}}}
+			p.defaults()
+			rs := p.Spec.Placement.ReplicaScheduling
+			assert.Equal(t, tc.WantWeighted, rs != nil && rs.ReplicaDivisionPreference == "Weighted", tc.Source)
+		})
+	}
+}
