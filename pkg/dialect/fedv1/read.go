@@ -274,6 +274,13 @@ func parsePreferences(raw string, at annotation) (preferences, *manifest.Error) 
 		w.Object = at.doc.Head.ID() // as the errors name it: the user's document
 		return preferences{Clusters: map[string]federation.ClusterPreferences{"*": {Weight: 1}}}, w
 	}
+	if len(p.Clusters) == 0 {
+		// Federation v1 fell back to the even split only for an annotation
+		// that is missing or does not parse; one that parses with no
+		// clusters planned 0 everywhere (KubeFed, and the planner here,
+		// read empty clusters as {"*": {weight: 1}} instead).
+		p.Clusters = map[string]federation.ClusterPreferences{"*": {Weight: 0}}
+	}
 	return p, nil
 }
 

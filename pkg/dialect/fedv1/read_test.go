@@ -83,9 +83,12 @@ func TestReadPreferences(t *testing.T) {
 		{name: "field names in any case, unknown fields ignored, as Federation v1's untagged struct",
 			prefs: `'{"Rebalance": true, "CLUSTERS": {"a": {"MinReplicas": 1, "Weight": 2, "color": "red"}}, "extra": 1}'`,
 			want:  federation.RSPSpec{TargetKind: "FederatedDeployment", TotalReplicas: 9, Rebalance: true, Clusters: map[string]federation.ClusterPreferences{"a": {MinReplicas: 1, Weight: 2}}}},
-		{name: "empty: the planner's default, every member weight 1",
+		// Federation v1 defaulted only a missing or unparsable annotation
+		// (pkg/federatedtypes/scheduling.go); a parsed one with no
+		// clusters planned 0 everywhere, which weight 0 for "*" keeps.
+		{name: "empty: no preferences, 0 replicas everywhere as Federation v1 planned them",
 			prefs: `'{}'`,
-			want:  federation.RSPSpec{TargetKind: "FederatedDeployment", TotalReplicas: 9}},
+			want:  federation.RSPSpec{TargetKind: "FederatedDeployment", TotalReplicas: 9, Clusters: map[string]federation.ClusterPreferences{"*": {Weight: 0}}}},
 		{name: "JSON that does not parse: the even split, with a warning at the annotation",
 			prefs:   `'{"clusters": '`,
 			want:    federation.RSPSpec{TargetKind: "FederatedDeployment", TotalReplicas: 9, Clusters: map[string]federation.ClusterPreferences{"*": {Weight: 1}}},

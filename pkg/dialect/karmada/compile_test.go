@@ -271,3 +271,30 @@ spec:
 	require.Len(t, set.Objects, 2)
 	assert.Contains(t, set.Objects[1].Notes[len(set.Objects[1].Notes)-1], "placed by PropagationPolicy shop/prod; the federation.kubernetes.io/deployment-preferences annotation divides the replicas")
 }
+
+// TestFederationV1EmptyPreferences: an annotation that parses with no
+// clusters plans 0 replicas in every member, as Federation v1 did (only a
+// missing or unparsable one split evenly).
+func TestFederationV1EmptyPreferences(t *testing.T) {
+	t.Parallel()
+	_, res, err := renderText(t, `apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+  annotations:
+    federation.kubernetes.io/deployment-preferences: '{"rebalance": true}'
+spec:
+  replicas: 6
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+`)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"c1": int64(0), "c2": int64(0), "c3": int64(0)}, replicasByMember(res))
+}
