@@ -113,6 +113,14 @@ func (p *Parsed) decodeStrict(out any, fast bool) (Positions, error) {
 	if fast && decodeFast(doc.Data, root, rv) {
 		return pos, nil
 	}
+	// Keys that differ in YAML but not as JSON strings (0 and "0", or
+	// true and "true") in a free-form value, which the walk does not
+	// enter, would reach the JSON decoder in Go's random map order: one
+	// run keeps the first, the next the last. They are duplicates.
+	if k, first, path := firstStringCollision(root.Content[0], ""); k != nil {
+		return pos, &Error{File: doc.File, Line: doc.Line + k.Line - 1, Field: join(path, k.Value),
+			Err: fmt.Errorf("duplicate field (first set at line %d as %s; YAML keys are strings here)", doc.Line+first.Line-1, first.Value)}
+	}
 	if err := yaml.UnmarshalStrict(doc.Data, out); err != nil {
 		// A null key (~, null or nothing before the colon) inside a
 		// free-form value, which the walk does not enter, is the one error
@@ -127,6 +135,36 @@ func (p *Parsed) decodeStrict(out any, fast bool) (Positions, error) {
 		return pos, &Error{File: doc.File, Line: doc.Line, Err: err}
 	}
 	return pos, nil
+}
+
+// firstStringCollision finds, in document order, the first mapping key
+// whose value as a string repeats an earlier key of the same mapping (the
+// walk reports exact duplicates where it goes; this finds those of
+// free-form parts too), with the earlier key and the mapping's path.
+func firstStringCollision(n *yamlv3.Node, path string) (key, first *yamlv3.Node, at string) {
+	switch n.Kind {
+	case yamlv3.MappingNode:
+		seen := make(map[string]*yamlv3.Node, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind == yamlv3.ScalarNode && k.ShortTag() != "!!merge" {
+				if prev, dup := seen[k.Value]; dup {
+					return k, prev, path
+				}
+				seen[k.Value] = k
+			}
+			if found, prev, where := firstStringCollision(v, join(path, k.Value)); found != nil {
+				return found, prev, where
+			}
+		}
+	case yamlv3.SequenceNode:
+		for i, item := range n.Content {
+			if found, prev, where := firstStringCollision(item, fmt.Sprintf("%s[%d]", path, i)); found != nil {
+				return found, prev, where
+			}
+		}
+	}
+	return nil, nil, ""
 }
 
 // firstNullKey finds, in document order, the first mapping key that YAML
