@@ -314,7 +314,7 @@ func divisionNotes(total int32, weights map[string]int64, key string, d division
 		res = append(res, fmt.Sprintf("%s %d", n, d.Replicas[n]))
 	}
 	return []string{
-		fmt.Sprintf("Divided by static weights (%s): %d replicas by Webster, one at a time to the highest weight/(2·replicas+1)", strings.Join(ws, ", "), total),
+		fmt.Sprintf("Divided by static weights (%s): %d replicas by Webster, one at a time to the highest weight/divisor, the divisor being 2·replicas+1", strings.Join(ws, ", "), total),
 		fmt.Sprintf("ties: fewer replicas first, then names %s (FNV-1a of %q)", order, key),
 		"seats: " + d.String(),
 		"result: " + orNone(strings.Join(res, ", ")),

@@ -19,7 +19,10 @@ type party struct {
 // seat records one step of a division, for explain: which member got the
 // replica, with the priority weight/(2·seats+1) it won with.
 type seat struct {
-	Member   string
+	Member string
+	// Weight and Divisor (2·seats+1, seats before this one) give Priority.
+	Weight   int64
+	Divisor  int32
 	Priority float64
 	// Tie is how the step was decided when another member had the same
 	// priority: "fewer replicas" or "name".
@@ -103,7 +106,7 @@ func webster(total int32, weights map[string]int64, key string) division {
 	heap.Init(q)
 	for range total {
 		next := heap.Pop(q).(party)
-		s := seat{Member: next.name, Priority: priority(next)}
+		s := seat{Member: next.name, Weight: next.weight, Divisor: 2*next.seats + 1, Priority: priority(next)}
 		for _, other := range q.parties {
 			if priority(other) == s.Priority {
 				if other.seats != next.seats {
@@ -134,14 +137,15 @@ func sortedNames[V any](m map[string]V) []string {
 	return names
 }
 
-// String writes the division for explain: "a 1, b 2 (seats: b 2.00, a 1.00 …)".
+// String writes the seats for explain, in order, each with its weight,
+// divisor and priority: "c3 3/1=3, c2 2/1=2, c1 1/1=1 (tie broken by …)".
 func (d division) String() string {
 	var b strings.Builder
 	for i, s := range d.Seats {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%s (%.3g", s.Member, s.Priority)
+		fmt.Fprintf(&b, "%s (%d/%d=%.3g", s.Member, s.Weight, s.Divisor, s.Priority)
 		if s.Tie != "" {
 			b.WriteString(", tie broken by " + s.Tie)
 		}
