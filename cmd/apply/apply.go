@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
@@ -20,6 +21,8 @@ import (
 
 // ApplyOptions are the inputs of "fedctl apply".
 type ApplyOptions struct {
+	// Plan is --offline-plan and --no-failover.
+	Plan cmdutil.PlanFlags
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
 	Access     func() (members.Access, error)
@@ -207,6 +210,7 @@ out.`,
 	fl.BoolVar(&opts.ForceConflicts, "force-conflicts", false, "Take over fields that other field managers own")
 	fl.BoolVar(&opts.Adopt, "adopt", false, "Take over existing objects that fedctl did not create")
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters synced at once")
+	cmdutil.AddPlanFlags(cmd, &opts.Plan)
 	cmdutil.AddMemberTimeFlags(cmd, opts.timeFlags())
 	fl.BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is Current in every member (kstatus), as fedctl status --wait")
 	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json, or name (CLUSTER kind.group/NAME per object)")
@@ -216,6 +220,15 @@ out.`,
 	fl.IntVar(&opts.MaxDeletions, "max-deletions", DefaultMaxDeletions, "Most objects deleted in one member cluster (de-placement and pruning); -1 for no limit")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// live reads the members' state for plans, unless --dry-run=client plans
+// offline (it reaches no member).
+func (o *ApplyOptions) live() func(context.Context, *members.Federation, *federation.Set) *render.Live {
+	if o.DryRun == "client" {
+		return nil
+	}
+	return cmdutil.LiveReader(o.Access, o.NewClient, cmdutil.ProbeTimeout(o.Timeout), o.Plan)
 }
 
 func (o *ApplyOptions) timeFlags() cmdutil.MemberTimeFlags {
@@ -273,7 +286,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty, EmptyInputErr: emptyErr,
-		Probe: cmdutil.ProbeMembers(o.Access, cmdutil.ProbeTimeout(o.Timeout)),
+		Live:  o.live(),
 	})
 	if err != nil {
 		return err // nothing is sent for an input with errors

@@ -27,6 +27,8 @@ const (
 
 // DiffOptions are the inputs of "fedctl diff".
 type DiffOptions struct {
+	// Plan is --offline-plan and --no-failover.
+	Plan cmdutil.PlanFlags
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
 	Access     func() (members.Access, error)
@@ -133,6 +135,7 @@ delete: a member not done by then is reported in one line,
 	fl.BoolVar(&opts.ForceConflicts, "force-conflicts", false, "Take over fields that other field managers own, as apply --force-conflicts would")
 	fl.BoolVar(&opts.Adopt, "adopt", false, "Take over existing objects that fedctl did not create, as apply --adopt would")
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters compared at once")
+	cmdutil.AddPlanFlags(cmd, &opts.Plan)
 	cmdutil.AddMemberTimeFlags(cmd, opts.timeFlags())
 	fl.BoolVar(&opts.Prune, "prune", false, "Also show the objects of the --applyset set that apply --prune would delete")
 	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace (default: the namespace where the members hold it)")
@@ -177,7 +180,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
-		Probe:      cmdutil.ProbeMembers(o.Access, cmdutil.ProbeTimeout(o.Timeout)),
+		Live:       cmdutil.LiveReader(o.Access, o.NewClient, cmdutil.ProbeTimeout(o.Timeout), o.Plan),
 	})
 	if err != nil {
 		return err // nothing is sent for an input with errors

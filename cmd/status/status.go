@@ -210,7 +210,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 			Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 			AllowEmpty: o.AllowEmpty,
 			Failing:    cmdutil.FailOnDecode,
-			Probe:      cmdutil.ProbeMembers(o.Access, cmdutil.ProbeTimeout(o.Timeout)),
+			Live:       cmdutil.LiveReader(o.Access, nil, cmdutil.ProbeTimeout(o.Timeout), cmdutil.PlanFlags{}),
 		})
 		if err != nil {
 			return err

@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/input"
 	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/liveplan"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/placement"
@@ -65,12 +68,14 @@ type RenderInput struct {
 	// EmptyInputErr, when set, replaces the error for an input without
 	// federated objects: apply says what --prune would then delete.
 	EmptyInputErr error
-	// Probe, when set, says which members do not answer. It is called
-	// only when a federated object's placement depends on it
-	// (federation.Rules.ByReachability), and the input is then rendered
-	// again with those members marked: commands that reach members set
-	// it, render and explain stay offline.
-	Probe func(ctx context.Context, fed *members.Federation) []string
+	// Live, when set, reads what the members say that a plan depends on:
+	// which members answer and, for ReplicaSchedulingPreferences, each
+	// member's current replicas and capacity. It is called only when the
+	// input needs it (an RSP, or a placement that depends on which
+	// members answer: federation.Rules.ByReachability), and the input is
+	// then rendered again from it. Commands that reach members set it;
+	// render and explain only with --live.
+	Live func(ctx context.Context, fed *members.Federation, set *federation.Set) *render.Live
 }
 
 // EmptyInputError is the error for an input without federated objects:
@@ -214,13 +219,15 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 		Only:             in.Clusters,
 	}
 	out, err := pipeline.Run(pin)
-	if err == nil && in.Probe != nil && byReachability(out.Set) {
-		if down := in.Probe(in.Context, m.Federation); len(down) > 0 {
-			fmt.Fprintf(ios.ErrOut, "%s members not answering: %s; placements that depend on it (Karmada clusterAffinities) use the members that answer\n",
+	if err == nil && in.Live != nil && needsLive(out.Set) {
+		live := in.Live(in.Context, m.Federation, out.Set)
+		pin.Live = live
+		if down := notAnswering(r.Members, live.Answering); len(down) > 0 {
+			fmt.Fprintf(ios.ErrOut, "%s members not answering: %s; replica plans and placements that depend on it use the members that answer\n",
 				ios.ErrColorScheme().WarningIcon(), strings.Join(down, ", "))
 			pin.Members = withUnreachable(r.Members, down)
-			out, err = pipeline.Run(pin)
 		}
+		out, err = pipeline.Run(pin)
 	}
 	err = errors.Join(readErr, err)
 	r.Set, r.Result = out.Set, out.Result
@@ -250,15 +257,30 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 	return r, nil
 }
 
-// byReachability says whether a federated object's placement depends on
-// which members answer.
-func byReachability(set *federation.Set) bool {
+// needsLive says whether the set's plans or placements depend on what the
+// members say: a ReplicaSchedulingPreference, or an object placed by which
+// members answer.
+func needsLive(set *federation.Set) bool {
+	if len(set.RSPs) > 0 {
+		return true
+	}
 	for _, o := range set.Objects {
 		if o.Rules.ByReachability {
 			return true
 		}
 	}
 	return false
+}
+
+// notAnswering are the members not in answering.
+func notAnswering(ms []placement.Cluster, answering []string) []string {
+	var down []string
+	for _, m := range ms {
+		if !slices.Contains(answering, m.Name) {
+			down = append(down, m.Name)
+		}
+	}
+	return down
 }
 
 // withUnreachable is members with those named down marked Unreachable, as
@@ -276,31 +298,6 @@ func withUnreachable(ms []placement.Cluster, down []string) []placement.Cluster 
 	return out
 }
 
-// ProbeMembers returns a RenderInput.Probe that probes every member's
-// /healthz (members.ProbeAll, within timeout) and names those that are not
-// Ready.
-func ProbeMembers(access func() (members.Access, error), timeout time.Duration) func(context.Context, *members.Federation) []string {
-	return func(ctx context.Context, fed *members.Federation) []string {
-		a, err := access()
-		if err != nil {
-			return nil // the command reports its access error itself
-		}
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		health := members.ProbeAll(ctx, a, fed.Clusters, len(fed.Clusters))
-		var down []string
-		for i, h := range health {
-			if !h.Ready() {
-				down = append(down, fed.Clusters[i].Name)
-			}
-		}
-		return down
-	}
-}
-
 // defaultProbeTimeout bounds a probe when --timeout does not.
 const defaultProbeTimeout = 10 * time.Second
 
@@ -311,4 +308,43 @@ func ProbeTimeout(timeout time.Duration) time.Duration {
 		return timeout
 	}
 	return defaultProbeTimeout
+}
+
+// PlanFlags are the flags of the commands that plan replicas from the
+// members' live state (apply, diff).
+type PlanFlags struct {
+	// OfflinePlan plans from the manifests alone, as render does
+	// (--offline-plan); which members answer still places Karmada's
+	// clusterAffinities.
+	OfflinePlan bool
+	// NoFailover keeps the share of members that do not answer
+	// (--no-failover).
+	NoFailover bool
+}
+
+// AddPlanFlags adds --offline-plan and --no-failover.
+func AddPlanFlags(cmd *cobra.Command, f *PlanFlags) {
+	cmd.Flags().BoolVar(&f.OfflinePlan, "offline-plan", false, "Plan replicas from the manifests alone, as render does, instead of from the members' current replicas and capacity")
+	cmd.Flags().BoolVar(&f.NoFailover, "no-failover", false, "Keep the replica share of members that do not answer, instead of planning over those that do (KubeFed's way)")
+}
+
+// LiveReader is a RenderInput.Live that reads the members through access
+// and newClient (liveplan.Read), within timeout.
+func LiveReader(access func() (members.Access, error), newClient func(members.Access, members.Member) (members.Client, error), timeout time.Duration, f PlanFlags) func(context.Context, *members.Federation, *federation.Set) *render.Live {
+	return func(ctx context.Context, fed *members.Federation, set *federation.Set) *render.Live {
+		a, err := access()
+		if err != nil {
+			// The command reports its access error itself; plan as if
+			// every member answered.
+			all := make([]string, len(fed.Clusters))
+			for i, m := range fed.Clusters {
+				all[i] = m.Name
+			}
+			return &render.Live{Answering: all, KeepShares: f.NoFailover}
+		}
+		if newClient == nil {
+			newClient = members.NewMemberClient
+		}
+		return liveplan.Read(ctx, fed, set, liveplan.Options{Access: a, NewClient: newClient, Timeout: timeout, KeepShares: f.NoFailover, OfflinePlan: f.OfflinePlan})
+	}
 }

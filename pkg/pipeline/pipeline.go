@@ -44,6 +44,9 @@ type Input struct {
 	// caller checked are members; placement and plans still consider
 	// every member.
 	Only []string
+	// Live, when set, makes replica plans from the members' live state
+	// (render.Live).
+	Live *render.Live
 }
 
 // Output is the pipeline's result.
@@ -62,7 +65,7 @@ func Run(in Input) (*Output, error) {
 	if in.Selector != nil {
 		set = Select(set, in.Selector)
 	}
-	res := render.ForClusters(render.Input{Set: set, Types: in.Types, Members: in.Members, Only: in.Only})
+	res := render.ForClusters(render.Input{Set: set, Types: in.Types, Members: in.Members, Only: in.Only, Live: in.Live})
 	res.Warnings = append(set.Warnings, res.Warnings...)
 	return &Output{Set: set, Result: res}, decodeErr
 }

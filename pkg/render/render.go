@@ -132,6 +132,8 @@ type Input struct {
 	// and replica plans are computed over all members regardless, so that
 	// the objects for a member are the same whichever members are shown.
 	Only []string
+	// Live, when set, makes replica plans from the members' live state.
+	Live *Live
 }
 
 // objectsPerWorker keeps small inputs on one goroutine.

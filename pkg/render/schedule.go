@@ -2,10 +2,13 @@ package render
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/placement"
 	"github.com/fedctl/fedctl/pkg/planner"
 )
@@ -37,6 +40,13 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			continue
 		}
 		clusters := names
+		live := in.Live.replicas(target)
+		if in.Live != nil && !in.Live.KeepShares {
+			// KubeFed plans over ready clusters only
+			// (podInformer.GetReadyClusters): a member that does not
+			// answer loses its share to those that do.
+			clusters = placement.Intersect(clusters, in.Live.Answering)
+		}
 		if rsp.Spec.IntersectWithClusterSelector {
 			sel, err := placement.SelectBySelector(target.Spec.Placement, in.Members)
 			if err != nil {
@@ -51,10 +61,15 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		if len(clusters) == 0 {
 			continue // KubeFed's scheduler does nothing without clusters
 		}
-		plan, err := planner.Schedule(rsp.Spec, clusters, planner.Key(rsp.Namespace, rsp.Name), nil, nil)
+		plan, err := planner.Schedule(rsp.Spec, clusters, planner.Key(rsp.Namespace, rsp.Name), live.Current, live.Capacity)
 		if err != nil {
 			res.Errors = append(res.Errors, &TargetError{Object: target, Err: rsp.Errorf("spec", "%v", err)})
 			continue
+		}
+		if in.Live != nil {
+			if moved := failover(rsp, names, clusters, in.Live, plan); moved != nil {
+				res.Warnings = append(res.Warnings, moved)
+			}
 		}
 		out[target], _ = WithPlan(target, plan)
 	}
@@ -141,4 +156,59 @@ func sortedKeys(m map[string]int64) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// Live is what the members said, for plans made the way KubeFed's
+// controller makes them from live state; nil plans from the manifests
+// alone, as render does offline.
+type Live struct {
+	// Answering are the members that answered. A replica plan considers
+	// only these unless KeepShares (--no-failover).
+	Answering  []string
+	KeepShares bool
+	// Replicas are, per RSP target (TargetKey), each member's current
+	// replicas and estimated capacity.
+	Replicas map[string]LiveReplicas
+}
+
+// LiveReplicas are one target's live figures by member: current replicas
+// for every member that has the object, and an estimated capacity for
+// those whose pods cannot all be scheduled.
+type LiveReplicas struct {
+	Current  map[string]int64
+	Capacity map[string]int64
+}
+
+// TargetKey names an RSP's target in Live.Replicas.
+func TargetKey(o *federation.Object) string { return o.Kind + "/" + o.Namespace + "/" + o.Name }
+
+func (l *Live) replicas(target *federation.Object) LiveReplicas {
+	if l == nil {
+		return LiveReplicas{}
+	}
+	return l.Replicas[TargetKey(target)]
+}
+
+// failover says, at the preference's line, which members did not answer
+// and so got no share of the plan, and where the replicas went instead;
+// nil when every member answered.
+func failover(rsp *federation.ReplicaSchedulingPreference, all, considered []string, live *Live, plan map[string]int64) *manifest.Error {
+	var down []string
+	for _, m := range all {
+		if !slices.Contains(live.Answering, m) {
+			down = append(down, m)
+		}
+	}
+	if len(down) == 0 {
+		return nil
+	}
+	if live.KeepShares {
+		return rsp.Errorf("", "%s did not answer; --no-failover keeps their share of the plan", strings.Join(down, ", "))
+	}
+	var parts []string
+	for _, m := range considered {
+		parts = append(parts, fmt.Sprintf("%s %d", m, plan[m]))
+	}
+	return rsp.Errorf("", "%s did not answer: planned over the members that did, as KubeFed plans over ready clusters (%s); the next apply after they answer plans over them again (--no-failover keeps their share)",
+		strings.Join(down, ", "), strings.Join(parts, ", "))
 }

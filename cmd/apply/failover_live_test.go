@@ -1,0 +1,59 @@
+package apply
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/testenv"
+)
+
+// TestApplyFailover: a member that does not answer loses its share of a
+// replica plan to those that do, as KubeFed plans over ready clusters: 6
+// replicas go 3/3 to cluster1 and cluster3 while cluster2 answers 503, the
+// warning says so at the preference, and cluster2 is reported failed.
+// --no-failover keeps its share (2/2 elsewhere). Once it answers again the
+// plan is 2/2/2.
+func TestApplyFailover(t *testing.T) {
+	d := newFaultDrill(t)
+	dir := t.TempDir()
+	const ns = "failover"
+	write(t, dir, namespaceDoc(ns)+deploymentDoc(ns, "web", "nginx", 6, "", allClusters, "")+fmt.Sprintf(`---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: %s}
+spec:
+  targetKind: FederatedDeployment
+  totalReplicas: 6
+  clusters: {"*": {weight: 1}}
+`, ns))
+	replicas := func(c string) any {
+		return mustGet(t, c, deployGVR, ns, "web").Object["spec"].(map[string]any)["replicas"]
+	}
+
+	d.proxy.Set(testenv.Faults{Status: 503})
+	r := d.apply(t, "-f", dir, "--timeout", "2s", "--deadline", "10s")
+	var partial *cmdutil.PartialError
+	require.ErrorAs(t, r.err, &partial, r.errOut)
+	assert.Equal(t, []string{"cluster2"}, partial.Failed)
+	assert.Contains(t, r.errOut, "ReplicaSchedulingPreference failover/web: cluster2 did not answer: planned over the members that did, as KubeFed plans over ready clusters (cluster1 3, cluster3 3)")
+	assert.Equal(t, int64(3), replicas("cluster1"))
+	assert.Equal(t, int64(3), replicas("cluster3"))
+
+	r = d.apply(t, "-f", dir, "--timeout", "2s", "--deadline", "10s", "--no-failover")
+	require.ErrorAs(t, r.err, &partial, r.errOut)
+	assert.Contains(t, r.errOut, "cluster2 did not answer; --no-failover keeps their share of the plan")
+	assert.Equal(t, int64(2), replicas("cluster1"), "cluster2 keeps its share: 2 each")
+	assert.Equal(t, int64(2), replicas("cluster3"))
+
+	d.proxy.Set(testenv.Faults{})
+	r = d.apply(t, "-f", dir)
+	require.NoError(t, r.err, r.errOut)
+	assert.NotContains(t, r.errOut, "did not answer")
+	for _, c := range clusterNames {
+		assert.Equal(t, int64(2), replicas(c), "every member answers again: 2 in %s", c)
+	}
+}

@@ -1,0 +1,194 @@
+package liveplan
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/planner"
+	"github.com/fedctl/fedctl/pkg/render"
+)
+
+// Options say how to reach the members and what to read.
+type Options struct {
+	Access    members.Access
+	NewClient func(members.Access, members.Member) (members.Client, error)
+	// Timeout bounds the whole read, every member included.
+	Timeout time.Duration
+	// KeepShares plans over every member, answering or not
+	// (--no-failover).
+	KeepShares bool
+	// OfflinePlan reads which members answer but no replica state
+	// (--offline-plan): plans are the manifests' alone.
+	OfflinePlan bool
+	// Now is the clock the pod analyzer compares with; time.Now when nil.
+	Now func() time.Time
+}
+
+// targetKinds are the member kinds of the federated kinds an RSP targets.
+var targetKinds = map[string]schema.GroupVersionKind{
+	"FederatedDeployment": {Group: "apps", Version: "v1", Kind: "Deployment"},
+	"FederatedReplicaSet": {Group: "apps", Version: "v1", Kind: "ReplicaSet"},
+}
+
+// Read probes every member's health (as get clusters does) and reads the
+// replica state of every RSP target in the members that are ready. A
+// member whose state cannot be read counts as not answering: a plan made
+// without it is made on what is known.
+func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opts Options) *render.Live {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	health := members.ProbeAll(ctx, opts.Access, fed.Clusters, len(fed.Clusters))
+	live := &render.Live{KeepShares: opts.KeepShares, Replicas: map[string]render.LiveReplicas{}}
+	var ready []members.Member
+	for i, h := range health {
+		if h.Ready() {
+			ready = append(ready, fed.Clusters[i])
+		}
+	}
+	targets := rspTargets(set)
+	if opts.OfflinePlan || len(targets) == 0 {
+		for _, m := range ready {
+			live.Answering = append(live.Answering, m.Name)
+		}
+		return live
+	}
+	for _, t := range targets {
+		live.Replicas[render.TargetKey(t)] = render.LiveReplicas{Current: map[string]int64{}, Capacity: map[string]int64{}}
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, m := range ready {
+		wg.Go(func() {
+			state, err := readMember(ctx, opts, m, targets, now())
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				return // not answering, for the plan
+			}
+			live.Answering = append(live.Answering, m.Name)
+			for key, s := range state {
+				if s.exists {
+					live.Replicas[key].Current[m.Name] = s.current
+				}
+				if s.capped {
+					live.Replicas[key].Capacity[m.Name] = s.capacity
+				}
+			}
+		})
+	}
+	wg.Wait()
+	sort.Strings(live.Answering)
+	return live
+}
+
+// rspTargets are the federated objects an RSP of the set targets.
+func rspTargets(set *federation.Set) []*federation.Object {
+	var out []*federation.Object
+	for _, rsp := range set.RSPs {
+		for _, o := range set.Objects {
+			if o.Kind == rsp.Spec.TargetKind && o.Namespace == rsp.Namespace && o.Name == rsp.Name && !slices.Contains(out, o) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+type memberState struct {
+	exists, capped    bool
+	current, capacity int64
+}
+
+// readMember reads one member's object of each target, fedctl's only (as
+// KubeFed reads the objects its managed label marks), and, when its ready
+// replicas are not its spec's, the pods its selector's matchLabels select.
+func readMember(ctx context.Context, opts Options, m members.Member, targets []*federation.Object, now time.Time) (map[string]memberState, error) {
+	client, err := opts.NewClient(opts.Access, m)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]memberState{}
+	podMapping, err := client.Map(ctx, schema.GroupVersionKind{Version: "v1", Kind: "Pod"})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range targets {
+		gvk, ok := targetKinds[t.Kind]
+		if !ok {
+			continue
+		}
+		mapping, err := client.Map(ctx, gvk)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := client.Get(ctx, mapping, t.Namespace, t.Name)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !federation.Owned(obj) {
+			continue
+		}
+		spec, _, _ := unstructured.NestedInt64(obj.Object, "spec", "replicas")
+		ready, _, _ := unstructured.NestedInt64(obj.Object, "status", "readyReplicas")
+		var listErr error
+		pods := func() []planner.Pod {
+			selector, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "selector", "matchLabels")
+			list, err := client.List(ctx, podMapping, members.ListOptions{Namespace: t.Namespace, LabelSelector: labels.SelectorFromSet(selector).String()})
+			if err != nil {
+				listErr = err
+				return nil
+			}
+			return podsOf(list)
+		}
+		current, capacity, capped := planner.MemberReplicas(spec, ready, pods, now)
+		if listErr != nil {
+			return nil, listErr
+		}
+		out[render.TargetKey(t)] = memberState{exists: true, current: current, capacity: capacity, capped: capped}
+	}
+	return out, nil
+}
+
+// podsOf is what the pod analyzer reads of listed pods.
+func podsOf(list []unstructured.Unstructured) []planner.Pod {
+	out := make([]planner.Pod, 0, len(list))
+	for _, p := range list {
+		phase, _, _ := unstructured.NestedString(p.Object, "status", "phase")
+		pod := planner.Pod{Phase: phase}
+		conds, _, _ := unstructured.NestedSlice(p.Object, "status", "conditions")
+		for _, c := range conds {
+			cm, _ := c.(map[string]any)
+			pc := planner.PodCondition{}
+			pc.Type, _ = cm["type"].(string)
+			pc.Status, _ = cm["status"].(string)
+			pc.Reason, _ = cm["reason"].(string)
+			if ts, _ := cm["lastTransitionTime"].(string); ts != "" {
+				pc.LastTransitionTime, _ = time.Parse(time.RFC3339, strings.TrimSpace(ts))
+			}
+			pod.Conditions = append(pod.Conditions, pc)
+		}
+		out = append(out, pod)
+	}
+	return out
+}
