@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
-	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
@@ -22,7 +21,7 @@ import (
 // ApplyOptions are the inputs of "fedctl apply".
 type ApplyOptions struct {
 	// Plan is --offline-plan and --no-failover.
-	Plan cmdutil.PlanFlags
+	Plan       cmdutil.PlanFlags
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
 	Access     func() (members.Access, error)
@@ -224,7 +223,7 @@ out.`,
 
 // live reads the members' state for plans, unless --dry-run=client plans
 // offline (it reaches no member).
-func (o *ApplyOptions) live() func(context.Context, *members.Federation, *federation.Set) *render.Live {
+func (o *ApplyOptions) live() cmdutil.LiveFunc {
 	if o.DryRun == "client" {
 		return nil
 	}
@@ -286,7 +285,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty, EmptyInputErr: emptyErr,
-		Live:  o.live(),
+		Live: o.live(),
 	})
 	if err != nil {
 		return err // nothing is sent for an input with errors

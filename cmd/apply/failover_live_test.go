@@ -1,13 +1,20 @@
 package apply
 
 import (
+	"bytes"
 	"fmt"
+	"path/filepath"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	explaincmd "github.com/fedctl/fedctl/cmd/explain"
+	rendercmd "github.com/fedctl/fedctl/cmd/render"
 	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/testenv"
 )
 
@@ -56,4 +63,64 @@ spec:
 	for _, c := range clusterNames {
 		assert.Equal(t, int64(2), replicas(c), "every member answers again: 2 in %s", c)
 	}
+}
+
+// TestExplainLive: explain --live (and render --live) plan as apply does:
+// with cluster2 not answering, explain says the plan considered the
+// members that answered and what the manifests alone would plan, and
+// render prints cluster1's share of that plan.
+func TestExplainLive(t *testing.T) {
+	d := newFaultDrill(t)
+	dir := t.TempDir()
+	const ns = "explainlive"
+	write(t, dir, namespaceDoc(ns)+deploymentDoc(ns, "web", "nginx", 6, "", allClusters, "")+fmt.Sprintf(`---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: %s}
+spec:
+  targetKind: FederatedDeployment
+  totalReplicas: 6
+`, ns))
+	d.proxy.Set(testenv.Faults{Status: 503})
+	run := func(cmd *cobra.Command, args ...string) (string, string, error) {
+		cmd.SetArgs(args)
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		err := cmd.Execute()
+		return cmd.OutOrStdout().(*bytes.Buffer).String(), cmd.ErrOrStderr().(*bytes.Buffer).String(), err
+	}
+	factory := func() (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
+		ios, _, out, errOut := iostreams.Test()
+		return &cmdutil.Factory{
+			IOStreams:  ios,
+			Federation: func() (*members.File, error) { return &members.File{Path: filepath.Join(t.TempDir(), "f.yaml"), Federation: d.fed}, nil },
+			Access:     func() (members.Access, error) { return members.Access{Kubeconfig: d.kubeconfig}, nil },
+		}, out, errOut
+	}
+
+	f, out, errOut := factory()
+	cmd := explaincmd.NewCmdExplain(f, nil)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	text, stderr, err := run(cmd, "-f", dir, "deployment/web", "--live")
+	require.NoError(t, err, stderr)
+	assert.Contains(t, text, "clusters considered: the members that answered: cluster1, cluster3 (cluster2 did not: KubeFed plans over ready clusters)")
+	assert.Contains(t, text, "→ plan: cluster1 3, cluster3 3")
+	assert.Contains(t, text, "from the manifests alone (render without --live): cluster1 2, cluster2 2, cluster3 2")
+
+	f, out, errOut = factory()
+	cmd = rendercmd.NewCmdRender(f, nil)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	rendered, stderr, err := run(cmd, "-f", dir, "--live", "--cluster", "cluster1")
+	require.NoError(t, err, stderr)
+	assert.Contains(t, rendered, "  replicas: 3\n")
+	assert.Contains(t, stderr, "cluster2 did not answer")
+
+	f, out, errOut = factory()
+	cmd = rendercmd.NewCmdRender(f, nil)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	rendered, _, err = run(cmd, "-f", dir, "--cluster", "cluster1")
+	require.NoError(t, err)
+	assert.Contains(t, rendered, "  replicas: 2\n", "without --live render reads no member")
 }

@@ -28,7 +28,7 @@ const (
 // DiffOptions are the inputs of "fedctl diff".
 type DiffOptions struct {
 	// Plan is --offline-plan and --no-failover.
-	Plan cmdutil.PlanFlags
+	Plan       cmdutil.PlanFlags
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
 	Access     func() (members.Access, error)

@@ -20,6 +20,10 @@ import (
 type ExplainOptions struct {
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
+	Access     func() (members.Access, error)
+	// Live plans replicas from the members' live state, as apply does,
+	// and says what the live figures changed (--live).
+	Live bool
 
 	Filenames []string
 	// AllowEmpty accepts a run with nothing to do (--allow-empty).
@@ -35,7 +39,7 @@ type ExplainOptions struct {
 
 // NewCmdExplain returns the explain command. runF, when set, replaces Run.
 func NewCmdExplain(f *cmdutil.Factory, runF func(*ExplainOptions) error) *cobra.Command {
-	opts := &ExplainOptions{IO: f.IOStreams, Federation: f.Federation}
+	opts := &ExplainOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access}
 	cmd := &cobra.Command{
 		Use:   "explain -f FILENAME [NAME | KIND/NAME | NAMESPACE/NAME]... [--cluster NAME]... [-o text|json|yaml]",
 		Short: "Explain placement, replica plans and overrides of federated objects",
@@ -92,6 +96,7 @@ explanation is the product.`,
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only show the overrides of this member cluster (repeatable)")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "text", "Output format: text, json or yaml")
+	cmd.Flags().BoolVar(&opts.Live, "live", false, "Plan replicas from the members' current replicas and capacity, as apply does, and say what those figures changed (reads the members)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -121,11 +126,12 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
 		Failing:    cmdutil.FailOnDecode, KeepWarnings: true,
+		Live: o.live(),
 	})
 	if err != nil {
 		return err
 	}
-	rep, err := explain.Build(explain.Input{Set: in.Set, Types: in.Types, Members: in.Members, Only: o.Clusters, Names: o.Names})
+	rep, err := explain.Build(explain.Input{Set: in.Set, Types: in.Types, Members: in.Members, Only: o.Clusters, Names: o.Names, Live: in.Live})
 	if err != nil {
 		return err
 	}
@@ -192,4 +198,12 @@ func relevant(warnings []*manifest.Error, rep *explain.Report) []*manifest.Error
 		}
 	}
 	return out
+}
+
+// live reads the members for --live; nil keeps explain offline.
+func (o *ExplainOptions) live() cmdutil.LiveFunc {
+	if !o.Live {
+		return nil
+	}
+	return cmdutil.LiveReader(o.Access, nil, cmdutil.ProbeTimeout(0), cmdutil.PlanFlags{})
 }

@@ -19,6 +19,10 @@ import (
 type RenderOptions struct {
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
+	Access     func() (members.Access, error)
+	// Live plans replicas from the members' live state, as apply does
+	// (--live); render otherwise touches no cluster.
+	Live bool
 
 	Filenames []string
 	// AllowEmpty accepts a run with nothing to do (--allow-empty).
@@ -34,13 +38,15 @@ type RenderOptions struct {
 
 // NewCmdRender returns the render command. runF, when set, replaces Run.
 func NewCmdRender(f *cmdutil.Factory, runF func(*RenderOptions) error) *cobra.Command {
-	opts := &RenderOptions{IO: f.IOStreams, Federation: f.Federation}
+	opts := &RenderOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access}
 	cmd := &cobra.Command{
 		Use:   "render -f FILENAME [--cluster NAME]... [-o yaml|json | --output-dir DIR]",
 		Short: "Print the objects each member cluster would get",
 		Long: `Print the object every member cluster would get for the federated objects in
 the given manifests, exactly as apply would send them, without touching any
-cluster: no kubeconfig is read and nothing goes over the network.
+cluster: no kubeconfig is read and nothing goes over the network. With --live,
+replica plans are made as apply makes them, from the members' current replicas
+and capacity and over the members that answer (the only reads render then does).
 
 Placement, ReplicaSchedulingPreferences and overrides follow KubeFed. Output is
 sorted by cluster, then in install order (Namespaces and CRDs first, so that
@@ -78,6 +84,7 @@ DIR/CLUSTER/_cluster/) for GitOps tools.`,
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only show the objects of this member cluster (repeatable)")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "yaml", "Output format: yaml or json")
+	cmd.Flags().BoolVar(&opts.Live, "live", false, "Plan replicas from the members' current replicas and capacity, as apply does (reads the members)")
 	cmd.Flags().StringVar(&opts.OutputDir, "output-dir", "", "Write one YAML file per object under this directory instead of printing")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.MarkFlagsMutuallyExclusive("output", "output-dir")
@@ -102,6 +109,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
 		Failing:    cmdutil.FailOnAny, // nothing is printed from an input with errors
+		Live:       o.live(),
 	})
 	if err != nil {
 		return err
@@ -127,4 +135,12 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	default:
 		return printers.RenderedYAML(o.IO.Out, res.Targets)
 	}
+}
+
+// live reads the members for --live; nil keeps render offline.
+func (o *RenderOptions) live() cmdutil.LiveFunc {
+	if !o.Live {
+		return nil
+	}
+	return cmdutil.LiveReader(o.Access, nil, cmdutil.ProbeTimeout(0), cmdutil.PlanFlags{})
 }

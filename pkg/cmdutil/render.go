@@ -75,8 +75,11 @@ type RenderInput struct {
 	// members answer: federation.Rules.ByReachability), and the input is
 	// then rendered again from it. Commands that reach members set it;
 	// render and explain only with --live.
-	Live func(ctx context.Context, fed *members.Federation, set *federation.Set) *render.Live
+	Live LiveFunc
 }
+
+// LiveFunc reads what the members say for a set's plans (RenderInput.Live).
+type LiveFunc func(ctx context.Context, fed *members.Federation, set *federation.Set) *render.Live
 
 // EmptyInputError is the error for an input without federated objects:
 // consequence says what the run would do with it, if anything.
@@ -186,6 +189,8 @@ type Rendered struct {
 	*Membership
 	Set    *federation.Set
 	Result *render.Result
+	// Live is what the members said, when the render used it.
+	Live *render.Live
 }
 
 // Render is the one preamble of every command that renders (render,
@@ -228,6 +233,7 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 			pin.Members = withUnreachable(r.Members, down)
 		}
 		out, err = pipeline.Run(pin)
+		r.Live = live
 	}
 	err = errors.Join(readErr, err)
 	r.Set, r.Result = out.Set, out.Result
@@ -330,7 +336,7 @@ func AddPlanFlags(cmd *cobra.Command, f *PlanFlags) {
 
 // LiveReader is a RenderInput.Live that reads the members through access
 // and newClient (liveplan.Read), within timeout.
-func LiveReader(access func() (members.Access, error), newClient func(members.Access, members.Member) (members.Client, error), timeout time.Duration, f PlanFlags) func(context.Context, *members.Federation, *federation.Set) *render.Live {
+func LiveReader(access func() (members.Access, error), newClient func(members.Access, members.Member) (members.Client, error), timeout time.Duration, f PlanFlags) LiveFunc {
 	return func(ctx context.Context, fed *members.Federation, set *federation.Set) *render.Live {
 		a, err := access()
 		if err != nil {

@@ -30,6 +30,9 @@ type Input struct {
 	// Names, when not empty, limits the report to the objects they match
 	// (see Match).
 	Names []string
+	// Live, when set, plans replicas from the members' live state, as
+	// render did (explain --live), and the report says what it changed.
+	Live *render.Live
 }
 
 // systemNamespaces are never propagated as Namespaces (render's rule, as
@@ -111,7 +114,7 @@ func Build(in Input) (*Report, error) {
 		}
 	}
 
-	scheduled := schedule(in.Set, members)
+	scheduled := schedule(in.Set, members, in.Live)
 	for _, x := range selected {
 		rep.Objects = append(rep.Objects, explainObject(x.o, x.t, scheduled[x.o], namespaces, members, in.Only))
 	}
@@ -159,7 +162,7 @@ type origin struct {
 // render does: the first preference for a target plans; a second is an
 // error; placement becomes the planned members and /spec/replicas
 // overrides carry the plan.
-func schedule(set *federation.Set, members []placement.Cluster) map[*federation.Object]*scheduled {
+func schedule(set *federation.Set, members []placement.Cluster, live *render.Live) map[*federation.Object]*scheduled {
 	out := map[*federation.Object]*scheduled{}
 	targets := map[string]*federation.Object{}
 	for _, o := range set.Objects {
@@ -187,6 +190,17 @@ func schedule(set *federation.Set, members []placement.Cluster) map[*federation.
 		out[target] = s
 		s.info.Preferences = preferences(rsp.Spec.Clusters)
 		clusters := names
+		var current, capacity map[string]int64
+		if live != nil {
+			lr := live.Replicas[render.TargetKey(target)]
+			current, capacity = lr.Current, lr.Capacity
+			s.info.Live = &LiveFigures{Current: replicas(current), Capacity: replicas(capacity), KeepShares: live.KeepShares}
+			for _, n := range names {
+				if !slices.Contains(live.Answering, n) {
+					s.info.Live.NotAnswering = append(s.info.Live.NotAnswering, n)
+				}
+			}
+		}
 		if rsp.Spec.IntersectWithClusterSelector {
 			sel := explainSelection(target.Spec.Placement, members, true)
 			s.info.Selector = &sel
@@ -201,12 +215,15 @@ func schedule(set *federation.Set, members []placement.Cluster) map[*federation.
 		if rsp.Spec.Considered != nil {
 			clusters = placement.Intersect(clusters, rsp.Spec.Considered)
 		}
+		if live != nil && !live.KeepShares {
+			clusters = placement.Intersect(clusters, live.Answering)
+		}
 		s.info.Considered = slices.Clone(clusters)
 		if len(clusters) == 0 {
 			s.info.Skipped = "no clusters to plan for: KubeFed's scheduler leaves the object as it is"
 			continue
 		}
-		tr, err := planner.ScheduleTrace(rsp.Spec, clusters, s.info.Key, nil, nil)
+		tr, err := planner.ScheduleTrace(rsp.Spec, clusters, s.info.Key, current, capacity)
 		if err != nil {
 			s.info.Error = err.Error()
 			s.errs = append(s.errs, rsp.Errorf("spec", "%v", err))
@@ -222,6 +239,16 @@ func schedule(set *federation.Set, members []placement.Cluster) map[*federation.
 		}
 		s.plan = tr.Scheduled
 		s.eff, s.origins = withPlan(target, tr.Scheduled)
+		if s.info.Live != nil {
+			// What the manifests alone would plan, for the comparison.
+			all := names
+			if rsp.Spec.Considered != nil {
+				all = placement.Intersect(all, rsp.Spec.Considered)
+			}
+			if offline, err := planner.Schedule(rsp.Spec, all, s.info.Key, nil, nil); err == nil {
+				s.info.Live.OfflinePlan = replicas(offline)
+			}
+		}
 	}
 	return out
 }

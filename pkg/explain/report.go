@@ -159,6 +159,9 @@ type Scheduling struct {
 	Overflow []Replicas `json:"overflow,omitempty"`
 	// Unplaced are replicas that fit nowhere.
 	Unplaced int64 `json:"unplaced"`
+	// Live are the members' figures the plan was made from (explain
+	// --live), and the plan the manifests alone give, for comparison.
+	Live *LiveFigures `json:"live,omitempty"`
 	// Skipped says why nothing was planned: no clusters to plan for, in
 	// which case KubeFed's scheduler leaves the object as it is.
 	Skipped string `json:"skipped,omitempty"`
@@ -290,4 +293,18 @@ type OverrideError struct {
 	Op      string `json:"op"`
 	Path    string `json:"path"`
 	Message string `json:"message"`
+}
+
+// LiveFigures are what the members said that a plan used.
+type LiveFigures struct {
+	// NotAnswering are members left out of the plan (failover), unless
+	// KeepShares (--no-failover).
+	NotAnswering []string `json:"notAnswering,omitempty"`
+	KeepShares   bool     `json:"keepShares,omitempty"`
+	// Current are the members' current replicas, Capacity their
+	// estimated capacity where pods cannot be scheduled.
+	Current  []Replicas `json:"current,omitempty"`
+	Capacity []Replicas `json:"capacity,omitempty"`
+	// OfflinePlan is the plan from the manifests alone (render's).
+	OfflinePlan []Replicas `json:"offlinePlan,omitempty"`
 }

@@ -169,8 +169,16 @@ func (p *textPrinter) scheduling(s *Scheduling) {
 		if s.Selector != nil {
 			p.selection(2, "clusters considered (intersectWithClusterSelector: the target's clusterSelector only)", *s.Selector)
 		}
+	} else if s.Live != nil && len(s.Live.NotAnswering) > 0 && !s.Live.KeepShares {
+		p.line(2, "clusters considered: the members that answered: %s (%s did not: KubeFed plans over ready clusters)", list(s.Considered), strings.Join(s.Live.NotAnswering, ", "))
 	} else {
 		p.line(2, "clusters considered: every member: %s", list(s.Considered))
+	}
+	if l := s.Live; l != nil {
+		p.line(2, "live figures: current replicas %s; estimated capacity %s", replicasText(l.Current, "none read"), replicasText(l.Capacity, "not limited"))
+		if l.KeepShares && len(l.NotAnswering) > 0 {
+			p.line(2, "%s did not answer; --no-failover keeps their share", strings.Join(l.NotAnswering, ", "))
+		}
 	}
 	if s.Error != "" {
 		p.line(2, "%s %s", p.mark(false), s.Error)
@@ -206,6 +214,25 @@ func (p *textPrinter) scheduling(s *Scheduling) {
 		plan = append(plan, fmt.Sprintf("%s %d", r.Cluster, r.Replicas))
 	}
 	p.line(2, "→ plan: %s", strings.Join(plan, ", "))
+	if l := s.Live; l != nil {
+		if offline := replicasText(l.OfflinePlan, ""); offline != strings.Join(plan, ", ") {
+			p.line(2, "  from the manifests alone (render without --live): %s", offline)
+		} else {
+			p.line(2, "  the same as from the manifests alone")
+		}
+	}
+}
+
+// replicasText writes per-cluster figures: "cluster1 2, cluster2 3".
+func replicasText(rs []Replicas, none string) string {
+	if len(rs) == 0 {
+		return none
+	}
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%s %d", r.Cluster, r.Replicas))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func preferenceText(pr Preference) string {

@@ -41,12 +41,6 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		}
 		clusters := names
 		live := in.Live.replicas(target)
-		if in.Live != nil && !in.Live.KeepShares {
-			// KubeFed plans over ready clusters only
-			// (podInformer.GetReadyClusters): a member that does not
-			// answer loses its share to those that do.
-			clusters = placement.Intersect(clusters, in.Live.Answering)
-		}
 		if rsp.Spec.IntersectWithClusterSelector {
 			sel, err := placement.SelectBySelector(target.Spec.Placement, in.Members)
 			if err != nil {
@@ -57,6 +51,12 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		}
 		if rsp.Spec.Considered != nil {
 			clusters = placement.Intersect(clusters, rsp.Spec.Considered)
+		}
+		if in.Live != nil && !in.Live.KeepShares {
+			// KubeFed plans over ready clusters only
+			// (podInformer.GetReadyClusters): a member that does not
+			// answer loses its share to those that do.
+			clusters = placement.Intersect(clusters, in.Live.Answering)
 		}
 		if len(clusters) == 0 {
 			continue // KubeFed's scheduler does nothing without clusters
