@@ -91,9 +91,11 @@ spec:
 	factory := func() (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
 		ios, _, out, errOut := iostreams.Test()
 		return &cmdutil.Factory{
-			IOStreams:  ios,
-			Federation: func() (*members.File, error) { return &members.File{Path: filepath.Join(t.TempDir(), "f.yaml"), Federation: d.fed}, nil },
-			Access:     func() (members.Access, error) { return members.Access{Kubeconfig: d.kubeconfig}, nil },
+			IOStreams: ios,
+			Federation: func() (*members.File, error) {
+				return &members.File{Path: filepath.Join(t.TempDir(), "f.yaml"), Federation: d.fed}, nil
+			},
+			Access: func() (members.Access, error) { return members.Access{Kubeconfig: d.kubeconfig}, nil },
 		}, out, errOut
 	}
 
