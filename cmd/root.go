@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/fedctl/fedctl/cmd/apply"
+	"github.com/fedctl/fedctl/cmd/cordon"
 	deletecmd "github.com/fedctl/fedctl/cmd/delete"
 	diffcmd "github.com/fedctl/fedctl/cmd/diff"
 	"github.com/fedctl/fedctl/cmd/disable"
@@ -111,6 +112,8 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 		join.NewCmdJoin(f, nil),
 		unjoin.NewCmdUnjoin(f, nil),
 		label.NewCmdLabel(f, nil),
+		cordon.NewCmdCordon(f, nil),
+		cordon.NewCmdUncordon(f, nil),
 		get.NewCmdGet(f, nil),
 		enable.NewCmdEnable(f, nil),
 		disable.NewCmdDisable(f, nil),

@@ -203,6 +203,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		Clusters: clusters,
 		Clients:  clients,
 		Options: propagate.Options{
+			Cordoned:     fed.CordonedNames(),
 			FieldManager: o.FieldManager,
 			Force:        o.ForceConflicts,
 			Adopt:        o.Adopt,

@@ -62,6 +62,14 @@ var steps = []step{
 	{line: "fedctl join eu-2 --provider aws --region eu-west-2 --zone eu-west-2a --zone eu-west-2b --dry-run=client",
 		out: []string{"name: eu-2\n    provider: aws\n    region: eu-west-2\n    zones:\n      - eu-west-2a\n      - eu-west-2b\n"}},
 
+	// cordon, uncordon
+	{line: `fedctl cordon eu-1 --reason "node pool upgrade"`, errOut: []string{"cluster/eu-1 cordoned"}, check: func(t *testing.T, w *workspace, _ result) {
+		assert.Contains(t, read(t, w.federationFile()), "reason: node pool upgrade")
+	}},
+	{line: "fedctl uncordon eu-1", errOut: []string{"cluster/eu-1 uncordoned"}, check: func(t *testing.T, w *workspace, _ result) {
+		assert.NotContains(t, read(t, w.federationFile()), "cordoned:")
+	}},
+
 	// label
 	{line: "fedctl label cluster eu-1 region=eu-west-1 tier=prod", check: func(t *testing.T, w *workspace, _ result) {
 		assert.Contains(t, read(t, w.federationFile()), "tier: prod")

@@ -278,11 +278,21 @@ func clusterTable(list ClusterList, docs []map[string]any, showLabels bool) *pri
 		t.Columns = append(t.Columns, metav1.TableColumnDefinition{Name: h, Priority: 1})
 	}
 	for i, c := range list.Items {
-		cells := []any{c.Name, c.Status.State(), c.Status.KubernetesVersion, c.ContextName()}
+		state, message := c.Status.State(), c.Status.Message()
+		if cd := c.Cordoned; cd != nil {
+			// As kubectl get nodes shows a cordoned node.
+			state += ",SchedulingDisabled"
+			note := "cordoned since " + cd.Since
+			if cd.Reason != "" {
+				note += ": " + cd.Reason
+			}
+			message = strings.TrimSuffix(note+"; "+message, "; ")
+		}
+		cells := []any{c.Name, state, c.Status.KubernetesVersion, c.ContextName()}
 		if !showLabels {
 			cells = append(cells, labels.FormatLabels(c.Labels))
 		}
-		cells = append(cells, c.Status.Message())
+		cells = append(cells, message)
 		t.Rows = append(t.Rows, printers.ObjectRow{Cells: cells, Labels: c.Labels, Doc: docs[i]})
 	}
 	return t
@@ -296,7 +306,7 @@ func (o *GetOptions) readyColors() map[string]func(string) string {
 		return nil
 	}
 	return map[string]func(string) string{"READY": func(state string) string {
-		switch state {
+		switch strings.TrimSuffix(state, ",SchedulingDisabled") {
 		case "True":
 			return cs.Green(state)
 		case "Unknown":

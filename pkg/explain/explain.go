@@ -168,9 +168,11 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 	for _, o := range set.Objects {
 		targets[o.Kind+"/"+o.Namespace+"/"+o.Name] = o
 	}
-	names := make([]string, len(members))
-	for i, m := range members {
-		names[i] = m.Name
+	names := make([]string, 0, len(members))
+	for _, m := range members {
+		if !m.Cordoned { // left out of plans, as render leaves it
+			names = append(names, m.Name)
+		}
 	}
 	for _, rsp := range set.RSPs {
 		target, ok := targets[rsp.Spec.TargetKind+"/"+rsp.Namespace+"/"+rsp.Name]
@@ -223,7 +225,7 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 			s.info.Skipped = "no clusters to plan for: KubeFed's scheduler leaves the object as it is"
 			continue
 		}
-		tr, err := planner.ScheduleTrace(rsp.Spec, clusters, s.info.Key, current, capacity)
+		tr, err := planner.ScheduleTrace(rsp.Spec, clusters, s.info.Key, limitTo(current, clusters), limitTo(capacity, clusters))
 		if err != nil {
 			s.info.Error = err.Error()
 			s.errs = append(s.errs, rsp.Errorf("spec", "%v", err))
@@ -588,4 +590,19 @@ func cmpChain(results ...int) int {
 		}
 	}
 	return 0
+}
+
+// limitTo is m limited to the keys in names, as render limits the live
+// figures to the clusters a plan considers.
+func limitTo(m map[string]int64, names []string) map[string]int64 {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		if slices.Contains(names, k) {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -55,6 +55,16 @@ type Member struct {
 	Provider string   `json:"provider,omitempty" yaml:"provider,omitempty"`
 	Region   string   `json:"region,omitempty" yaml:"region,omitempty"`
 	Zones    []string `json:"zones,omitempty" yaml:"zones,omitempty"`
+	// Cordoned, when set, keeps new objects and replica plans off the
+	// member while what runs there stays (fedctl cordon).
+	Cordoned *Cordon `json:"cordoned,omitempty" yaml:"cordoned,omitempty"`
+}
+
+// Cordon says why and since when a member is cordoned.
+type Cordon struct {
+	Reason string `json:"reason,omitempty" yaml:"reason,omitempty"`
+	// Since is when, in RFC 3339.
+	Since string `json:"since,omitempty" yaml:"since,omitempty"`
 }
 
 // ContextName is the kubeconfig context of the member.
@@ -259,6 +269,10 @@ func (f *Federation) Clone() *Federation {
 	for i, m := range f.Clusters {
 		m.Labels = maps.Clone(m.Labels)
 		m.Zones = slices.Clone(m.Zones)
+		if m.Cordoned != nil {
+			cordon := *m.Cordoned
+			m.Cordoned = &cordon
+		}
 		c.Clusters[i] = m
 	}
 	c.Types = slices.Clone(f.Types)
@@ -311,7 +325,7 @@ func (f *Federation) Registry() (*typeconfig.Registry, error) {
 func (f *Federation) PlacementClusters() []placement.Cluster {
 	clusters := make([]placement.Cluster, len(f.Clusters))
 	for i, m := range f.Clusters {
-		clusters[i] = placement.Cluster{Name: m.Name, Labels: m.Labels, Provider: m.Provider, Region: m.Region, Zones: m.Zones}
+		clusters[i] = placement.Cluster{Name: m.Name, Labels: m.Labels, Provider: m.Provider, Region: m.Region, Zones: m.Zones, Cordoned: m.Cordoned != nil}
 	}
 	return clusters
 }
@@ -325,4 +339,15 @@ func (f *Federation) CheckMembers(names []string) error {
 		}
 	}
 	return nil
+}
+
+// CordonedNames are the names of the cordoned members.
+func (f *Federation) CordonedNames() []string {
+	var out []string
+	for _, m := range f.Clusters {
+		if m.Cordoned != nil {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }

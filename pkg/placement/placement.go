@@ -30,6 +30,8 @@ type Cluster struct {
 	// only by commands that reach members, for placements that depend on
 	// it (Karmada's clusterAffinities). Offline every member answers.
 	Unreachable bool
+	// Cordoned members are left out of replica plans (fedctl cordon).
+	Cordoned bool
 }
 
 // Rule names the part of a placement that decided a Selection.

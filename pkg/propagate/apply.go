@@ -153,6 +153,11 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 		res.Error = fmt.Sprintf("labelled %s: \"false\"; not touched", federation.ManagedLabel)
 		return
 	}
+	if live == nil && s.cordoned() {
+		res.Action, res.Reason = Skipped, ReasonCordoned
+		res.Error = "the member is cordoned: no new objects (fedctl uncordon lifts it)"
+		return
+	}
 	desired, hashed := s.desired(it, live)
 	hash, err := drift.Hash(hashed)
 	if err != nil {

@@ -370,3 +370,6 @@ func (s *memberSync) parallel(ctx context.Context, n int, fn func(i int)) {
 	}
 	g.Wait()
 }
+
+// cordoned says whether the member is cordoned (Options.Cordoned).
+func (s *memberSync) cordoned() bool { return slices.Contains(s.in.Cordoned, s.cluster) }

@@ -31,6 +31,9 @@ type Options struct {
 	FieldManager string
 	// Force takes over fields that other managers own (--force-conflicts).
 	Force bool
+	// Cordoned are the members that get no new objects and keep what they
+	// run (fedctl cordon).
+	Cordoned []string
 	// Adopt takes over existing objects that fedctl did not create (--adopt);
 	// without it they are reported AlreadyExists.
 	Adopt bool

@@ -85,9 +85,13 @@ func (r *removal) deletes() bool {
 // An object placed nowhere for want of its FederatedNamespace in the input
 // is left alone, as KubeFed leaves it (NamespaceNotFederated): applying a
 // few files of a directory must not delete what they hold.
+//
+// A cordoned member keeps what runs there: nothing is removed for not being
+// placed there any more (an object left out of the input is still pruned).
 func (s *memberSync) removeUnplaced(ctx context.Context) []ObjectResult {
+	cordoned := s.cordoned()
 	return s.removeAll(ctx, func(p render.Placed) bool {
-		return !slices.Contains(p.Clusters, s.cluster) && !p.NamespaceNotFederated
+		return !slices.Contains(p.Clusters, s.cluster) && !p.NamespaceNotFederated && !cordoned
 	})
 }
 

@@ -59,6 +59,9 @@ const (
 	// Namespace the same run creates; the dry run creates no Namespace, so
 	// the object is skipped.
 	ReasonNamespaceNotCreated = "NamespaceNotCreated"
+	// ReasonCordoned: the member is cordoned (fedctl cordon), so an object
+	// that is not there yet is not created.
+	ReasonCordoned = "Cordoned"
 	// ReasonPruned: deleted (or to be deleted) because it is part of the
 	// ApplySet and its federated object left the input (--prune).
 	ReasonPruned = "Pruned"

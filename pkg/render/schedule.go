@@ -25,9 +25,12 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 	for _, o := range in.Set.Objects {
 		targets[o.Kind+"/"+o.Namespace+"/"+o.Name] = o
 	}
-	names := make([]string, len(in.Members))
-	for i, m := range in.Members {
-		names[i] = m.Name
+	// A cordoned member is left out of every plan (fedctl cordon).
+	names := make([]string, 0, len(in.Members))
+	for _, m := range in.Members {
+		if !m.Cordoned {
+			names = append(names, m.Name)
+		}
 	}
 	for _, rsp := range in.Set.RSPs {
 		target, ok := targets[rsp.Spec.TargetKind+"/"+rsp.Namespace+"/"+rsp.Name]
@@ -61,7 +64,10 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		if len(clusters) == 0 {
 			continue // KubeFed's scheduler does nothing without clusters
 		}
-		plan, err := planner.Schedule(rsp.Spec, clusters, planner.Key(rsp.Namespace, rsp.Name), live.Current, live.Capacity)
+		// KubeFed reads the current replicas of the clusters it plans
+		// over only: a cordoned member's running replicas neither count
+		// nor get a 0 written there.
+		plan, err := planner.Schedule(rsp.Spec, clusters, planner.Key(rsp.Namespace, rsp.Name), only(live.Current, clusters), only(live.Capacity, clusters))
 		if err != nil {
 			res.Errors = append(res.Errors, &TargetError{Object: target, Err: rsp.Errorf("spec", "%v", err)})
 			continue
@@ -211,4 +217,18 @@ func failover(rsp *federation.ReplicaSchedulingPreference, all, considered []str
 	}
 	return rsp.Errorf("", "%s did not answer: planned over the members that did, as KubeFed plans over ready clusters (%s); the next apply after they answer plans over them again (--no-failover keeps their share)",
 		strings.Join(down, ", "), strings.Join(parts, ", "))
+}
+
+// only is m limited to the keys in names (nil stays nil).
+func only(m map[string]int64, names []string) map[string]int64 {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		if slices.Contains(names, k) {
+			out[k] = v
+		}
+	}
+	return out
 }
