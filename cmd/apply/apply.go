@@ -310,7 +310,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 			stats = &members.RequestStats{}
 			access.Stats = stats
 		}
-		clients = members.Clients(fed, access, o.NewClient)
+		clients = cmdutil.AnsweringOnly(in.Live, members.Clients(fed, access, o.NewClient))
 		if set != nil && !o.NamespaceGiven {
 			if err := cmdutil.FindApplySetNamespace(ctx, o.IO.ErrOut, set, clusters, clients, o.Timeout); err != nil {
 				return err

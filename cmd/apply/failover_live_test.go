@@ -46,6 +46,7 @@ spec:
 	var partial *cmdutil.PartialError
 	require.ErrorAs(t, r.err, &partial, r.errOut)
 	assert.Equal(t, []string{"cluster2"}, partial.Failed)
+	assert.Contains(t, r.errOut, "did not answer when the plan was made (/healthz); nothing was sent to it", "no request to a member planned without")
 	assert.Contains(t, r.errOut, "ReplicaSchedulingPreference failover/web: cluster2 did not answer: planned over the members that did, as KubeFed plans over ready clusters (cluster1 3, cluster3 3)")
 	assert.Equal(t, int64(3), replicas("cluster1"))
 	assert.Equal(t, int64(3), replicas("cluster3"))

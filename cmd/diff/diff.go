@@ -192,7 +192,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	}
 	o.timeFlags().Apply(&access)
 	set, _ := o.applySet() // checked by Validate
-	clients := members.Clients(fed, access, o.NewClient)
+	clients := cmdutil.AnsweringOnly(in.Live, members.Clients(fed, access, o.NewClient))
 	if set != nil && !o.NamespaceGiven {
 		if err := cmdutil.FindApplySetNamespace(ctx, o.IO.ErrOut, set, clusters, clients, o.Timeout); err != nil {
 			return err
