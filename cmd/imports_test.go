@@ -23,7 +23,7 @@ var (
 	pureStages = []string{
 		"pkg/manifest", "pkg/dialect", "pkg/dialect/kubefed", "pkg/dialect/fedv1", "pkg/dialect/karmada", "pkg/federation", "pkg/typeconfig",
 		"pkg/placement", "pkg/planner", "pkg/overrides", "pkg/render", "pkg/pipeline", "pkg/explain",
-		"pkg/parallel", "pkg/yaml11", "pkg/printers", "pkg/iostreams", "pkg/drift", "pkg/export",
+		"pkg/parallel", "pkg/yaml11", "pkg/printers", "pkg/iostreams", "pkg/drift", "pkg/export", "pkg/capacity",
 	}
 	// inputSources read what -f and -k name beyond local files: web
 	// servers (-f URL) and kustomizations. Like the pure stages they never

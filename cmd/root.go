@@ -14,6 +14,7 @@ import (
 	deletecmd "github.com/fedctl/fedctl/cmd/delete"
 	diffcmd "github.com/fedctl/fedctl/cmd/diff"
 	"github.com/fedctl/fedctl/cmd/disable"
+	"github.com/fedctl/fedctl/cmd/drain"
 	"github.com/fedctl/fedctl/cmd/enable"
 	"github.com/fedctl/fedctl/cmd/explain"
 	"github.com/fedctl/fedctl/cmd/federate"
@@ -114,6 +115,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 		label.NewCmdLabel(f, nil),
 		cordon.NewCmdCordon(f, nil),
 		cordon.NewCmdUncordon(f, nil),
+		drain.NewCmdDrain(f, nil),
 		get.NewCmdGet(f, nil),
 		enable.NewCmdEnable(f, nil),
 		disable.NewCmdDisable(f, nil),

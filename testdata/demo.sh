@@ -63,6 +63,15 @@ step explain -f "$karmada" deployment/api
 step apply -f "$karmada" --wait
 step status -f "$karmada"
 
+# Move the examples off cluster3, as kubectl drain empties a node: the
+# replicas that move and whether they fit on the others' nodes, then cordon,
+# apply elsewhere, wait until Current, and remove from cluster3.
+step drain cluster3 -f "$examples" --dry-run=client --force
+step drain cluster3 -f "$examples" --force
+step get clusters
+step uncordon cluster3
+step apply -f "$examples" --wait
+
 # Someone scales a member's Deployment by hand: status and diff see it,
 # apply puts it back.
 if ! command -v curl >/dev/null; then

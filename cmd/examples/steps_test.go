@@ -282,6 +282,13 @@ var steps = []step{
 		assert.NotContains(t, f, "types.kubefed.io", "plain manifests, no federated objects")
 	}},
 
+	// drain
+	{line: "fedctl drain eu-1 -f manifests/ --dry-run=client --force", errOut: []string{"drain of eu-1 fits (dry run): nothing was changed"}, check: func(t *testing.T, w *workspace, r result) {
+		assert.Contains(t, r.out, "FederatedDeployment shop/web   us-1   +2", "eu-1's replicas move to us-1")
+		assert.Regexp(t, `us-1\s+cpu\s+0\s+32\s+yes`, r.out)
+		assert.NotContains(t, read(t, w.federationFile()), "cordoned:", "a dry run cordons nothing")
+	}},
+
 	// unjoin, without removing eu-1 yet: what would stay there
 	{line: "fedctl unjoin eu-1 --dry-run=client", check: func(t *testing.T, w *workspace, r result) {
 		assert.Contains(t, r.errOut, "cluster/eu-1 would be unjoined; dry run")

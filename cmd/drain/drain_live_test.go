@@ -1,0 +1,205 @@
+package drain
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/pipeline"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/testenv"
+	"github.com/fedctl/fedctl/pkg/testutil"
+)
+
+var deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+
+// app is a FederatedNamespace, a Deployment split 2/2/2 by an RSP whose
+// pods each request cpu, and, when pinned, a ConfigMap listed for cluster2.
+func app(ns, cpu string, pinned bool) string {
+	doc := fmt.Sprintf(`apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: %[1]s, namespace: %[1]s}
+spec:
+  placement: {clusterSelector: {}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: %[1]s}
+spec:
+  template:
+    spec:
+      replicas: 6
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers: [{name: web, image: "nginx:1.27", resources: {requests: {cpu: "%[2]s"}}}]
+  placement: {clusterSelector: {}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: %[1]s}
+spec:
+  targetKind: FederatedDeployment
+  totalReplicas: 6
+`, ns, cpu)
+	if pinned {
+		doc += fmt.Sprintf(`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: local, namespace: %s}
+spec:
+  template: {data: {k: v}}
+  placement:
+    clusters: [{name: cluster2}]
+`, ns)
+	}
+	return doc
+}
+
+type drainEnv struct {
+	dir, fedPath string
+}
+
+func newDrainEnv(t *testing.T, content string) *drainEnv {
+	t.Helper()
+	testenv.Require(t, env)
+	d := &drainEnv{dir: t.TempDir()}
+	d.fedPath = filepath.Join(d.dir, "federation.yaml")
+	require.NoError(t, os.WriteFile(d.fedPath, []byte("apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters: [{name: cluster1}, {name: cluster2}, {name: cluster3}]\ntypes: []\n"), 0o600))
+	require.NoError(t, os.MkdirAll(filepath.Join(d.dir, "app"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(d.dir, "app", "app.yaml"), []byte(content), 0o600))
+	d.apply(t)
+	return d
+}
+
+// apply applies the app as fedctl apply would, offline plan.
+func (d *drainEnv) apply(t *testing.T) {
+	t.Helper()
+	file, err := members.Load(d.fedPath)
+	require.NoError(t, err)
+	fed := file.Federation
+	out, err := pipeline.Run(pipeline.Input{Docs: testutil.Documents(t, filepath.Join(d.dir, "app")), DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
+	require.NoError(t, err)
+	access := members.Access{Kubeconfig: env.Kubeconfig}
+	report := propagate.Run(context.Background(), propagate.Input{Result: out.Result, Clusters: fed.Names(),
+		Clients: members.Clients(fed, access, members.NewMemberClient)})
+	require.Empty(t, report.Failed())
+}
+
+func (d *drainEnv) drain(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{
+		IOStreams:  ios,
+		Federation: func() (*members.File, error) { return members.Load(d.fedPath) },
+		Access:     func() (members.Access, error) { return members.Access{Kubeconfig: env.Kubeconfig}, nil },
+	}
+	cmd := NewCmdDrain(f, nil)
+	cmd.SetArgs(append([]string{"cluster2", "-f", filepath.Join(d.dir, "app")}, args...))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	t.Logf("fedctl drain %v\nstdout:\n%s\nstderr:\n%s", args, out.String(), errOut.String())
+	return out.String(), errOut.String(), err
+}
+
+func replicasIn(t *testing.T, cluster, ns string) (int64, bool) {
+	t.Helper()
+	cfg, err := env.RESTConfig(cluster)
+	require.NoError(t, err)
+	c, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	obj, err := c.Resource(deployments).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return 0, false
+	}
+	require.NoError(t, err)
+	n, _ := obj.Object["spec"].(map[string]any)["replicas"].(int64)
+	return n, true
+}
+
+func cordoned(t *testing.T, path string) bool {
+	t.Helper()
+	file, err := members.Load(path)
+	require.NoError(t, err)
+	return len(file.Federation.CordonedNames()) > 0
+}
+
+// TestDrain: with enough capacity, drain shows the replicas that move and
+// the capacity table, cordons cluster2, moves its 2 replicas to the others
+// (3/3), waits until they are Current, then removes the Deployment and the
+// Namespace from cluster2. --dry-run before it changes nothing.
+func TestDrain(t *testing.T) {
+	const ns = "drainok"
+	d := newDrainEnv(t, app(ns, "100m", false))
+
+	out, errOut, err := d.drain(t, "--dry-run")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, out, "FederatedDeployment drainok/web   cluster1   +1")
+	assert.Regexp(t, `cluster1\s+cpu\s+100m\s+\S+\s+yes`, out)
+	assert.Contains(t, errOut, "drain of cluster2 fits (dry run): nothing was changed")
+	n, ok := replicasIn(t, "cluster2", ns)
+	assert.True(t, ok)
+	assert.Equal(t, int64(2), n, "a dry run changes nothing")
+	assert.False(t, cordoned(t, d.fedPath))
+
+	_, errOut, err = d.drain(t)
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, "cluster/cluster2 cordoned")
+	assert.Contains(t, errOut, "every object is Current in cluster1, cluster3")
+	assert.Contains(t, errOut, "cluster/cluster2 drained: 2 objects removed")
+	assert.True(t, cordoned(t, d.fedPath))
+	for _, c := range []string{"cluster1", "cluster3"} {
+		n, _ := replicasIn(t, c, ns)
+		assert.Equal(t, int64(3), n, "in %s", c)
+	}
+	_, ok = replicasIn(t, "cluster2", ns)
+	assert.False(t, ok, "removed from the drained member")
+}
+
+// TestDrainShortOfCapacity: replicas that do not fit on the other members'
+// nodes stop the drain before anything is written, with the shortfall per
+// member and resource.
+func TestDrainShortOfCapacity(t *testing.T) {
+	const ns = "drainshort"
+	// 2 pods of 12 cores each already take 24 of the fake node's 32.
+	d := newDrainEnv(t, app(ns, "12", false))
+	out, _, err := d.drain(t)
+	require.Error(t, err)
+	// Free is 32 minus what the pods already there request (these 24, and
+	// whatever other tests left running on the shared node).
+	assert.Regexp(t, `not enough capacity to drain cluster2: cluster1 cpu needs 12, \d+m? free; cluster3 cpu needs 12, \d+m? free; nothing was changed`, err.Error())
+	assert.Regexp(t, `cluster1\s+cpu\s+12\s+\d+m?\s+no`, out)
+	assert.False(t, cordoned(t, d.fedPath))
+	n, ok := replicasIn(t, "cluster2", ns)
+	assert.True(t, ok)
+	assert.Equal(t, int64(2), n)
+}
+
+// TestDrainPinned: an object listed for the drained member blocks the
+// drain with its file and line; --force drains it too.
+func TestDrainPinned(t *testing.T) {
+	const ns = "drainpinned"
+	d := newDrainEnv(t, app(ns, "100m", true))
+	_, _, err := d.drain(t)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "objects pinned to cluster2 by spec.placement.clusters block the drain")
+	assert.Contains(t, err.Error(), "app.yaml:34: FederatedConfigMap drainpinned/local")
+	assert.False(t, cordoned(t, d.fedPath))
+
+	_, errOut, err := d.drain(t, "--force")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, "cluster/cluster2 drained: 3 objects removed")
+}
