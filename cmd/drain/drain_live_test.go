@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -83,6 +84,31 @@ func newDrainEnv(t *testing.T, content string) *drainEnv {
 	require.NoError(t, os.WriteFile(filepath.Join(d.dir, "app", "app.yaml"), []byte(content), 0o600))
 	d.apply(t)
 	return d
+}
+
+// waitReady waits until the Deployment's pods are ready in every member,
+// so that what they request is on the nodes when the drain reads them.
+func waitReady(t *testing.T, ns string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
+			cfg, err := env.RESTConfig(c)
+			require.NoError(t, err)
+			dc, err := dynamic.NewForConfig(cfg)
+			require.NoError(t, err)
+			obj, err := dc.Resource(deployments).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+			if err != nil {
+				return false
+			}
+			spec, _ := obj.Object["spec"].(map[string]any)["replicas"].(int64)
+			st, _ := obj.Object["status"].(map[string]any)
+			ready, _ := st["readyReplicas"].(int64)
+			if ready != spec {
+				return false
+			}
+		}
+		return true
+	}, 60*time.Second, 200*time.Millisecond, "the Deployment ready in every member")
 }
 
 // apply applies the app as fedctl apply would, offline plan.
@@ -176,6 +202,7 @@ func TestDrainShortOfCapacity(t *testing.T) {
 	const ns = "drainshort"
 	// 2 pods of 12 cores each already take 24 of the fake node's 32.
 	d := newDrainEnv(t, app(ns, "12", false))
+	waitReady(t, ns)
 	out, _, err := d.drain(t)
 	require.Error(t, err)
 	// Free is 32 minus what the pods already there request (these 24, and
