@@ -10,10 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fedctl/fedctl/cmd/drain"
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
 )
 
 // UnjoinOptions are the inputs of "fedctl unjoin".
@@ -25,6 +27,14 @@ type UnjoinOptions struct {
 	Name    string
 	DryRun  string // none | client | server
 	Timeout time.Duration
+
+	// Drain moves the input's objects off the member first (--drain with
+	// -f or -k; --force as drain's).
+	Drain     bool
+	Filenames []string
+	Recursive bool
+	Kustomize string
+	Force     bool
 }
 
 // NewCmdUnjoin returns the unjoin command. runF, when set, replaces Run.
@@ -45,7 +55,11 @@ cluster cannot be reached within --timeout, the member is removed all the
 same and unjoin says it could not check.
 
 --dry-run (client or server: both only leave the federation file alone)
-lists the same without removing the member.`,
+lists the same without removing the member.
+
+--drain -f DIR first drains the member as fedctl drain does (plan without it,
+check capacity, apply to the others, wait until Current, remove from it), then
+unjoins it; a drain that cannot be done leaves the member joined.`,
 		Example: `  # Remove member eu-1
   fedctl unjoin eu-1
 
@@ -62,15 +76,42 @@ lists the same without removing the member.`,
 			if opts.Timeout <= 0 {
 				return cmdutil.FlagErrorf("--timeout must be positive, got %s", opts.Timeout)
 			}
+			if opts.Drain {
+				if err := cmdutil.CheckInputFlags(opts.Filenames, opts.Kustomize); err != nil {
+					return cmdutil.FlagErrorWrap(err)
+				}
+			} else if len(opts.Filenames) > 0 || opts.Kustomize != "" || opts.Force {
+				return cmdutil.FlagErrorf("-f, -k and --force go with --drain")
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Drain {
+				if err := opts.drain(cmd.Context()); err != nil {
+					return err
+				}
 			}
 			return opts.Run(cmd.Context())
 		},
 	}
 	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: say what would be removed without writing the federation file")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Second, "How long to spend looking up what stays in the cluster")
+	cmd.Flags().BoolVar(&opts.Drain, "drain", false, "Drain the member first (fedctl drain), with the objects of -f or -k")
+	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmd.Flags().StringVarP(&opts.Kustomize, "kustomize", "k", "", "With --drain: build the kustomization in this directory and read its output instead of -f")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "With --drain: drain even objects pinned to the member")
 	return cmd
+}
+
+// drain runs fedctl drain on the member with this command's input flags.
+func (o *UnjoinOptions) drain(ctx context.Context) error {
+	d := &drain.DrainOptions{IO: o.IO, Federation: o.Federation, Access: o.Access, NewClient: members.NewMemberClient,
+		Cluster: o.Name, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Namespace: "default",
+		Force: o.Force, DryRun: o.DryRun, Timeout: propagate.DefaultTimeout, WaitTimeout: 5 * time.Minute}
+	if d.DryRun == "server" {
+		d.DryRun = "client" // drain has only a client-side dry run
+	}
+	return d.Run(ctx)
 }
 
 // Run removes the member and reports what stays in its cluster.
