@@ -1,7 +1,9 @@
 package status
 
 import (
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -63,4 +65,45 @@ spec:
 	assert.Regexp(t, `Deployment\s+statuskarmada\s+web\s+cluster2\s+OK\s+Current\s+2\s+2\n`, r.out)
 	assert.Regexp(t, `Deployment\s+statuskarmada\s+web\s+cluster3\s+OK\s+Current\s+3\s+3\n`, r.out)
 	assert.Contains(t, r.errOut, "2 federated objects, 6 member objects: 6 Current")
+}
+
+// TestStatusConditionTimes: the Propagation condition and each member's
+// entry carry when fedctl last changed the member object (its apply's
+// managedFields time), so that a pipeline can tell a change just applied
+// from an old one.
+func TestStatusConditionTimes(t *testing.T) {
+	testenv.Require(t, env)
+	dir := t.TempDir()
+	file := writeFile(t, dir, "app.yaml", namespaceDoc("statustimes")+`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: cfg, namespace: statustimes}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+`)
+	before := time.Now().UTC().Add(-time.Second).Format(time.RFC3339)
+	apply(t, file)
+	r := runStatus(t, "-f", file, "-o", "json")
+	require.NoError(t, r.err)
+	var list struct {
+		Items []struct {
+			Kind   string
+			Status struct {
+				Conditions []struct{ LastUpdateTime, LastTransitionTime string }
+				Clusters   []struct{ Name, LastUpdateTime string }
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.out), &list))
+	require.NotEmpty(t, list.Items)
+	for _, it := range list.Items {
+		cond := it.Status.Conditions[0]
+		assert.GreaterOrEqual(t, cond.LastUpdateTime, before, "%s: applied just now", it.Kind)
+		assert.Equal(t, cond.LastUpdateTime, cond.LastTransitionTime)
+		for _, c := range it.Status.Clusters {
+			assert.NotEmpty(t, c.LastUpdateTime, "%s in %s", it.Kind, c.Name)
+			assert.LessOrEqual(t, c.LastUpdateTime, cond.LastUpdateTime)
+		}
+	}
 }

@@ -245,8 +245,19 @@ func normalize(t *testing.T, s string) string {
 		assert.Greater(t, live, applied, "drift means a newer live generation: %s", m[0])
 	}
 	s = generationRE.ReplaceAllString(s, "(generation N, fedctl applied generation M)")
+	// When fedctl last changed each object is the run's own time; that it
+	// is a well-formed time is checked here, its value by
+	// TestStatusConditionTimes.
+	for _, m := range timeRE.FindAllStringSubmatch(s, -1) {
+		_, err := time.Parse(time.RFC3339, m[2])
+		assert.NoError(t, err, "%s", m[0])
+	}
+	s = timeRE.ReplaceAllString(s, `${1}TIME"`)
 	return tempRE.ReplaceAllString(portRE.ReplaceAllString(s, "127.0.0.1:PORT"), "$1")
 }
+
+// timeRE finds the times status reports (YAML and JSON).
+var timeRE = regexp.MustCompile(`("?last(?:Update|Transition)Time"?: ")([^"]+)"`)
 
 func golden(t *testing.T, got, name string) {
 	t.Helper()
@@ -347,7 +358,10 @@ func TestStatusReadyAndWait(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.out), &report))
 	require.Len(t, report.Items, 3)
 	for _, o := range report.Items {
-		assert.Equal(t, []status.Condition{{Type: "Propagation", Status: "True"}}, o.Status.Conditions, o.Ref())
+		require.Len(t, o.Status.Conditions, 1, o.Ref())
+		cond := o.Status.Conditions[0]
+		assert.Equal(t, status.Condition{Type: "Propagation", Status: "True", LastUpdateTime: cond.LastUpdateTime, LastTransitionTime: cond.LastUpdateTime}, cond, o.Ref())
+		assert.NotEmpty(t, cond.LastUpdateTime, "when fedctl last changed it, %s", o.Ref())
 		require.Len(t, o.Status.Clusters, 1, "--cluster cluster2 reads cluster2 only")
 		assert.Equal(t, "cluster2", o.Status.Clusters[0].Name)
 		assert.Empty(t, o.Status.Clusters[0].Status, "OK is left out, as KubeFed does")
@@ -534,7 +548,7 @@ func TestStatusPropagationStates(t *testing.T) {
 
 	r = runStatus(t, "-f", input, "-o", "yaml")
 	require.NoError(t, r.err)
-	testutil.AssertGolden(t, []byte(r.out), filepath.Join(goldenDir, "states-yaml.golden"))
+	testutil.AssertGolden(t, []byte(normalize(t, r.out)), filepath.Join(goldenDir, "states-yaml.golden"))
 
 	r = runStatus(t, "-f", input, "--wait", "--timeout", "30s")
 	var nr *status.NotReadyError

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
@@ -340,8 +342,10 @@ func getObject(ctx context.Context, a members.Client, gvk schema.GroupVersionKin
 	return obj, err
 }
 
-// readiness fills in what kstatus says of obj and its replica counts.
+// readiness fills in what kstatus says of obj, its replica counts and
+// when fedctl last changed it.
 func readiness(st *ClusterStatus, obj *unstructured.Unstructured) {
+	st.LastUpdateTime = appliedTime(obj)
 	res, err := kstatus.Compute(obj)
 	switch {
 	case err != nil:
@@ -392,3 +396,22 @@ func unreachable(err error) bool {
 }
 
 // explain says in words what a failed request means.
+
+// appliedTime is the time of the server-side apply that owns fedctl's
+// applied-hash annotation on obj, whatever its field manager is called
+// (--field-manager), in RFC 3339 UTC; "" when there is none.
+func appliedTime(obj *unstructured.Unstructured) string {
+	var latest string
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Operation != metav1.ManagedFieldsOperationApply || mf.FieldsV1 == nil || mf.Time == nil {
+			continue
+		}
+		if !strings.Contains(string(mf.FieldsV1.Raw), `"f:`+federation.HashAnnotation+`"`) {
+			continue
+		}
+		if t := mf.Time.UTC().Format(time.RFC3339); t > latest {
+			latest = t
+		}
+	}
+	return latest
+}

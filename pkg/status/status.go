@@ -153,11 +153,18 @@ type ObjectStatus struct {
 
 // Condition is KubeFed's Propagation condition. Status is "True" when the
 // object is propagated everywhere as it should be; Reason is set otherwise.
+//
+// LastUpdateTime and LastTransitionTime are KubeFed's condition times. With
+// no controller to record transitions, both are the latest time fedctl
+// changed one of the object's member objects (ClusterStatus.LastUpdateTime),
+// so that a pipeline can tell a change it just applied from an old one.
 type Condition struct {
-	Type    string `json:"type"`
-	Status  string `json:"status"`
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
+	Type               string `json:"type"`
+	Status             string `json:"status"`
+	Reason             string `json:"reason,omitempty"`
+	Message            string `json:"message,omitempty"`
+	LastUpdateTime     string `json:"lastUpdateTime,omitempty"`
+	LastTransitionTime string `json:"lastTransitionTime,omitempty"`
 }
 
 // ClusterStatus is the state of a federated object in one member.
@@ -176,6 +183,10 @@ type ClusterStatus struct {
 	// (status.readyReplicas), for types that have replicas.
 	DesiredReplicas *int64 `json:"desiredReplicas,omitempty"`
 	ReadyReplicas   *int64 `json:"readyReplicas,omitempty"`
+	// LastUpdateTime is when fedctl last changed the member object: the
+	// time of the managedFields entry of the apply that owns fedctl's
+	// applied-hash annotation (RFC 3339).
+	LastUpdateTime string `json:"lastUpdateTime,omitempty"`
 
 	// placed says the object is placed in this member, so that waiting
 	// covers it (WaitingForRemoval entries are not placed).
@@ -287,6 +298,9 @@ func (r *Report) finish() {
 		cond := &st.Conditions[0]
 		st.Readiness = ""
 		for _, c := range st.Clusters {
+			if c.LastUpdateTime > cond.LastUpdateTime { // RFC 3339 in UTC sorts as text
+				cond.LastUpdateTime, cond.LastTransitionTime = c.LastUpdateTime, c.LastUpdateTime
+			}
 			s.Propagation[c.Propagation()]++
 			if c.Status != "" && cond.Reason == "" {
 				cond.Reason = CheckClusters
