@@ -96,6 +96,28 @@ spec:
 			replicas: map[string]any{"c1": int64(2), "c2": int64(1), "c3": int64(1)},
 		},
 		{
+			name: "a PropagationPolicy's selector may name its own namespace",
+			input: doc(deployment, "2") + `---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, namespace: shop}]
+`,
+			replicas: map[string]any{"c1": int64(2), "c2": int64(2), "c3": int64(2)},
+		},
+		{
+			name: "but not another one",
+			input: doc(deployment, "2") + `---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, namespace: other}]
+`,
+			wantErr: `spec.resourceSelectors[0].namespace: is "other", but a namespaced policy selects in its own namespace "shop" only`,
+		},
+		{
 			name:     "members divided 0 get no object",
 			input:    doc(deployment, "1") + doc(pp, "{replicaScheduling: {replicaSchedulingType: Divided}}"),
 			replicas: map[string]any{"c1": int64(1)},

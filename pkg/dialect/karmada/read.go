@@ -39,13 +39,13 @@ func isPolicy(h dialect.Head) bool {
 // object stays "not a federated object" as before.
 func (Dialect) Claim(docs []dialect.Doc, taken []bool) []bool {
 	claimed := make([]bool, len(docs))
-	any := false
+	found := false
 	for i, d := range docs {
 		if d.Err == nil && !taken[i] && isPolicy(d.Head) {
-			claimed[i], any = true, true
+			claimed[i], found = true, true
 		}
 	}
-	if !any {
+	if !found {
 		return claimed
 	}
 	for i, d := range docs {
@@ -137,17 +137,14 @@ func (ps *policySet) add(in dialect.Input, doc dialect.Doc) error {
 		if err != nil {
 			return err
 		}
-		if err := p.validate(pos, cluster); err != nil {
+		p.Namespace = policyNamespace(p.Namespace, cluster, in.DefaultNamespace)
+		if err := p.validate(pos); err != nil {
 			return err
 		}
 		p.defaults()
 		if cluster {
-			p.Namespace = ""
 			ps.clusterPropagation = append(ps.clusterPropagation, p)
 			return nil
-		}
-		if p.Namespace == "" {
-			p.Namespace = in.DefaultNamespace
 		}
 		for i := range p.Spec.ResourceSelectors {
 			// A PropagationPolicy selects in its own namespace only.
@@ -160,16 +157,13 @@ func (ps *policySet) add(in dialect.Input, doc dialect.Doc) error {
 		if err != nil {
 			return err
 		}
+		p.Namespace = policyNamespace(p.Namespace, cluster, in.DefaultNamespace)
 		if err := p.validate(pos); err != nil {
 			return err
 		}
 		if cluster {
-			p.Namespace = ""
 			ps.clusterOverride = append(ps.clusterOverride, p)
 			return nil
-		}
-		if p.Namespace == "" {
-			p.Namespace = in.DefaultNamespace
 		}
 		for i := range p.Spec.ResourceSelectors {
 			// The mutating webhook fills in the policy's namespace
@@ -179,6 +173,18 @@ func (ps *policySet) add(in dialect.Input, doc dialect.Doc) error {
 		ps.override[p.Namespace] = append(ps.override[p.Namespace], p)
 	}
 	return nil
+}
+
+// policyNamespace is a policy's namespace: none for the Cluster* kinds,
+// the default namespace (-n) for a namespaced one that names none.
+func policyNamespace(ns string, cluster bool, def string) string {
+	switch {
+	case cluster:
+		return ""
+	case ns == "":
+		return def
+	}
+	return ns
 }
 
 // systemNamespace says whether Karmada never propagates objects in ns:
@@ -238,7 +244,7 @@ var (
 
 // validate checks what Karmada's webhooks check
 // (pkg/util/validation/validation.go and pkg/webhook/propagationpolicy).
-func (p *propagationPolicy) validate(pos manifest.Positions, cluster bool) error {
+func (p *propagationPolicy) validate(pos manifest.Positions) error {
 	var errs []error
 	if p.Name == "" {
 		errs = append(errs, pos.Errorf("metadata.name", "is required"))
@@ -246,7 +252,7 @@ func (p *propagationPolicy) validate(pos manifest.Positions, cluster bool) error
 	if len(p.Spec.ResourceSelectors) == 0 {
 		errs = append(errs, pos.Errorf("spec.resourceSelectors", "is required: name at least one apiVersion and kind"))
 	}
-	errs = append(errs, validateSelectors(pos, p.Spec.ResourceSelectors, cluster)...)
+	errs = append(errs, validateSelectors(pos, p.Spec.ResourceSelectors, p.Namespace)...)
 	pl := p.Spec.Placement
 	if pl.ClusterAffinity != nil && len(pl.ClusterAffinities) > 0 {
 		errs = append(errs, pos.Errorf("spec.placement", "clusterAffinity and clusterAffinities cannot both be set"))
@@ -300,7 +306,10 @@ func (p *propagationPolicy) validate(pos manifest.Positions, cluster bool) error
 	return errors.Join(errs...)
 }
 
-func validateSelectors(pos manifest.Positions, selectors []resourceSelector, cluster bool) []error {
+// validateSelectors checks resource selectors; own is a namespaced
+// policy's namespace ("" for the Cluster* kinds), the only one its
+// selectors may name.
+func validateSelectors(pos manifest.Positions, selectors []resourceSelector, own string) []error {
 	var errs []error
 	for i, rs := range selectors {
 		path := fmt.Sprintf("spec.resourceSelectors[%d]", i)
@@ -310,8 +319,8 @@ func validateSelectors(pos manifest.Positions, selectors []resourceSelector, clu
 		if rs.Kind == "" {
 			errs = append(errs, pos.Errorf(path+".kind", "is required"))
 		}
-		if !cluster && rs.Namespace != "" {
-			errs = append(errs, pos.Errorf(path+".namespace", "a namespaced policy selects in its own namespace; remove namespace"))
+		if own != "" && rs.Namespace != "" && rs.Namespace != own {
+			errs = append(errs, pos.Errorf(path+".namespace", "is %q, but a namespaced policy selects in its own namespace %q only; remove namespace or use a Cluster* policy", rs.Namespace, own))
 		}
 		if rs.LabelSelector != nil {
 			if _, err := metav1.LabelSelectorAsSelector(rs.LabelSelector); err != nil {
@@ -348,7 +357,7 @@ func (p *overridePolicy) validate(pos manifest.Positions) error {
 	if p.Name == "" {
 		errs = append(errs, pos.Errorf("metadata.name", "is required"))
 	}
-	errs = append(errs, validateSelectors(pos, p.Spec.ResourceSelectors, p.Kind == ClusterOverridePolicyKind)...)
+	errs = append(errs, validateSelectors(pos, p.Spec.ResourceSelectors, p.Namespace)...)
 	if len(p.Spec.OverrideRules) > 0 && (p.Spec.TargetCluster != nil || p.Spec.Overriders != nil) {
 		errs = append(errs, pos.Errorf("spec", "overrideRules cannot be used with the deprecated targetCluster and overriders"))
 	}
