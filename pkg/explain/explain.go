@@ -35,10 +35,6 @@ type Input struct {
 	Live *render.Live
 }
 
-// systemNamespaces are never propagated as Namespaces (render's rule, as
-// KubeFed's).
-var systemNamespaces = []string{"kube-system", "kube-public", "default"}
-
 // replicasPath is the override a ReplicaSchedulingPreference writes.
 const replicasPath = "/spec/replicas"
 
@@ -192,11 +188,9 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		out[target] = s
 		s.info.Preferences = preferences(rsp.Spec.Clusters)
 		clusters := names
-		var current, capacity map[string]int64
 		if live != nil {
 			lr := live.Replicas[render.TargetKey(target)]
-			current, capacity = lr.Current, lr.Capacity
-			s.info.Live = &LiveFigures{Current: replicas(current), Capacity: replicas(capacity), KeepShares: live.KeepShares}
+			s.info.Live = &LiveFigures{Current: replicas(lr.Current), Capacity: replicas(lr.Capacity), KeepShares: live.KeepShares}
 			for _, n := range names {
 				if !slices.Contains(live.Answering, n) {
 					s.info.Live.NotAnswering = append(s.info.Live.NotAnswering, n)
@@ -225,7 +219,8 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 			s.info.Skipped = "no clusters to plan for: KubeFed's scheduler leaves the object as it is"
 			continue
 		}
-		tr, err := planner.ScheduleTrace(rsp.Spec, clusters, s.info.Key, limitTo(current, clusters), limitTo(capacity, clusters))
+		current, capacity := live.For(target, clusters)
+		tr, err := planner.ScheduleTrace(rsp.Spec, clusters, s.info.Key, current, capacity)
 		if err != nil {
 			s.info.Error = err.Error()
 			s.errs = append(s.errs, rsp.Errorf("spec", "%v", err))
@@ -450,7 +445,7 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namesp
 	if pl.Clusters == nil {
 		pl.Clusters = []string{}
 	}
-	if o.IsNamespace() && slices.Contains(systemNamespaces, o.Name) {
+	if o.IsNamespace() && render.SystemNamespace(o.Name) {
 		pl.SystemNamespace = true
 		clusters = nil // no Namespace object anywhere
 	}
@@ -590,19 +585,4 @@ func cmpChain(results ...int) int {
 		}
 	}
 	return 0
-}
-
-// limitTo is m limited to the keys in names, as render limits the live
-// figures to the clusters a plan considers.
-func limitTo(m map[string]int64, names []string) map[string]int64 {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]int64, len(m))
-	for k, v := range m {
-		if slices.Contains(names, k) {
-			out[k] = v
-		}
-	}
-	return out
 }

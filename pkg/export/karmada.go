@@ -62,10 +62,6 @@ type Karmada struct {
 // revises per member (pkg/resourceinterpreter/default/native).
 var resourceSpread = []string{"Deployment", "ReplicaSet", "StatefulSet"}
 
-// systemNamespaces are never propagated as Namespaces by KubeFed, nor
-// synced by Karmada.
-var systemNamespaces = []string{"kube-system", "kube-public", "default"}
-
 // ToKarmada converts every placed federated object of in into a plain
 // manifest plus the Karmada policies that place, divide and override it
 // as fedctl renders it for in.Members. A render error, a member name
@@ -106,7 +102,7 @@ func ToKarmada(in Input) (*Karmada, error) {
 		info := func(format string, args ...any) {
 			out.Notes = append(out.Notes, Note{Where: where, Object: o.ID(), Message: fmt.Sprintf(format, args...), Exact: true})
 		}
-		if o.IsNamespace() && slices.Contains(systemNamespaces, o.Name) {
+		if o.IsNamespace() && render.SystemNamespace(o.Name) {
 			info("not converted: KubeFed never propagates namespace %s as an object, and Karmada does not sync it", o.Name)
 			continue
 		}

@@ -19,9 +19,12 @@ import (
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
-// systemNamespaces are never propagated as Namespaces, as in KubeFed; their
-// FederatedNamespace still places the objects inside them.
-var systemNamespaces = []string{"kube-system", "kube-public", "default"}
+// SystemNamespace says whether a Namespace is never propagated as an
+// object, as in KubeFed (kube-system, kube-public, default); its
+// FederatedNamespace still places the objects inside it.
+func SystemNamespace(name string) bool {
+	return name == "kube-system" || name == "kube-public" || name == "default"
+}
 
 // replicasPath is the override an RSP writes for every scheduled member.
 const replicasPath = "/spec/replicas"
@@ -202,7 +205,7 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 		return
 	}
 	res.Placed = append(res.Placed, Placed{Object: o, Type: t, Clusters: clusters, NamespaceNotFederated: nsMissing})
-	if o.IsNamespace() && slices.Contains(systemNamespaces, o.Name) {
+	if o.IsNamespace() && SystemNamespace(o.Name) {
 		if len(clusters) > 0 {
 			res.Warnings = append(res.Warnings, o.Errorf("", "namespace %s is a system namespace and is never propagated; its placement still applies to the objects in it", o.Name))
 		}

@@ -43,7 +43,6 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			continue
 		}
 		clusters := names
-		live := in.Live.replicas(target)
 		if rsp.Spec.IntersectWithClusterSelector {
 			sel, err := placement.SelectBySelector(target.Spec.Placement, in.Members)
 			if err != nil {
@@ -64,10 +63,8 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		if len(clusters) == 0 {
 			continue // KubeFed's scheduler does nothing without clusters
 		}
-		// KubeFed reads the current replicas of the clusters it plans
-		// over only: a cordoned member's running replicas neither count
-		// nor get a 0 written there.
-		plan, err := planner.Schedule(rsp.Spec, clusters, planner.Key(rsp.Namespace, rsp.Name), only(live.Current, clusters), only(live.Capacity, clusters))
+		current, capacity := in.Live.For(target, clusters)
+		plan, err := planner.Schedule(rsp.Spec, clusters, planner.Key(rsp.Namespace, rsp.Name), current, capacity)
 		if err != nil {
 			res.Errors = append(res.Errors, &TargetError{Object: target, Err: rsp.Errorf("spec", "%v", err)})
 			continue
@@ -188,11 +185,16 @@ type LiveReplicas struct {
 // TargetKey names an RSP's target in Live.Replicas.
 func TargetKey(o *federation.Object) string { return o.Kind + "/" + o.Namespace + "/" + o.Name }
 
-func (l *Live) replicas(target *federation.Object) LiveReplicas {
+// For are target's live current replicas and capacities of the clusters a
+// plan considers, nil without a live read. KubeFed reads those of the
+// clusters it plans over only: a cordoned member's running replicas
+// neither count nor get a 0 written there.
+func (l *Live) For(target *federation.Object, clusters []string) (current, capacity map[string]int64) {
 	if l == nil {
-		return LiveReplicas{}
+		return nil, nil
 	}
-	return l.Replicas[TargetKey(target)]
+	r := l.Replicas[TargetKey(target)]
+	return only(r.Current, clusters), only(r.Capacity, clusters)
 }
 
 // failover says, at the preference's line, which members did not answer
