@@ -227,12 +227,18 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 	if err == nil && in.Live != nil && needsLive(out.Set) {
 		live := in.Live(in.Context, m.Federation, out.Set)
 		pin.Live = live
-		if down := notAnswering(r.Members, live.Answering); len(down) > 0 {
+		down := notAnswering(r.Members, live.Answering)
+		if len(down) > 0 {
 			fmt.Fprintf(ios.ErrOut, "%s members not answering: %s; replica plans and placements that depend on it use the members that answer\n",
 				ios.ErrColorScheme().WarningIcon(), strings.Join(down, ", "))
 			pin.Members = withUnreachable(r.Members, down)
 		}
-		out, err = pipeline.Run(pin)
+		if len(down) > 0 && byReachability(out.Set) {
+			// Karmada's clusterAffinities are decided while decoding.
+			out, err = pipeline.Run(pin)
+		} else {
+			out = pipeline.Render(out.Set, pin)
+		}
 		r.Live = live
 	}
 	err = errors.Join(readErr, err)
@@ -267,15 +273,13 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 // members say: a ReplicaSchedulingPreference, or an object placed by which
 // members answer.
 func needsLive(set *federation.Set) bool {
-	if len(set.RSPs) > 0 {
-		return true
-	}
-	for _, o := range set.Objects {
-		if o.Rules.ByReachability {
-			return true
-		}
-	}
-	return false
+	return len(set.RSPs) > 0 || byReachability(set)
+}
+
+// byReachability says whether an object's placement was decided by which
+// members answer (federation.Rules.ByReachability).
+func byReachability(set *federation.Set) bool {
+	return slices.ContainsFunc(set.Objects, func(o *federation.Object) bool { return o.Rules.ByReachability })
 }
 
 // notAnswering are the members not in answering.

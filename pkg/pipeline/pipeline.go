@@ -65,9 +65,16 @@ func Run(in Input) (*Output, error) {
 	if in.Selector != nil {
 		set = Select(set, in.Selector)
 	}
+	return Render(set, in), decodeErr
+}
+
+// Render renders a decoded set for in's members, Only and Live, without
+// reading or decoding again: a second render from the members' live
+// state costs the render alone.
+func Render(set *federation.Set, in Input) *Output {
 	res := render.ForClusters(render.Input{Set: set, Types: in.Types, Members: in.Members, Only: in.Only, Live: in.Live})
-	res.Warnings = append(set.Warnings, res.Warnings...)
-	return &Output{Set: set, Result: res}, decodeErr
+	res.Warnings = append(slices.Clone(set.Warnings), res.Warnings...)
+	return &Output{Set: set, Result: res}
 }
 
 // Readers names, for each document, the dialect that reads it ("" for a
