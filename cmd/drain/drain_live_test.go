@@ -88,15 +88,19 @@ func newDrainEnv(t *testing.T, content string) *drainEnv {
 
 // waitReady waits until the Deployment's pods are ready in every member,
 // so that what they request is on the nodes when the drain reads them.
-func waitReady(t *testing.T, ns string) {
+func waitReady(t *testing.T, ns string, names ...string) {
 	t.Helper()
+	if len(names) == 0 {
+		names = []string{"web"}
+	}
 	require.Eventually(t, func() bool {
-		for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
+		for _, pair := range pairs([]string{"cluster1", "cluster2", "cluster3"}, names) {
+			c, name := pair[0], pair[1]
 			cfg, err := env.RESTConfig(c)
 			require.NoError(t, err)
 			dc, err := dynamic.NewForConfig(cfg)
 			require.NoError(t, err)
-			obj, err := dc.Resource(deployments).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+			obj, err := dc.Resource(deployments).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
 			if err != nil {
 				return false
 			}
@@ -127,6 +131,11 @@ func (d *drainEnv) apply(t *testing.T) {
 
 func (d *drainEnv) drain(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
+	return d.drainCluster(t, "cluster2", args...)
+}
+
+func (d *drainEnv) drainCluster(t *testing.T, cluster string, args ...string) (string, string, error) {
+	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	f := &cmdutil.Factory{
 		IOStreams:  ios,
@@ -134,20 +143,35 @@ func (d *drainEnv) drain(t *testing.T, args ...string) (string, string, error) {
 		Access:     func() (members.Access, error) { return members.Access{Kubeconfig: env.Kubeconfig}, nil },
 	}
 	cmd := NewCmdDrain(f, nil)
-	cmd.SetArgs(append([]string{"cluster2", "-f", filepath.Join(d.dir, "app")}, args...))
+	cmd.SetArgs(append([]string{cluster, "-f", filepath.Join(d.dir, "app")}, args...))
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	err := cmd.ExecuteContext(context.Background())
 	t.Logf("fedctl drain %v\nstdout:\n%s\nstderr:\n%s", args, out.String(), errOut.String())
 	return out.String(), errOut.String(), err
 }
 
+func pairs(a, b []string) [][2]string {
+	var out [][2]string
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, [2]string{x, y})
+		}
+	}
+	return out
+}
+
 func replicasIn(t *testing.T, cluster, ns string) (int64, bool) {
+	t.Helper()
+	return replicasOf(t, cluster, ns, "web")
+}
+
+func replicasOf(t *testing.T, cluster, ns, name string) (int64, bool) {
 	t.Helper()
 	cfg, err := env.RESTConfig(cluster)
 	require.NoError(t, err)
 	c, err := dynamic.NewForConfig(cfg)
 	require.NoError(t, err)
-	obj, err := c.Resource(deployments).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+	obj, err := c.Resource(deployments).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return 0, false
 	}
@@ -184,7 +208,7 @@ func TestDrain(t *testing.T) {
 	_, errOut, err = d.drain(t)
 	require.NoError(t, err, errOut)
 	assert.Contains(t, errOut, "cluster/cluster2 cordoned")
-	assert.Contains(t, errOut, "every object is Current in cluster1, cluster3")
+	assert.Contains(t, errOut, "every moved object is Current in cluster1, cluster3")
 	assert.Contains(t, errOut, "cluster/cluster2 drained: 2 objects removed")
 	assert.True(t, cordoned(t, d.fedPath))
 	for _, c := range []string{"cluster1", "cluster3"} {
@@ -229,4 +253,74 @@ func TestDrainPinned(t *testing.T) {
 	_, errOut, err := d.drain(t, "--force")
 	require.NoError(t, err, errOut)
 	assert.Contains(t, errOut, "cluster/cluster2 drained: 3 objects removed")
+}
+
+// workload is a FederatedDeployment of 6 replicas split 2/2/2 by an RSP
+// with a minimum of min per member, each pod requesting memory, with the
+// fedctl.io/priority annotation.
+func workload(ns, name, memory string, priority, min int) string {
+	return fmt.Sprintf(`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata:
+  name: %[2]s
+  namespace: %[1]s
+  annotations: {fedctl.io/priority: "%[4]d"}
+spec:
+  template:
+    spec:
+      replicas: 6
+      selector: {matchLabels: {app: %[2]s}}
+      template:
+        metadata: {labels: {app: %[2]s}}
+        spec:
+          containers: [{name: app, image: "nginx:1.27", resources: {requests: {memory: "%[3]s"}}}]
+  placement: {clusterSelector: {}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: %[2]s, namespace: %[1]s}
+spec:
+  targetKind: FederatedDeployment
+  totalReplicas: 6
+  clusters:
+    "*": {minReplicas: %[5]d, weight: 1}
+`, ns, name, memory, priority, min)
+}
+
+// TestDrainDegrade: each member's node has 256Gi of memory, and the four
+// pods of web and batch already there ask 50Gi each (no other test in this
+// package asks memory), so 56Gi are free where the drain needs 100Gi for
+// one more of each. Without --degrade the drain stops before any write;
+// with it, batch (priority 1) gives up its extra replica and web
+// (priority 10) keeps its: 3 web and 2 batch in cluster1 and cluster3.
+func TestDrainDegrade(t *testing.T) {
+	const ns = "draindegrade"
+	d := newDrainEnv(t, fmt.Sprintf("apiVersion: types.kubefed.io/v1beta1\nkind: FederatedNamespace\nmetadata: {name: %[1]s, namespace: %[1]s}\nspec:\n  placement: {clusterSelector: {}}\n", ns)+
+		workload(ns, "web", "50Gi", 10, 1)+workload(ns, "batch", "50Gi", 1, 1))
+	waitReady(t, ns, "web", "batch")
+
+	out, _, err := d.drain(t)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not enough capacity to drain cluster2: cluster1 memory needs 102400Mi, 57344Mi free; cluster3 memory needs 102400Mi, 57344Mi free; nothing was changed (--degrade scales")
+	assert.Regexp(t, `cluster1\s+memory\s+102400Mi\s+57344Mi\s+no`, out)
+	assert.False(t, cordoned(t, d.fedPath))
+
+	out, errOut, err := d.drain(t, "--degrade", "--dry-run")
+	require.NoError(t, err, errOut)
+	assert.Regexp(t, `DEGRADED\s+MEMBER\s+PLANNED\s+KEPT\s+MIN\s+PRIORITY\nFederatedDeployment draindegrade/batch\s+cluster1\s+3\s+2\s+1\s+1\nFederatedDeployment draindegrade/batch\s+cluster3\s+3\s+2\s+1\s+1\n`, out)
+	assert.Regexp(t, `cluster1\s+memory\s+51200Mi\s+57344Mi\s+yes`, out)
+	assert.Contains(t, errOut, "Warning: FederatedDeployment draindegrade/batch in cluster1 scaled down from 3 to 2 replicas to fit")
+	assert.Contains(t, errOut, "drain of cluster2 fits (dry run): nothing was changed")
+	assert.False(t, cordoned(t, d.fedPath))
+
+	_, errOut, err = d.drain(t, "--degrade")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, "cluster/cluster2 drained: 3 objects removed")
+	for _, c := range []string{"cluster1", "cluster3"} {
+		n, _ := replicasOf(t, c, ns, "web")
+		assert.Equal(t, int64(3), n, "web in %s", c)
+		n, _ = replicasOf(t, c, ns, "batch")
+		assert.Equal(t, int64(2), n, "batch in %s: scaled down", c)
+	}
 }

@@ -124,6 +124,9 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 	if !ok {
 		return &members.NotMemberError{Name: o.Name, Members: file.Federation.Names()}
 	}
+	if to := file.Federation.MigrationsTo(o.Name); len(to) > 0 {
+		return fmt.Errorf("cluster %s is the destination of migrations (from %s): migrate those objects back or elsewhere first (fedctl migrate)", o.Name, strings.Join(to, "; "))
+	}
 	access, err := o.Access()
 	if err != nil {
 		return err

@@ -5,8 +5,10 @@
 package capacity
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -105,9 +107,15 @@ func Free(nodes []Node, podSpecs []map[string]any) Amounts {
 type Move struct {
 	Member   string
 	Workload string
+	// Replicas are the replicas the member gains; Degrade may make it
+	// negative (the member then keeps fewer than it had).
 	Replicas int64
 	// PerReplica are one replica's requests.
 	PerReplica Amounts
+	// Before are the replicas the member had, Min the fewest it may be
+	// scaled to (the RSP's minReplicas for it), and Priority the
+	// workload's fedctl.io/priority: what Degrade needs.
+	Before, Min, Priority int64
 }
 
 // Row is one line of the capacity table: a member and a resource.
@@ -161,4 +169,66 @@ func Format(resourceName string, v int64) string {
 		return fmt.Sprintf("%dMi", v/1000/(1<<20))
 	}
 	return fmt.Sprint(v)
+}
+
+// Cut is one workload that Degrade scaled down on one member: Planned
+// replicas by the plan, Kept after the cut.
+type Cut struct {
+	Member, Workload string
+	Planned, Kept    int64
+	Min, Priority    int64
+}
+
+// Degrade scales the moves down until they fit in free, member by member:
+// the workload of lowest priority is cut first (the highest keeps its
+// replicas longest; equal priorities in workload order), each by as few
+// replicas as cover what its member is short of, never below its Min.
+// It returns the moves as cut and the cuts; what still does not fit at
+// the minimums shows in Check of the result. moves is not modified.
+func Degrade(moves []Move, free map[string]Amounts) ([]Move, []Cut) {
+	out := slices.Clone(moves)
+	needed := map[string]Amounts{}
+	for _, m := range out {
+		if needed[m.Member] == nil {
+			needed[m.Member] = Amounts{}
+		}
+		needed[m.Member].add(m.PerReplica, m.Replicas)
+	}
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmp.Compare(out[a].Priority, out[b].Priority); c != 0 {
+			return c
+		}
+		return strings.Compare(out[a].Workload, out[b].Workload)
+	})
+	var cuts []Cut
+	for _, i := range order {
+		m := &out[i]
+		short := Amounts{}
+		for _, r := range Resources {
+			if d := needed[m.Member][r] - free[m.Member][r]; d > 0 {
+				short[r] = d
+			}
+		}
+		k := int64(0)
+		for r, d := range short {
+			if per := m.PerReplica[r]; per > 0 {
+				k = max(k, (d+per-1)/per)
+			}
+		}
+		k = min(k, m.Before+m.Replicas-m.Min)
+		if k <= 0 {
+			continue
+		}
+		cuts = append(cuts, Cut{Member: m.Member, Workload: m.Workload, Planned: m.Before + m.Replicas, Kept: m.Before + m.Replicas - k, Min: m.Min, Priority: m.Priority})
+		m.Replicas -= k
+		needed[m.Member].add(m.PerReplica, -k)
+	}
+	slices.SortFunc(cuts, func(a, b Cut) int {
+		return cmp.Or(strings.Compare(a.Member, b.Member), strings.Compare(a.Workload, b.Workload))
+	})
+	return out, cuts
 }

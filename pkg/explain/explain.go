@@ -111,8 +111,12 @@ func Build(in Input) (*Report, error) {
 	}
 
 	scheduled := schedule(in.Set, members, in.Live)
+	idx := setIndex{namespaces: namespaces}
+	if placement.HasMigrations(members) {
+		idx.migratedTo = render.NamespaceDestinations(in.Set, namespaces, members)
+	}
 	for _, x := range selected {
-		rep.Objects = append(rep.Objects, explainObject(x.o, x.t, scheduled[x.o], namespaces, members, in.Only))
+		rep.Objects = append(rep.Objects, explainObject(x.o, x.t, scheduled[x.o], idx, members, in.Only))
 	}
 	return rep, nil
 }
@@ -234,8 +238,13 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		if n := len(tr.Steps); n > 0 && tr.Steps[n-1].Kind == planner.StepDone {
 			s.info.Unplaced = tr.Steps[n-1].Remaining
 		}
-		s.plan = tr.Scheduled
-		s.eff, s.origins = withPlan(target, tr.Scheduled)
+		var moved []placement.Moved
+		s.plan, moved = placement.MigratedPlan(tr.Scheduled, target.Labels, members)
+		if len(moved) > 0 {
+			s.info.Migrated = migratedReport(moved)
+			s.info.Plan = replicas(s.plan)
+		}
+		s.eff, s.origins = withPlan(target, s.plan)
 		if s.info.Live != nil {
 			// What the manifests alone would plan, for the comparison.
 			all := names
@@ -377,7 +386,22 @@ func joinMessages(err error) string {
 	return strings.Join(msgs, "; ")
 }
 
-func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namespaces map[string]*federation.Object, members []placement.Cluster, only []string) Object {
+// setIndex is what explaining one object needs to know of the others, as
+// render's.
+type setIndex struct {
+	namespaces map[string]*federation.Object
+	migratedTo map[string][]string
+}
+
+func migratedReport(moved []placement.Moved) []Migrated {
+	out := make([]Migrated, len(moved))
+	for i, m := range moved {
+		out[i] = Migrated{From: m.From, To: m.To, Selector: m.Selector}
+	}
+	return out
+}
+
+func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, idx setIndex, members []placement.Cluster, only []string) Object {
 	ns := ""
 	if t.Namespaced() || o.IsNamespace() {
 		ns = o.Namespace
@@ -418,7 +442,7 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namesp
 	if t.Namespaced() && !o.IsNamespace() {
 		np := &NamespacePlacement{Name: o.Namespace}
 		pl.Namespace = np
-		nsObj, ok := namespaces[o.Namespace]
+		nsObj, ok := idx.namespaces[o.Namespace]
 		switch {
 		case !ok && o.Rules.NamespaceOptional:
 			np.Optional = true
@@ -435,8 +459,21 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, namesp
 				errs = append(errs, o.Errorf("metadata.namespace", "placement of FederatedNamespace %s: %s", o.Namespace, sel.Error))
 				fatal = true
 			}
-			clusters = placement.Intersect(clusters, sel.Selected)
+			nsClusters := sel.Selected
+			if eff != o { // as render: the Namespace follows migrated replicas
+				nsClusters = placement.Union(nsClusters, placement.NamespaceDestinations(nsClusters, []map[string]string{o.Labels}, members))
+			}
+			clusters = placement.Intersect(clusters, nsClusters)
 		}
+	}
+	switch {
+	case o.IsNamespace() && len(idx.migratedTo[o.Name]) > 0:
+		pl.MigratedTo = idx.migratedTo[o.Name]
+		clusters = placement.Union(clusters, pl.MigratedTo)
+	case eff == o && !fatal:
+		var moved []placement.Moved
+		clusters, moved = placement.Migrated(clusters, o.Labels, members)
+		pl.Migrated = migratedReport(moved)
 	}
 	if fatal {
 		clusters = nil

@@ -90,8 +90,22 @@ type Placement struct {
 	// default, never propagated as a Namespace; its placement still applies
 	// to the objects in it.
 	SystemNamespace bool `json:"systemNamespace,omitempty"`
+	// Migrated are the migrations (fedctl migrate) that moved the object
+	// from a member to another, in the order they applied.
+	Migrated []Migrated `json:"migrated,omitempty"`
+	// MigratedTo are, for a FederatedNamespace, the members it is also
+	// placed in because migrations send objects in it there.
+	MigratedTo []string `json:"migratedTo,omitempty"`
 	// Clusters are the members the object is placed in.
 	Clusters []string `json:"clusters"`
+}
+
+// Migrated is one migration recorded in the federation file by fedctl
+// migrate that applied to an object or its replica plan.
+type Migrated struct {
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Selector string `json:"selector"`
 }
 
 // Selection explains one placement (spec.placement of an object or of its
@@ -141,6 +155,9 @@ type Scheduling struct {
 	Key string `json:"key"`
 	// Defaulted: spec.clusters was empty and counted as {"*": {weight: 1}}.
 	Defaulted bool `json:"defaulted,omitempty"`
+	// Migrated are the migrations (fedctl migrate) that moved a member's
+	// replicas to another after planning.
+	Migrated []Migrated `json:"migrated,omitempty"`
 	// Preferences are spec.clusters as planned, by key ("*" first).
 	Preferences []Preference `json:"preferences"`
 	// IntersectWithClusterSelector limits the clusters considered to those

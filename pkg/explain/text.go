@@ -97,6 +97,12 @@ func (p *textPrinter) placement(pl Placement, failed bool) {
 	if pl.Reason != "" {
 		p.line(2, "%s %s", p.mark(false), pl.Reason)
 	}
+	for _, m := range pl.Migrated {
+		p.line(2, "migrated from %s to %s (fedctl migrate -l %s)", m.From, m.To, m.Selector)
+	}
+	if len(pl.MigratedTo) > 0 {
+		p.line(2, "also in %s: objects in it are migrated there (fedctl migrate); it stays where it was", list(pl.MigratedTo))
+	}
 	if pl.SystemNamespace {
 		p.line(2, "system namespace: never propagated as a Namespace; its placement applies to the objects in it")
 	}
@@ -212,6 +218,9 @@ func (p *textPrinter) scheduling(s *Scheduling) {
 	var plan []string
 	for _, r := range s.Plan {
 		plan = append(plan, fmt.Sprintf("%s %d", r.Cluster, r.Replicas))
+	}
+	for _, m := range s.Migrated {
+		p.line(2, "migrated: %s's replicas go to %s (fedctl migrate -l %s)", m.From, m.To, m.Selector)
 	}
 	p.line(2, "→ plan: %s", strings.Join(plan, ", "))
 	if l := s.Live; l != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/fedctl/fedctl/pkg/manifest"
@@ -58,6 +59,19 @@ type Member struct {
 	// Cordoned, when set, keeps new objects and replica plans off the
 	// member while what runs there stays (fedctl cordon).
 	Cordoned *Cordon `json:"cordoned,omitempty" yaml:"cordoned,omitempty"`
+	// Migrations move the federated objects their selectors match off the
+	// member to another, in order (fedctl migrate); the rest stays.
+	Migrations []Migration `json:"migrations,omitempty" yaml:"migrations,omitempty"`
+}
+
+// Migration is one "fedctl migrate --from THIS --to To -l Selector": the
+// federated objects whose labels match Selector are placed in To instead
+// of this member, and To takes this member's share of their replicas.
+type Migration struct {
+	Selector string `json:"selector" yaml:"selector"`
+	To       string `json:"to" yaml:"to"`
+	// Since is when, in RFC 3339.
+	Since string `json:"since,omitempty" yaml:"since,omitempty"`
 }
 
 // Cordon says why and since when a member is cordoned.
@@ -154,6 +168,17 @@ func (f *Federation) validate(pos manifest.Positions) error {
 				errs = append(errs, pos.Errorf(fmt.Sprintf("%s.zones[%d]", path, j), "duplicate zone %q (also zones[%d])", z, first))
 			}
 			zones[z] = j
+		}
+	}
+	for i, m := range f.Clusters {
+		for j, mg := range m.Migrations {
+			path := fmt.Sprintf("clusters[%d].migrations[%d]", i, j)
+			if sel, err := labels.Parse(mg.Selector); err != nil || sel.Empty() {
+				errs = append(errs, pos.Errorf(path+".selector", "must be a non-empty label selector: %q", mg.Selector))
+			}
+			if _, ok := seen[mg.To]; !ok || mg.To == m.Name {
+				errs = append(errs, pos.Errorf(path+".to", "must name another member, got %q", mg.To))
+			}
 		}
 	}
 	for i, t := range f.Types {
@@ -273,6 +298,7 @@ func (f *Federation) Clone() *Federation {
 			cordon := *m.Cordoned
 			m.Cordoned = &cordon
 		}
+		m.Migrations = slices.Clone(m.Migrations)
 		c.Clusters[i] = m
 	}
 	c.Types = slices.Clone(f.Types)
@@ -326,6 +352,11 @@ func (f *Federation) PlacementClusters() []placement.Cluster {
 	clusters := make([]placement.Cluster, len(f.Clusters))
 	for i, m := range f.Clusters {
 		clusters[i] = placement.Cluster{Name: m.Name, Labels: m.Labels, Provider: m.Provider, Region: m.Region, Zones: m.Zones, Cordoned: m.Cordoned != nil}
+		for _, mg := range m.Migrations {
+			// validate parsed every selector when the file was loaded
+			sel, _ := labels.Parse(mg.Selector)
+			clusters[i].Migrations = append(clusters[i].Migrations, placement.Migration{Selector: sel, To: mg.To})
+		}
 	}
 	return clusters
 }
@@ -347,6 +378,21 @@ func (f *Federation) CordonedNames() []string {
 	for _, m := range f.Clusters {
 		if m.Cordoned != nil {
 			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+// MigrationsTo describes the migrations whose destination is name, as
+// "SOURCE -l SELECTOR": such a member cannot leave the federation, nor be
+// drained, while they send objects to it.
+func (f *Federation) MigrationsTo(name string) []string {
+	var out []string
+	for _, m := range f.Clusters {
+		for _, mg := range m.Migrations {
+			if mg.To == name {
+				out = append(out, m.Name+" -l "+mg.Selector)
+			}
 		}
 	}
 	return out

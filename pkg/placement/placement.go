@@ -32,6 +32,9 @@ type Cluster struct {
 	Unreachable bool
 	// Cordoned members are left out of replica plans (fedctl cordon).
 	Cordoned bool
+	// Migrations move the objects they select from this member to
+	// another (fedctl migrate), in order.
+	Migrations []Migration
 }
 
 // Rule names the part of a placement that decided a Selection.

@@ -148,7 +148,10 @@ const objectsPerWorker = 16
 // used from the calling goroutine.
 func ForClusters(in Input) *Result {
 	res := &Result{}
-	namespaces := in.Set.Namespaces()
+	idx := setIndex{namespaces: in.Set.Namespaces()}
+	if placement.HasMigrations(in.Members) {
+		idx.migratedTo = NamespaceDestinations(in.Set, idx.namespaces, in.Members)
+	}
 	types := map[string]enabledType{}
 	for _, o := range in.Set.Objects {
 		if _, ok := types[o.Kind]; !ok {
@@ -164,7 +167,7 @@ func ForClusters(in Input) *Result {
 		if eff == nil {
 			eff = o
 		}
-		renderObject(in, &parts[i], o, eff, types[o.Kind], namespaces)
+		renderObject(in, &parts[i], o, eff, types[o.Kind], idx)
 	})
 	n := 0
 	for i := range parts {
@@ -189,7 +192,39 @@ type enabledType struct {
 	enabled bool
 }
 
-func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledType, namespaces map[string]*federation.Object) {
+// setIndex is what rendering one object needs to know of the others.
+type setIndex struct {
+	// namespaces are the FederatedNamespaces by name.
+	namespaces map[string]*federation.Object
+	// migratedTo are, by namespace, the members that fedctl migrate
+	// sends objects of the namespace to, beyond its own placement.
+	migratedTo map[string][]string
+}
+
+// NamespaceDestinations are, by namespace, the members migrations (fedctl
+// migrate) send objects in it to from members where its FederatedNamespace
+// is placed: the Namespace goes there too.
+func NamespaceDestinations(set *federation.Set, namespaces map[string]*federation.Object, members []placement.Cluster) map[string][]string {
+	objLabels := map[string][]map[string]string{}
+	for _, o := range set.Objects {
+		if !o.IsNamespace() && o.Namespace != "" {
+			objLabels[o.Namespace] = append(objLabels[o.Namespace], o.Labels)
+		}
+	}
+	out := map[string][]string{}
+	for name, ns := range namespaces {
+		sel, err := placement.Select(ns.Spec.Placement, members)
+		if err != nil {
+			continue // rendering the namespace reports it
+		}
+		if dest := placement.NamespaceDestinations(sel.Clusters, append(objLabels[name], ns.Labels), members); len(dest) > 0 {
+			out[name] = dest
+		}
+	}
+	return out
+}
+
+func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledType, idx setIndex) {
 	t, ok := et.t, et.enabled
 	if !ok { // Decode checked this; a caller that skipped Decode gets an error
 		res.Errors = append(res.Errors, &TargetError{Object: o, Err: o.Errorf("kind", "%s is not enabled", o.Kind)})
@@ -199,7 +234,7 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 		res.fail("", o, err)
 		return
 	}
-	clusters, nsMissing, err := selectClusters(in, res, o, eff, t, namespaces)
+	clusters, nsMissing, err := selectClusters(in, res, o, eff, t, idx)
 	if err != nil {
 		res.fail("", o, err)
 		return
@@ -271,8 +306,9 @@ func overridesReplicas(m overrides.Member, ovs []federation.ClusterOverrides) bo
 
 // selectClusters applies placement, then for namespaced objects the
 // placement of the FederatedNamespace of their namespace; nsMissing says
-// there is none.
-func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconfig.Type, namespaces map[string]*federation.Object) (clusters []string, nsMissing bool, err error) {
+// there is none. Migrations (fedctl migrate) apply last; a replica plan
+// (eff not o) has applied them already.
+func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconfig.Type, idx setIndex) (clusters []string, nsMissing bool, err error) {
 	sel, err := placement.Select(eff.Spec.Placement, in.Members)
 	if err != nil {
 		return nil, false, err
@@ -281,12 +317,26 @@ func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconf
 		res.Warnings = append(res.Warnings, o.Errorf("spec.placement.clusters", "not members, ignored: %s", strings.Join(sel.Unknown, ", ")))
 	}
 	clusters = sel.Clusters
-	if !t.Namespaced() || o.IsNamespace() {
+	scheduled := eff != o
+	migrated := func(clusters []string) []string {
+		if scheduled {
+			return clusters
+		}
+		out, _ := placement.Migrated(clusters, o.Labels, in.Members)
+		return out
+	}
+	if o.IsNamespace() {
+		if dest := idx.migratedTo[o.Name]; len(dest) > 0 {
+			clusters = placement.Union(clusters, dest)
+		}
 		return clusters, false, nil
 	}
-	ns, ok := namespaces[o.Namespace]
+	if !t.Namespaced() {
+		return migrated(clusters), false, nil
+	}
+	ns, ok := idx.namespaces[o.Namespace]
 	if !ok && o.Rules.NamespaceOptional {
-		return clusters, false, nil
+		return migrated(clusters), false, nil
 	}
 	if !ok {
 		if len(clusters) > 0 {
@@ -298,7 +348,13 @@ func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconf
 	if err != nil {
 		return nil, false, o.Errorf("metadata.namespace", "placement of FederatedNamespace %s: %v", o.Namespace, err)
 	}
-	return placement.Intersect(clusters, nsSel.Clusters), false, nil
+	nsClusters := nsSel.Clusters
+	if scheduled {
+		// The plan moved replicas to where migrations send them, which
+		// the Namespace follows.
+		nsClusters = placement.Union(nsClusters, placement.NamespaceDestinations(nsClusters, []map[string]string{o.Labels}, in.Members))
+	}
+	return migrated(placement.Intersect(clusters, nsClusters)), false, nil
 }
 
 // BaseObject is the template with what every member shares: name,

@@ -74,6 +74,8 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 				res.Warnings = append(res.Warnings, moved)
 			}
 		}
+		// fedctl migrate moves a member's share to another after planning.
+		plan, _ = placement.MigratedPlan(plan, target.Labels, in.Members)
 		out[target], _ = WithPlan(target, plan)
 	}
 	return out

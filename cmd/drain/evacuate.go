@@ -1,0 +1,368 @@
+package drain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fedctl/fedctl/pkg/capacity"
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/liveplan"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/status"
+)
+
+// PriorityAnnotation on a federated object orders workloads for --degrade:
+// an integer, the highest keeps its replicas longest; absent is 0.
+const PriorityAnnotation = "fedctl.io/priority"
+
+// evacuation is the sequence drain and migrate share: objects leave the
+// member From for the Destinations, which must have room for them first.
+type evacuation struct {
+	IO   *iostreams.IOStreams
+	What string // "drain" or "migrate", for messages
+	From string
+	// Destinations are the members the objects go to, which are applied
+	// to and waited for before anything is removed from From.
+	Destinations []string
+	// File is the federation file, Next what it records once the checks
+	// pass (the cordon or the migration), Recorded the line that says so.
+	File     *members.File
+	Next     *members.Federation
+	Recorded string
+	// Before and After are the input rendered with the federation as it
+	// was and as Next.
+	Before, After *cmdutil.Rendered
+	// Selected says which federated objects move: their pins block, and
+	// the wait is for them.
+	Selected func(*federation.Object) bool
+
+	Clients              func(string) (members.Client, error)
+	Force, Degrade       bool
+	DryRun               bool
+	Timeout, WaitTimeout time.Duration
+}
+
+// run checks pins and capacity, scales down with Degrade, then records
+// Next, applies to the destinations, waits until the moved objects are
+// Current there, and removes them from From, stopping at the first step
+// that fails: nothing is removed from From unless it runs elsewhere.
+func (e *evacuation) run(ctx context.Context) error {
+	if pinned := pinnedTo(e.Before.Set, e.From, e.Selected); len(pinned) > 0 && !e.Force {
+		return fmt.Errorf("objects pinned to %s by spec.placement.clusters block the %s:\n  %s\nremove %s from their clusters, or %s with --force (they then leave it)",
+			e.From, e.What, strings.Join(pinned, "\n  "), e.From, e.What)
+	}
+	moves, err := replicaMoves(e.Before, e.After, e.From)
+	if err != nil {
+		return err
+	}
+	free := map[string]capacity.Amounts{}
+	for _, m := range destinations(moves) {
+		client, err := e.Clients(m)
+		if err == nil {
+			free[m], err = liveplan.Free(ctx, client)
+		}
+		if err != nil {
+			return fmt.Errorf("cluster %s: reading its free capacity: %w; nothing was changed", m, err)
+		}
+	}
+	rows := capacity.Check(moves, free)
+	var cuts []capacity.Cut
+	if e.Degrade && len(shortfall(rows)) > 0 {
+		moves, cuts = capacity.Degrade(moves, free)
+		rows = capacity.Check(moves, free)
+	}
+	e.printPlan(moves, rows, cuts)
+	if short := shortfall(rows); len(short) > 0 {
+		if e.Degrade {
+			return fmt.Errorf("not enough capacity to %s %s even with every moved workload at its minimum: %s; nothing was changed", e.What, e.From, strings.Join(short, "; "))
+		}
+		return fmt.Errorf("not enough capacity to %s %s: %s; nothing was changed (--degrade scales the moved workloads down to fit, lowest %s first)", e.What, e.From, strings.Join(short, "; "), PriorityAnnotation)
+	}
+	for _, c := range cuts {
+		fmt.Fprintf(e.IO.ErrOut, "Warning: %s in %s scaled down from %d to %d replicas to fit (--degrade; the next apply plans all %d again)\n", c.Workload, c.Member, c.Planned, c.Kept, c.Planned)
+	}
+	if e.DryRun {
+		fmt.Fprintf(e.IO.ErrOut, "%s of %s fits (dry run): nothing was changed\n", e.What, e.From)
+		return nil
+	}
+	res := e.After.Result
+	if len(cuts) > 0 {
+		res = withCuts(res, cuts)
+	}
+	return e.move(ctx, res)
+}
+
+// move does the writes: record, apply, wait, remove.
+func (e *evacuation) move(ctx context.Context, res *render.Result) error {
+	cs := e.IO.ErrColorScheme()
+	if err := e.File.Save(e.Next); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.IO.ErrOut, "%s %s\n", cs.SuccessIcon(), e.Recorded)
+
+	report := propagate.Run(ctx, propagate.Input{Result: res, Clusters: e.Destinations, Clients: e.Clients, Options: propagate.Options{Cordoned: e.Next.CordonedNames()}})
+	if failed := report.Failed(); len(failed) > 0 {
+		return fmt.Errorf("applying to %s failed; %s keeps its objects (the federation file keeps the %s: run it again once they answer)", strings.Join(failed, ", "), e.From, e.What)
+	}
+	fmt.Fprintf(e.IO.ErrOut, "%s applied to %s\n", cs.SuccessIcon(), strings.Join(e.Destinations, ", "))
+
+	wctx, cancel := context.WithTimeout(ctx, e.WaitTimeout)
+	defer cancel()
+	if _, err := status.Wait(wctx, status.WaitInput{
+		Input:    &status.Input{Result: only(res, e.Selected), Clusters: e.Destinations, Clients: e.Clients, Timeout: e.Timeout},
+		Progress: e.IO.ErrOut, ColorScheme: cs,
+	}); err != nil {
+		return fmt.Errorf("the moved objects are not Current in %s (%w); %s keeps its objects (the federation file keeps the %s)", strings.Join(e.Destinations, ", "), err, e.From, e.What)
+	}
+	fmt.Fprintf(e.IO.ErrOut, "%s every moved object is Current in %s\n", cs.SuccessIcon(), strings.Join(e.Destinations, ", "))
+
+	// Not as a cordoned member: a cordon keeps what is unplaced there, and
+	// removing it is the point.
+	report = propagate.Run(ctx, propagate.Input{Result: res, Clusters: []string{e.From}, Clients: e.Clients})
+	if failed := report.Failed(); len(failed) > 0 {
+		return fmt.Errorf("removing from %s failed: %v", e.From, clusterError(report, e.From))
+	}
+	removed := 0
+	var namespaces []string
+	for _, c := range report.Clusters {
+		for _, obj := range c.Objects {
+			if obj.Action == propagate.Deleted {
+				removed++
+				if obj.Kind == "Namespace" {
+					namespaces = append(namespaces, obj.Name)
+				}
+			}
+		}
+	}
+	// Drained means empty: a Namespace is gone only once everything in it
+	// is, and an apply that follows at once would find it terminating.
+	if err := waitGone(wctx, e.Clients, e.From, namespaces); err != nil {
+		return fmt.Errorf("cluster %s: %d objects removed, but %w", e.From, removed, err)
+	}
+	verb := "drained"
+	if e.What != "drain" {
+		verb = "migrated"
+	}
+	fmt.Fprintf(e.IO.ErrOut, "%s cluster/%s %s: %d objects removed\n", cs.SuccessIcon(), e.From, verb, removed)
+	return nil
+}
+
+func shortfall(rows []capacity.Row) []string {
+	var short []string
+	for _, r := range rows {
+		if !r.OK() {
+			short = append(short, fmt.Sprintf("%s %s needs %s, %s free", r.Member, r.Resource, capacity.Format(r.Resource, r.Needed), capacity.Format(r.Resource, r.Free)))
+		}
+	}
+	return short
+}
+
+// waitGone polls until the named Namespaces no longer exist in cluster.
+func waitGone(ctx context.Context, clients func(string) (members.Client, error), cluster string, namespaces []string) error {
+	if len(namespaces) == 0 {
+		return nil
+	}
+	client, err := clients(cluster)
+	if err != nil {
+		return err
+	}
+	mapping, err := client.Map(ctx, schema.GroupVersionKind{Version: "v1", Kind: "Namespace"})
+	if err != nil {
+		return err
+	}
+	for _, ns := range namespaces {
+		for {
+			_, err := client.Get(ctx, mapping, "", ns)
+			if apierrors.IsNotFound(err) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("namespace %s is still terminating at --wait-timeout", ns)
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+func clusterError(r *propagate.Report, cluster string) error {
+	for _, c := range r.Clusters {
+		if c.Cluster == cluster && c.Error != "" {
+			return errors.New(c.Error)
+		}
+	}
+	return errors.New("some objects failed")
+}
+
+// pinnedTo lists the selected objects whose spec.placement.clusters names
+// cluster, with their file and line.
+func pinnedTo(set *federation.Set, cluster string, selected func(*federation.Object) bool) []string {
+	var out []string
+	for _, o := range set.Objects {
+		if !selected(o) {
+			continue
+		}
+		for _, c := range o.Spec.Placement.Clusters {
+			if c.Name == cluster {
+				out = append(out, fmt.Sprintf("%s:%d: %s", o.Pos.File(), o.Pos.Line("spec.placement.clusters"), o.ID()))
+			}
+		}
+	}
+	return out
+}
+
+// replicaMoves are the replicas each member other than from gains, per
+// workload, with one replica's requests there: from the two renders'
+// spec.replicas. Each carries what --degrade needs: what the member had,
+// the RSP's minimum for it, and the workload's priority, whose value is
+// checked here, before anything is written.
+func replicaMoves(before, after *cmdutil.Rendered, from string) ([]capacity.Move, error) {
+	replicas := func(res *render.Result) map[string]map[string]int64 {
+		out := map[string]map[string]int64{}
+		for _, t := range res.Targets {
+			spec, _ := t.Object["spec"].(map[string]any)
+			n, ok := spec["replicas"].(int64)
+			if !ok {
+				continue
+			}
+			key := t.Source.ID()
+			if out[key] == nil {
+				out[key] = map[string]int64{}
+			}
+			out[key][t.Cluster] = n
+		}
+		return out
+	}
+	prefs := map[string]*federation.ReplicaSchedulingPreference{}
+	for _, rsp := range after.Set.RSPs {
+		prefs[rsp.Spec.TargetKind+"/"+rsp.Namespace+"/"+rsp.Name] = rsp
+	}
+	was, will := replicas(before.Result), replicas(after.Result)
+	var moves []capacity.Move
+	var errs []error
+	for _, t := range after.Result.Targets {
+		n, ok := will[t.Source.ID()][t.Cluster]
+		if !ok || t.Cluster == from {
+			continue
+		}
+		delta := n - was[t.Source.ID()][t.Cluster]
+		if delta <= 0 {
+			continue
+		}
+		spec, _ := t.Object["spec"].(map[string]any)
+		tmpl, _ := spec["template"].(map[string]any)
+		podSpec, _ := tmpl["spec"].(map[string]any)
+		m := capacity.Move{Member: t.Cluster, Workload: t.Source.ID(), Replicas: delta, PerReplica: capacity.PodRequests(podSpec), Before: was[t.Source.ID()][t.Cluster]}
+		if v, ok := t.Source.Annotations[PriorityAnnotation]; ok {
+			p, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				errs = append(errs, t.Source.Errorf("metadata.annotations."+PriorityAnnotation, "must be an integer, got %q", v))
+			}
+			m.Priority = p
+		}
+		if rsp, ok := prefs[t.Source.Kind+"/"+t.Source.Namespace+"/"+t.Source.Name]; ok {
+			pref, ok := rsp.Spec.Clusters[t.Cluster]
+			if !ok {
+				pref = rsp.Spec.Clusters["*"]
+			}
+			m.Min = pref.MinReplicas
+		}
+		moves = append(moves, m)
+	}
+	return moves, errors.Join(errs...)
+}
+
+// withCuts is res with the cut workloads' spec.replicas lowered in their
+// members; the objects of res are shared, so those are copied.
+func withCuts(res *render.Result, cuts []capacity.Cut) *render.Result {
+	out := *res
+	out.Targets = slices.Clone(res.Targets)
+	for i, t := range out.Targets {
+		for _, c := range cuts {
+			if c.Member != t.Cluster || c.Workload != t.Source.ID() {
+				continue
+			}
+			obj := make(map[string]any, len(t.Object))
+			for k, v := range t.Object {
+				obj[k] = v
+			}
+			spec := map[string]any{}
+			for k, v := range t.Object["spec"].(map[string]any) {
+				spec[k] = v
+			}
+			spec["replicas"] = c.Kept
+			obj["spec"] = spec
+			out.Targets[i].Object = obj
+		}
+	}
+	return &out
+}
+
+// only is res limited to the selected federated objects.
+func only(res *render.Result, selected func(*federation.Object) bool) *render.Result {
+	out := &render.Result{}
+	for _, p := range res.Placed {
+		if selected(p.Object) {
+			out.Placed = append(out.Placed, p)
+		}
+	}
+	for _, t := range res.Targets {
+		if selected(t.Source) {
+			out.Targets = append(out.Targets, t)
+		}
+	}
+	return out
+}
+
+func destinations(moves []capacity.Move) []string {
+	var out []string
+	for _, m := range moves {
+		if !slices.Contains(out, m.Member) {
+			out = append(out, m.Member)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// printPlan prints the replicas that move, the capacity table and what
+// --degrade cut, on stdout: the data of a drain or migrate (--dry-run
+// prints nothing else).
+func (e *evacuation) printPlan(moves []capacity.Move, rows []capacity.Row, cuts []capacity.Cut) {
+	w := tabwriter.NewWriter(e.IO.Out, 0, 4, 3, ' ', 0)
+	fmt.Fprintf(w, "WORKLOAD\tTO\tREPLICAS\n")
+	for _, m := range moves {
+		fmt.Fprintf(w, "%s\t%s\t%+d\n", m.Workload, m.Member, m.Replicas)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "MEMBER\tRESOURCE\tNEEDED\tFREE\tFITS\n")
+	for _, r := range rows {
+		fits := "yes"
+		if !r.OK() {
+			fits = "no"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Member, r.Resource, capacity.Format(r.Resource, r.Needed), capacity.Format(r.Resource, r.Free), fits)
+	}
+	if len(cuts) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "DEGRADED\tMEMBER\tPLANNED\tKEPT\tMIN\tPRIORITY\n")
+		for _, c := range cuts {
+			fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\n", c.Workload, c.Member, c.Planned, c.Kept, c.Min, c.Priority)
+		}
+	}
+	_ = w.Flush()
+}

@@ -1,0 +1,192 @@
+package drain
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+)
+
+var configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+// shop is a FederatedNamespace; a Deployment labelled app=web split 2/2/2
+// by an RSP; a ConfigMap app=web in every member; one app=web pinned to
+// cluster2 by a clusters list; and a ConfigMap app=db in every member.
+func shop(ns string) string {
+	return fmt.Sprintf(`apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: %[1]s, namespace: %[1]s}
+spec:
+  placement: {clusterSelector: {}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: %[1]s, labels: {app: web}}
+spec:
+  template:
+    spec:
+      replicas: 6
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers: [{name: web, image: "nginx:1.27", resources: {requests: {cpu: 100m}}}]
+  placement: {clusterSelector: {}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: %[1]s}
+spec:
+  targetKind: FederatedDeployment
+  totalReplicas: 6
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: web-config, namespace: %[1]s, labels: {app: web}}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: web-local, namespace: %[1]s, labels: {app: web}}
+spec:
+  template: {data: {k: v}}
+  placement:
+    clusters: [{name: cluster2}]
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: db-config, namespace: %[1]s, labels: {app: db}}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+`, ns)
+}
+
+func (d *drainEnv) migrate(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{
+		IOStreams:  ios,
+		Federation: func() (*members.File, error) { return members.Load(d.fedPath) },
+		Access:     func() (members.Access, error) { return members.Access{Kubeconfig: env.Kubeconfig}, nil },
+	}
+	cmd := NewCmdMigrate(f, nil)
+	cmd.SetArgs(append([]string{"-f", filepath.Join(d.dir, "app")}, args...))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	t.Logf("fedctl migrate %v\nstdout:\n%s\nstderr:\n%s", args, out.String(), errOut.String())
+	return out.String(), errOut.String(), err
+}
+
+func configMapIn(t *testing.T, cluster, ns, name string) bool {
+	t.Helper()
+	cfg, err := env.RESTConfig(cluster)
+	require.NoError(t, err)
+	c, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	_, err = c.Resource(configMaps).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	require.NoError(t, err)
+	return true
+}
+
+func migrations(t *testing.T, path string) map[string][]members.Migration {
+	t.Helper()
+	file, err := members.Load(path)
+	require.NoError(t, err)
+	out := map[string][]members.Migration{}
+	for _, m := range file.Federation.Clusters {
+		if len(m.Migrations) > 0 {
+			out[m.Name] = m.Migrations
+		}
+	}
+	return out
+}
+
+// TestMigrate: the app=web objects move from cluster2 to cluster3 (which
+// takes cluster2's 2 replicas on top of its own 2), after a capacity
+// check; app=db stays, and so does the Namespace. The migration stays in
+// the federation file, so a plain apply keeps them where they went;
+// migrating back removes it and restores 2/2/2.
+func TestMigrate(t *testing.T) {
+	const ns = "migrate"
+	d := newDrainEnv(t, shop(ns))
+	move := []string{"--from", "cluster2", "--to", "cluster3", "-l", "app=web"}
+
+	_, _, err := d.migrate(t, "--from", "cluster2", "--to", "cluster3", "-l", "app=nothing")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no federated object of the input matches -l app=nothing")
+
+	_, _, err = d.migrate(t, move...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "objects pinned to cluster2 by spec.placement.clusters block the migrate")
+	assert.Contains(t, err.Error(), "app.yaml:41: FederatedConfigMap migrate/web-local")
+	assert.Empty(t, migrations(t, d.fedPath), "nothing recorded")
+
+	out, errOut, err := d.migrate(t, append(move, "--force", "--dry-run")...)
+	require.NoError(t, err, errOut)
+	assert.Contains(t, out, "FederatedDeployment migrate/web   cluster3   +2")
+	assert.Regexp(t, `cluster3\s+cpu\s+200m\s+\S+\s+yes`, out)
+	assert.Contains(t, errOut, "migrate of cluster2 fits (dry run): nothing was changed")
+	assert.Empty(t, migrations(t, d.fedPath))
+	n, _ := replicasIn(t, "cluster2", ns)
+	assert.Equal(t, int64(2), n, "a dry run changes nothing")
+
+	_, errOut, err = d.migrate(t, append(move, "--force")...)
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, "migration cluster2 → cluster3 (-l app=web) recorded in the federation file")
+	assert.Contains(t, errOut, "every moved object is Current in cluster3")
+	assert.Contains(t, errOut, "cluster/cluster2 migrated: 3 objects removed")
+	check := func(what string) {
+		t.Helper()
+		for c, want := range map[string]int64{"cluster1": 2, "cluster3": 4} {
+			n, _ := replicasIn(t, c, ns)
+			assert.Equal(t, want, n, "%s: web in %s", what, c)
+		}
+		_, ok := replicasIn(t, "cluster2", ns)
+		assert.False(t, ok, "%s: web left cluster2", what)
+		assert.False(t, configMapIn(t, "cluster2", ns, "web-config"), what)
+		assert.False(t, configMapIn(t, "cluster2", ns, "web-local"), what)
+		assert.True(t, configMapIn(t, "cluster3", ns, "web-config"), what)
+		assert.True(t, configMapIn(t, "cluster3", ns, "web-local"), "%s: the pinned object went with --force", what)
+		assert.True(t, configMapIn(t, "cluster2", ns, "db-config"), "%s: app=db stays", what)
+	}
+	check("after migrate")
+	got := migrations(t, d.fedPath)
+	require.Len(t, got["cluster2"], 1)
+	assert.Equal(t, "app=web", got["cluster2"][0].Selector)
+	assert.Equal(t, "cluster3", got["cluster2"][0].To)
+
+	d.apply(t)
+	check("after a plain apply")
+
+	_, _, err = d.drainCluster(t, "cluster3", "--dry-run")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cluster cluster3 is the destination of migrations (from cluster2 -l app=web)")
+
+	_, errOut, err = d.migrate(t, "--from", "cluster3", "--to", "cluster2", "-l", "app=web", "--force")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, "migration cluster2 → cluster3 (-l app=web) removed from the federation file")
+	assert.Empty(t, migrations(t, d.fedPath))
+	for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
+		n, _ := replicasIn(t, c, ns)
+		assert.Equal(t, int64(2), n, "back to 2/2/2: %s", c)
+	}
+	assert.True(t, configMapIn(t, "cluster2", ns, "web-local"), "the pinned object is back")
+	assert.False(t, configMapIn(t, "cluster3", ns, "web-local"))
+}

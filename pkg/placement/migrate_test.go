@@ -1,0 +1,79 @@
+package placement
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+func migrating(t *testing.T, from, selector, to string) Cluster {
+	t.Helper()
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Cluster{Name: from, Migrations: []Migration{{Selector: sel, To: to}}}
+}
+
+func TestMigrated(t *testing.T) {
+	web := map[string]string{"app": "web"}
+	tests := []struct {
+		name     string
+		clusters []string
+		labels   map[string]string
+		members  []Cluster
+		want     []string
+		moved    []Moved
+	}{
+		{name: "no migrations", clusters: []string{"a", "b"}, labels: web, members: []Cluster{{Name: "a"}, {Name: "b"}}, want: []string{"a", "b"}},
+		{name: "selected object moves", clusters: []string{"a", "c"}, labels: web,
+			members: []Cluster{migrating(t, "a", "app=web", "b"), {Name: "b"}, {Name: "c"}},
+			want:    []string{"b", "c"}, moved: []Moved{{From: "a", To: "b", Selector: "app=web"}}},
+		{name: "destination already there", clusters: []string{"a", "b"}, labels: web,
+			members: []Cluster{migrating(t, "a", "app=web", "b"), {Name: "b"}},
+			want:    []string{"b"}, moved: []Moved{{From: "a", To: "b", Selector: "app=web"}}},
+		{name: "other labels stay", clusters: []string{"a"}, labels: map[string]string{"app": "db"},
+			members: []Cluster{migrating(t, "a", "app=web", "b"), {Name: "b"}}, want: []string{"a"}},
+		{name: "not placed in the source", clusters: []string{"c"}, labels: web,
+			members: []Cluster{migrating(t, "a", "app=web", "b"), {Name: "b"}, {Name: "c"}}, want: []string{"c"}},
+		{name: "a chain ends at its end", clusters: []string{"a"}, labels: web,
+			members: []Cluster{migrating(t, "a", "app=web", "b"), migrating(t, "b", "app", "c"), {Name: "c"}},
+			want:    []string{"c"}, moved: []Moved{{From: "a", To: "b", Selector: "app=web"}, {From: "b", To: "c", Selector: "app"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := append([]string(nil), tt.clusters...)
+			got, moved := Migrated(tt.clusters, tt.labels, tt.members)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.moved, moved)
+			assert.Equal(t, in, tt.clusters, "the input is not modified")
+		})
+	}
+}
+
+func TestMigratedPlan(t *testing.T) {
+	members := []Cluster{migrating(t, "a", "app=web", "b"), {Name: "b"}, {Name: "c"}}
+	plan := map[string]int64{"a": 2, "b": 1, "c": 3}
+	got, moved := MigratedPlan(plan, map[string]string{"app": "web"}, members)
+	assert.Equal(t, map[string]int64{"b": 3, "c": 3}, got, "the destination adds the source's replicas")
+	assert.Equal(t, []Moved{{From: "a", To: "b", Selector: "app=web"}}, moved)
+	assert.Equal(t, map[string]int64{"a": 2, "b": 1, "c": 3}, plan, "the input is not modified")
+
+	got, moved = MigratedPlan(plan, map[string]string{"app": "db"}, members)
+	assert.Equal(t, plan, got)
+	assert.Nil(t, moved)
+
+	// The replicas total is kept whatever the migrations.
+	got, _ = MigratedPlan(map[string]int64{"a": 5}, map[string]string{"app": "web"}, members)
+	assert.Equal(t, map[string]int64{"b": 5}, got)
+}
+
+func TestNamespaceDestinations(t *testing.T) {
+	members := []Cluster{migrating(t, "a", "app=web", "b"), migrating(t, "b", "app=web", "c"), {Name: "c"}, {Name: "d"}}
+	web, db := map[string]string{"app": "web"}, map[string]string{"app": "db"}
+	assert.Equal(t, []string{"b", "c"}, NamespaceDestinations([]string{"a"}, []map[string]string{db, web}, members), "a chain goes on")
+	assert.Empty(t, NamespaceDestinations([]string{"a"}, []map[string]string{db}, members), "nothing selected")
+	assert.Empty(t, NamespaceDestinations([]string{"d"}, []map[string]string{web}, members), "not placed in a source")
+	assert.Equal(t, []string{"a", "b", "c"}, Union([]string{"c", "a"}, []string{"b", "a"}))
+}
