@@ -176,6 +176,9 @@ func (o *DiffOptions) applySet() (*propagate.ApplySet, error) {
 // Run renders, compares in every member, then shows the differences. Any
 // error is returned after the differences found elsewhere are printed.
 func (o *DiffOptions) Run(ctx context.Context) error {
+	if err := o.scope(); err != nil {
+		return err
+	}
 	start := time.Now() // --deadline counts from here, as apply's
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
@@ -332,4 +335,16 @@ func (o *DiffOptions) diffProgram() (string, []string) {
 		}
 	}
 	return "diff", []string{"-u", "-N"}
+}
+
+// scope makes -n the federation's namespace when the federation is scoped
+// to one, so that the ApplySet parent is there too.
+func (o *DiffOptions) scope() error {
+	file, err := o.Federation()
+	if err != nil || file.Federation == nil || file.Federation.Namespace == "" {
+		return nil // Render reports a federation that does not load
+	}
+	o.Namespace, err = cmdutil.ScopedNamespace(file.Federation, o.Namespace)
+	o.NamespaceGiven = true // the parent is in the namespace, not searched for
+	return err
 }

@@ -202,7 +202,11 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		lookup = &status.LookupInput{Type: t, Namespace: o.Namespace, Name: o.Name, Clusters: m.Clusters, Concurrency: o.Concurrency}
+		ns, err := cmdutil.ScopedNamespace(m.Federation, o.Namespace)
+		if err != nil {
+			return err
+		}
+		lookup = &status.LookupInput{Type: t, Namespace: ns, Name: o.Name, Clusters: m.Clusters, Concurrency: o.Concurrency}
 	} else {
 		// Input errors (reading, decoding) fail the command; what render
 		// found per object is reported as status.

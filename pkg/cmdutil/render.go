@@ -211,6 +211,10 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 		return nil, err
 	}
 	r := &Rendered{Membership: m}
+	defaultNamespace, err := ScopedNamespace(m.Federation, in.Namespace)
+	if err != nil {
+		return nil, err
+	}
 	// The input is read here, before the pipeline, which then works on
 	// documents alone; what did read is decoded and rendered even when
 	// reading failed, so that one run reports every problem of the input.
@@ -218,10 +222,11 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 	pin := pipeline.Input{
 		Docs:             docs,
 		Selector:         sel,
-		DefaultNamespace: in.Namespace,
+		DefaultNamespace: defaultNamespace,
 		Members:          r.Members,
 		Types:            m.Types,
 		Only:             in.Clusters,
+		Namespace:        m.Federation.Namespace,
 	}
 	out, err := pipeline.Run(pin)
 	if err == nil && in.Live != nil && needsLive(out.Set) {
@@ -374,4 +379,21 @@ func AnsweringOnly(live *render.Live, clients func(string) (members.Client, erro
 		}
 		return clients(name)
 	}
+}
+
+// scopedNamespace is the namespace of objects that name none: -n, or in a
+// namespace-scoped federation its namespace, which -n may only repeat (its
+// default, "default", stands for it).
+func ScopedNamespace(fed *members.Federation, flag string) (string, error) {
+	scope := ""
+	if fed != nil {
+		scope = fed.Namespace
+	}
+	switch {
+	case scope == "":
+		return flag, nil
+	case flag == "" || flag == "default" || flag == scope:
+		return scope, nil
+	}
+	return "", FlagErrorf("-n %s: the federation is scoped to namespace %s (its file's namespace); leave -n out", flag, scope)
 }

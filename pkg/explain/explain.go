@@ -486,6 +486,10 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, idx se
 		pl.SystemNamespace = true
 		clusters = nil // no Namespace object anywhere
 	}
+	if o.Rules.PlacementOnly {
+		pl.PlacementOnly = true
+		clusters = nil
+	}
 
 	base := render.BaseObject(o, t)
 	secret := t.Group == "" && t.Kind == "Secret"

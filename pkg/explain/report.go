@@ -90,6 +90,10 @@ type Placement struct {
 	// default, never propagated as a Namespace; its placement still applies
 	// to the objects in it.
 	SystemNamespace bool `json:"systemNamespace,omitempty"`
+	// PlacementOnly: the FederatedNamespace of a namespace-scoped
+	// federation's namespace, never propagated; its placement limits the
+	// objects in it.
+	PlacementOnly bool `json:"placementOnly,omitempty"`
 	// Migrated are the migrations (fedctl migrate) that moved the object
 	// from a member to another, in the order they applied.
 	Migrated []Migrated `json:"migrated,omitempty"`

@@ -103,6 +103,9 @@ func (p *textPrinter) placement(pl Placement, failed bool) {
 	if len(pl.MigratedTo) > 0 {
 		p.line(2, "also in %s: objects in it are migrated there (fedctl migrate); it stays where it was", list(pl.MigratedTo))
 	}
+	if pl.PlacementOnly {
+		p.line(2, "the federation is scoped to this namespace: never propagated as a Namespace (it exists in the members); its placement limits the objects in it")
+	}
 	if pl.SystemNamespace {
 		p.line(2, "system namespace: never propagated as a Namespace; its placement applies to the objects in it")
 	}

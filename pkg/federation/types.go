@@ -66,6 +66,10 @@ type Rules struct {
 	// needs none: the namespace exists in its control plane), where
 	// KubeFed places it nowhere (NamespaceNotFederated).
 	NamespaceOptional bool
+	// PlacementOnly: the object is never propagated; its placement only
+	// limits where the objects in its namespace go (the FederatedNamespace
+	// of a namespace-scoped federation's own namespace).
+	PlacementOnly bool
 	// ByReachability says the placement depends on which members answer
 	// (Karmada's clusterAffinities: the first group with a member that
 	// answers): commands that reach members probe them and render again

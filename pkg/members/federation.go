@@ -26,6 +26,12 @@ const (
 type Federation struct {
 	APIVersion string `json:"apiVersion" yaml:"apiVersion"`
 	Kind       string `json:"kind" yaml:"kind"`
+	// Namespace, when set, makes the federation namespace-scoped, as
+	// KubeFed's namespaced control plane: only namespaced objects in this
+	// namespace propagate, without a FederatedNamespace (one, if present,
+	// limits where they go), and the namespace is expected to exist in
+	// every member; fedctl reads members in it alone.
+	Namespace string `json:"namespace,omitempty" yaml:"namespace,omitempty"`
 	// Clusters are the member clusters, kept sorted by name.
 	Clusters []Member `json:"clusters" yaml:"clusters"`
 	// Types are the types enabled for federation beyond the built-in defaults.
@@ -143,6 +149,11 @@ func (f *Federation) validate(pos manifest.Positions) error {
 	}
 	if f.Kind != Kind {
 		errs = append(errs, pos.Errorf("kind", "must be %q, got %q", Kind, f.Kind))
+	}
+	if f.Namespace != "" {
+		for _, msg := range validation.IsDNS1123Label(f.Namespace) {
+			errs = append(errs, pos.Errorf("namespace", "%s", msg))
+		}
 	}
 	seen := map[string]int{}
 	for i, m := range f.Clusters {

@@ -55,6 +55,42 @@ defaults:
 			},
 		},
 		{
+			name: "a namespace scope and migrations",
+			in: `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+namespace: team
+clusters:
+- name: a
+  migrations: [{selector: app=web, to: b, since: "2026-11-25T00:00:00Z"}]
+- name: b
+`,
+			want: &members.Federation{
+				APIVersion: members.APIVersion, Kind: members.Kind, Namespace: "team", Types: []typeconfig.Type{},
+				Clusters: []members.Member{{Name: "a", Migrations: []members.Migration{{Selector: "app=web", To: "b", Since: "2026-11-25T00:00:00Z"}}}, {Name: "b"}},
+			},
+		},
+		{
+			name: "a namespace must be a DNS label; a migration needs a selector and another member",
+			in: `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+namespace: Team_1
+clusters:
+- name: a
+  migrations:
+  - {selector: "", to: b}
+  - {selector: "app in (", to: a}
+  - {selector: app=web, to: nowhere}
+- name: b
+`,
+			wantErr: []string{
+				`config.yaml:3: namespace: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				`config.yaml:7: clusters[0].migrations[0].selector: must be a non-empty label selector: ""`,
+				`config.yaml:8: clusters[0].migrations[1].selector: must be a non-empty label selector: "app in ("`,
+				`config.yaml:8: clusters[0].migrations[1].to: must name another member, got "a"`,
+				`config.yaml:9: clusters[0].migrations[2].to: must name another member, got "nowhere"`,
+			},
+		},
+		{
 			name: "disabledTypes names default types",
 			in: `apiVersion: fedctl.io/v1alpha1
 kind: Federation

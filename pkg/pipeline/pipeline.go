@@ -47,6 +47,9 @@ type Input struct {
 	// Live, when set, makes replica plans from the members' live state
 	// (render.Live).
 	Live *render.Live
+	// Namespace, when set, scopes the federation to one namespace (the
+	// federation file's namespace; see LimitToNamespace).
+	Namespace string
 }
 
 // Output is the pipeline's result.
@@ -62,6 +65,11 @@ type Output struct {
 // proceed with the members that rendered.
 func Run(in Input) (*Output, error) {
 	set, decodeErr := Decode(in.Docs, in.Types, in.DefaultNamespace, in.Members)
+	if in.Namespace != "" {
+		var scopeErr error
+		set, scopeErr = LimitToNamespace(set, in.Namespace, in.Types)
+		decodeErr = errors.Join(decodeErr, scopeErr)
+	}
 	if in.Selector != nil {
 		set = Select(set, in.Selector)
 	}
@@ -74,6 +82,7 @@ func Run(in Input) (*Output, error) {
 func Render(set *federation.Set, in Input) *Output {
 	res := render.ForClusters(render.Input{Set: set, Types: in.Types, Members: in.Members, Only: in.Only, Live: in.Live})
 	res.Warnings = append(slices.Clone(set.Warnings), res.Warnings...)
+	res.Namespace = in.Namespace
 	return &Output{Set: set, Result: res}
 }
 

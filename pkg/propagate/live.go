@@ -79,6 +79,9 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 	var kinds []schema.GroupKind // of each mapping
 	var gvks []schema.GroupVersionKind
 	for _, p := range s.in.Result.Placed {
+		if p.Object.Rules.PlacementOnly {
+			continue // never propagated: fedctl has nothing of it there
+		}
 		gvks = append(gvks, schema.GroupVersionKind{Group: p.Type.Group, Version: p.Type.Version, Kind: p.Type.Kind})
 	}
 	extraKinds := extra.UnsortedList()
@@ -111,7 +114,7 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 	s.parallel(ctx, len(mappings), func(i int) {
 		err := withRetry(ctx, func() error {
 			var err error
-			lists[i], err = s.client.List(ctx, mappings[i], members.ListOptions{LabelSelector: selector})
+			lists[i], err = s.client.List(ctx, mappings[i], members.ListOptions{LabelSelector: selector, Namespace: s.in.Result.Namespace})
 			return err
 		})
 		switch {

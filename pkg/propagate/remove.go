@@ -109,6 +109,9 @@ func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) b
 		}
 		source := obj.GetAnnotations()[federation.SourceAnnotation]
 		p, inInput := s.placed[source]
+		if inInput && p.Object.Rules.PlacementOnly {
+			continue // never propagated, so never removed
+		}
 		pruned := !inInput && s.pruning() && obj.GetLabels()[federation.ApplySetPartOfLabel] == s.applySet.set.ID()
 		if !pruned && (!inInput || !remove(p)) {
 			continue

@@ -87,6 +87,10 @@ type Result struct {
 	// Errors are per object (failing every member) or per member; see
 	// TargetError.
 	Errors []error
+	// Namespace, when set, holds every namespaced target: the federation
+	// is scoped to it, so members are read in it alone (a user may have
+	// rights there only).
+	Namespace string
 }
 
 // Err joins the errors.
@@ -240,6 +244,9 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 		return
 	}
 	res.Placed = append(res.Placed, Placed{Object: o, Type: t, Clusters: clusters, NamespaceNotFederated: nsMissing})
+	if o.Rules.PlacementOnly {
+		return
+	}
 	if o.IsNamespace() && SystemNamespace(o.Name) {
 		if len(clusters) > 0 {
 			res.Warnings = append(res.Warnings, o.Errorf("", "namespace %s is a system namespace and is never propagated; its placement still applies to the objects in it", o.Name))

@@ -105,7 +105,9 @@ func lookupMember(ctx context.Context, in LookupInput, cluster, source string) (
 	var items []unstructured.Unstructured
 	err = members.Retry(ctx, members.Idempotent, func() error {
 		var err error
-		items, err = a.List(ctx, m, members.ListOptions{LabelSelector: managedSelector})
+		// A namespaced member object is in its federated object's
+		// namespace: listing there alone needs rights there alone.
+		items, err = a.List(ctx, m, members.ListOptions{LabelSelector: managedSelector, Namespace: in.Namespace})
 		return err
 	})
 	if err != nil {

@@ -178,9 +178,11 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 	}
 	types := make([]typeconfig.Type, 0, len(res.Placed))
 	for _, p := range res.Placed {
-		types = append(types, p.Type)
+		if !p.Object.Rules.PlacementOnly { // never propagated
+			types = append(types, p.Type)
+		}
 	}
-	live, notServed, err := listManaged(ctx, a, types)
+	live, notServed, err := listManaged(ctx, a, types, res.Namespace)
 	if err != nil {
 		return notReady(err)
 	}
@@ -284,8 +286,10 @@ const managedSelector = federation.ManagedByLabel + "=" + federation.ManagedByVa
 
 // listManaged lists fedctl's objects of each of types in one member, one
 // LIST per resource, and returns them by key along with the types the
-// member does not serve. Any other failure fails the member.
-func listManaged(ctx context.Context, a members.Client, types []typeconfig.Type) (map[liveKey]*unstructured.Unstructured, map[schema.GroupVersionKind]bool, error) {
+// member does not serve. Any other failure fails the member. A namespace
+// limits the lists of namespaced types to it (a namespace-scoped
+// federation).
+func listManaged(ctx context.Context, a members.Client, types []typeconfig.Type, namespace string) (map[liveKey]*unstructured.Unstructured, map[schema.GroupVersionKind]bool, error) {
 	live := map[liveKey]*unstructured.Unstructured{}
 	notServed := map[schema.GroupVersionKind]bool{}
 	listed := map[schema.GroupResource]bool{}
@@ -310,7 +314,7 @@ func listManaged(ctx context.Context, a members.Client, types []typeconfig.Type)
 		var items []unstructured.Unstructured
 		err = members.Retry(ctx, members.Idempotent, func() error {
 			var err error
-			items, err = a.List(ctx, m, members.ListOptions{LabelSelector: managedSelector})
+			items, err = a.List(ctx, m, members.ListOptions{LabelSelector: managedSelector, Namespace: namespace})
 			return err
 		})
 		if err != nil {
