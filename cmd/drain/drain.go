@@ -73,8 +73,8 @@ apply, which plans every replica again.`,
 		Example: `  # See what draining eu-1 would move, pinned objects included, and whether it fits
   fedctl drain eu-1 -f manifests/ --dry-run=client --force
 
-  # Drain eu-1 even if the others are short, scaling low-priority workloads down
-  fedctl drain eu-1 -f manifests/ --degrade`,
+  # Would eu-1's objects fit elsewhere if low-priority workloads were scaled down?
+  fedctl drain eu-1 -f manifests/ --degrade --dry-run --force`,
 		Args:              cmdutil.ExactArgs(1, "CLUSTER"),
 		ValidArgsFunction: cmdutil.ClusterNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -60,11 +60,11 @@ same selector (--from the destination --to the source) removes it.
 
 Objects pinned to the source by spec.placement.clusters block the migration
 unless --force; --degrade and --dry-run are drain's.`,
-		Example: `  # Move the shop's workloads off eu-1 to eu-2, checking eu-2's capacity first
-  fedctl migrate --from eu-1 --to eu-2 -l app.kubernetes.io/part-of=shop -f manifests/
+		Example: `  # Move the objects labelled app=web off eu-1 to us-1, checking us-1's capacity first
+  fedctl migrate --from eu-1 --to us-1 -l app=web -f manifests/
 
   # Move them back: the migration is removed from the federation file
-  fedctl migrate --from eu-2 --to eu-1 -l app.kubernetes.io/part-of=shop -f manifests/`,
+  fedctl migrate --from us-1 --to eu-1 -l app=web -f manifests/`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error

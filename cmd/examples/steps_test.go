@@ -288,6 +288,23 @@ var steps = []step{
 		assert.Regexp(t, `us-1\s+cpu\s+0\s+32\s+yes`, r.out)
 		assert.NotContains(t, read(t, w.federationFile()), "cordoned:", "a dry run cordons nothing")
 	}},
+	{line: "fedctl drain eu-1 -f manifests/ --degrade --dry-run --force", errOut: []string{"drain of eu-1 fits (dry run): nothing was changed"}, check: func(t *testing.T, w *workspace, r result) {
+		assert.NotContains(t, r.out, "DEGRADED", "us-1 has room: nothing is scaled down")
+	}},
+
+	// migrate, and back
+	{line: "fedctl migrate --from eu-1 --to us-1 -l app=web -f manifests/", errOut: []string{
+		"migration eu-1 → us-1 (-l app=web) recorded in the federation file", "every moved object is Current in us-1", "cluster/eu-1 migrated: 1 objects removed",
+	}, check: func(t *testing.T, w *workspace, r result) {
+		assert.Contains(t, r.out, "FederatedDeployment shop/web   us-1   +2")
+		assert.Contains(t, read(t, w.federationFile()), "selector: app=web")
+	}},
+	{line: "fedctl migrate --from us-1 --to eu-1 -l app=web -f manifests/", errOut: []string{
+		"migration eu-1 → us-1 (-l app=web) removed from the federation file", "every moved object is Current in eu-1",
+	}, check: func(t *testing.T, w *workspace, r result) {
+		assert.Contains(t, r.out, "FederatedDeployment shop/web   eu-1   +2")
+		assert.NotContains(t, read(t, w.federationFile()), "migrations:")
+	}},
 
 	// unjoin, without removing eu-1 yet: what would stay there
 	{line: "fedctl unjoin eu-1 --dry-run=client", check: func(t *testing.T, w *workspace, r result) {
