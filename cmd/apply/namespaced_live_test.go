@@ -96,7 +96,7 @@ kind: ReplicaSchedulingPreference
 metadata: {name: web}
 spec: {targetKind: FederatedDeployment, totalReplicas: 6}
 `
-	app := unnamespaced(deploymentDoc(ns, "web", "nginx", 1, "", allClusters, "") + configMapDoc(ns, "cfg", "v1", allClusters, "")) + rsp
+	app := unnamespaced(deploymentDoc(ns, "web", "nginx", 1, "", allClusters, "")+configMapDoc(ns, "cfg", "v1", allClusters, "")) + rsp
 	write(t, dir, app)
 	prune := []string{"-f", dir, "--prune", "--applyset", "app"}
 	r := runApplyVia(t, fed, kubeconfig, nil, prune...)

@@ -278,7 +278,8 @@ func clusterTable(list ClusterList, docs []map[string]any, showLabels bool) *pri
 		t.Columns = append(t.Columns, metav1.TableColumnDefinition{Name: h, Priority: 1})
 	}
 	for i, c := range list.Items {
-		state, message := c.Status.State(), c.Status.Message()
+		state := c.Status.State()
+		var notes []string
 		if cd := c.Cordoned; cd != nil {
 			// As kubectl get nodes shows a cordoned node.
 			state += ",SchedulingDisabled"
@@ -286,8 +287,15 @@ func clusterTable(list ClusterList, docs []map[string]any, showLabels bool) *pri
 			if cd.Reason != "" {
 				note += ": " + cd.Reason
 			}
-			message = strings.TrimSuffix(note+"; "+message, "; ")
+			notes = append(notes, note)
 		}
+		for _, mg := range c.Migrations {
+			notes = append(notes, fmt.Sprintf("-l %s migrated to %s since %s", mg.Selector, mg.To, mg.Since))
+		}
+		if m := c.Status.Message(); m != "" {
+			notes = append(notes, m)
+		}
+		message := strings.Join(notes, "; ")
 		cells := []any{c.Name, state, c.Status.KubernetesVersion, c.ContextName()}
 		if !showLabels {
 			cells = append(cells, labels.FormatLabels(c.Labels))
