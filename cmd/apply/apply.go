@@ -71,6 +71,8 @@ type ApplyOptions struct {
 	// DefaultWaitTimeout.
 	Wait        bool
 	WaitTimeout time.Duration
+	// Rollout goes wave by wave (--rollout and its flags).
+	Rollout cmdutil.RolloutFlags
 }
 
 // DefaultWaitTimeout bounds --wait when --timeout is not given: rollouts
@@ -216,6 +218,7 @@ out.`,
 	fl.BoolVar(&opts.Prune, "prune", false, "Delete the objects of the --applyset set whose federated objects left the input")
 	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace (default: the namespace where the members hold it)")
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
+	cmdutil.AddRolloutFlags(cmd, &opts.Rollout, "apply")
 	fl.IntVar(&opts.MaxDeletions, "max-deletions", DefaultMaxDeletions, "Most objects deleted in one member cluster (de-placement and pruning); -1 for no limit")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -259,6 +262,10 @@ func (o *ApplyOptions) Validate() error {
 	if o.MaxDeletions < -1 {
 		errs = append(errs, fmt.Errorf("--max-deletions must be -1 (no limit) or more, got %d", o.MaxDeletions))
 	}
+	errs = append(errs, o.Rollout.Validate()...)
+	if o.Rollout.Enabled && len(o.Clusters) > 0 {
+		errs = append(errs, errors.New("--rollout cannot be used with --cluster: the waves say which members, and when"))
+	}
 	if o.Wait && o.DryRun != "none" {
 		errs = append(errs, errors.New("--wait cannot be used with --dry-run: nothing would become ready"))
 	}
@@ -298,22 +305,19 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	if o.MaxDeletions >= 0 {
 		maxDeletions = &o.MaxDeletions
 	}
+	if o.Rollout.Enabled {
+		return o.rollout(ctx, in, set, maxDeletions, start)
+	}
 	var report *propagate.Report
 	var clients func(string) (members.Client, error)
 	if o.DryRun == "client" && set == nil {
 		report = propagate.Plan(res, clusters)
 	} else {
-		access, err := o.Access()
-		if err != nil {
+		var stats *members.RequestStats
+		var err error
+		if clients, stats, err = o.memberClients(in); err != nil {
 			return err
 		}
-		o.timeFlags().Apply(&access)
-		var stats *members.RequestStats
-		if o.Verbosity >= cmdutil.TimingVerbosity {
-			stats = &members.RequestStats{}
-			access.Stats = stats
-		}
-		clients = cmdutil.AnsweringOnly(in.Live, members.Clients(fed, access, o.NewClient))
 		if set != nil && !o.NamespaceGiven {
 			if err := cmdutil.FindApplySetNamespace(ctx, o.IO.ErrOut, set, clusters, clients, o.Timeout); err != nil {
 				return err
@@ -382,6 +386,23 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	}
 	verdict, waitErr := o.wait(ctx, res, report, clients)
 	return errors.Join(applyErr, cmdutil.WaitError(waitErr), o.writeJSON(report, verdict))
+}
+
+// memberClients are the members' clients, with the time flags and, at -v
+// 4, request statistics; a member a live plan found not answering gets
+// none (AnsweringOnly).
+func (o *ApplyOptions) memberClients(in *cmdutil.Rendered) (func(string) (members.Client, error), *members.RequestStats, error) {
+	access, err := o.Access()
+	if err != nil {
+		return nil, nil, err
+	}
+	o.timeFlags().Apply(&access)
+	var stats *members.RequestStats
+	if o.Verbosity >= cmdutil.TimingVerbosity {
+		stats = &members.RequestStats{}
+		access.Stats = stats
+	}
+	return cmdutil.AnsweringOnly(in.Live, members.Clients(in.Federation, access, o.NewClient)), stats, nil
 }
 
 // JSONReport is apply's -o json: propagate's report and, with --wait, the

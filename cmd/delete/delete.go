@@ -45,6 +45,8 @@ type DeleteOptions struct {
 	Output   string
 	// Verbosity is -v (1: unchanged lines too; 4: timings per member).
 	Verbosity int
+	// Rollout deletes wave by wave, last wave first (--rollout).
+	Rollout cmdutil.RolloutFlags
 }
 
 func (o *DeleteOptions) timeFlags() cmdutil.MemberTimeFlags {
@@ -112,6 +114,7 @@ failed (the others are done), 1 when nothing could be done.`,
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
 	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
+	cmdutil.AddRolloutFlags(cmd, &opts.Rollout, "delete")
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only delete from this member cluster (repeatable)")
 	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, client (read the members, send no write) or server (server-side dry run); a bare --dry-run is client")
 	fl := cmd.Flags()
@@ -148,6 +151,10 @@ func (o *DeleteOptions) Validate() error {
 		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency))
 	}
 	errs = append(errs, o.timeFlags().Validate()...)
+	errs = append(errs, o.Rollout.Validate()...)
+	if o.Rollout.Enabled && len(o.Clusters) > 0 {
+		errs = append(errs, errors.New("--rollout cannot be used with --cluster: the waves say which members, and when"))
+	}
 	if o.Output != "" && o.Output != "json" && o.Output != "name" {
 		errs = append(errs, fmt.Errorf("--output must be json or name, got %q", o.Output))
 	}
@@ -170,6 +177,9 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		return err
 	}
 	o.timeFlags().Apply(&access)
+	if o.Rollout.Enabled {
+		return o.rollout(ctx, in, members.Clients(fed, access, o.NewClient), start)
+	}
 	var stats *members.RequestStats
 	if o.Verbosity >= cmdutil.TimingVerbosity {
 		stats = &members.RequestStats{}

@@ -94,6 +94,10 @@ type ColorScheme struct {
 	green, red, yellow, bold *color.Color
 }
 
+// NoColor is a ColorScheme that colours nothing, for output that is not
+// for a terminal.
+func NoColor() *ColorScheme { return newColorScheme(false) }
+
 func newColorScheme(enabled bool) *ColorScheme {
 	cs := &ColorScheme{
 		enabled: enabled,

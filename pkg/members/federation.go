@@ -43,6 +43,8 @@ type Federation struct {
 	// Defaults are default values for fedctl's global flags, shared by
 	// everyone who uses this file. FEDCTL_* variables and flags override them.
 	Defaults *Defaults `json:"defaults,omitempty" yaml:"defaults,omitempty"`
+	// Rollout are the waves of apply --rollout.
+	Rollout *Rollout `json:"rollout,omitempty" yaml:"rollout,omitempty"`
 }
 
 // Member is one member cluster: a name that placement and overrides use, and
@@ -113,19 +115,26 @@ var credentialFields = []string{"token", "client-certificate-data", "client-key-
 // labels are all reported, each with its line. An empty document is an empty
 // federation.
 func Decode(doc manifest.Document) (*Federation, error) {
+	fed, _, err := decode(doc)
+	return fed, err
+}
+
+// decode is Decode that also returns where each field is, for errors
+// found after loading (File.Errorf).
+func decode(doc manifest.Document) (*Federation, manifest.Positions, error) {
 	fed := &Federation{}
 	pos, err := manifest.DecodeStrict(doc, fed)
 	if err != nil {
-		return nil, withCredentialHint(err)
+		return nil, pos, withCredentialHint(err)
 	}
 	if strings.TrimSpace(string(doc.Data)) == "" {
-		return New(), nil
+		return New(), pos, nil
 	}
 	if err := fed.validate(pos); err != nil {
-		return nil, err
+		return nil, pos, err
 	}
 	fed.sort()
-	return fed, nil
+	return fed, pos, nil
 }
 
 // New returns an empty federation.
@@ -202,6 +211,9 @@ func (f *Federation) validate(pos manifest.Positions) error {
 		}
 	}
 	errs = append(errs, f.validateDisabledTypes(pos)...)
+	if f.Rollout != nil {
+		errs = append(errs, f.Rollout.validate(pos)...)
+	}
 	if d := f.Defaults; d != nil && d.Color != "" {
 		if !slices.Contains(ColorModes, d.Color) {
 			errs = append(errs, pos.Errorf("defaults.color", "must be one of %s, got %q", strings.Join(ColorModes, ", "), d.Color))
@@ -317,6 +329,11 @@ func (f *Federation) Clone() *Federation {
 	if f.Defaults != nil {
 		d := *f.Defaults
 		c.Defaults = &d
+	}
+	if f.Rollout != nil {
+		r := *f.Rollout
+		r.Waves = slices.Clone(f.Rollout.Waves)
+		c.Rollout = &r
 	}
 	return &c
 }

@@ -41,6 +41,17 @@ type File struct {
 	// Named says Path was given (--config, FEDCTL_CONFIG) rather than the
 	// default: a missing file is then most likely a wrong path.
 	Named bool
+	// pos locates the fields of the file as loaded.
+	pos manifest.Positions
+}
+
+// Errorf is an error at path's line of the file as loaded ("rollout.waves"),
+// for problems found after loading; without a file, at its path.
+func (f *File) Errorf(path, format string, args ...any) error {
+	if f.pos.File() == "" {
+		return fmt.Errorf("%s: %s: %s", f.Path, path, fmt.Sprintf(format, args...))
+	}
+	return f.pos.Errorf(path, format, args...)
 }
 
 // Load reads the federation file at path. A file that does not exist is an
@@ -53,11 +64,11 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read federation file: %w", err)
 	}
-	fed, err := Decode(manifest.Document{File: path, Line: 1, Data: data})
+	fed, pos, err := decode(manifest.Document{File: path, Line: 1, Data: data})
 	if err != nil {
 		return nil, err
 	}
-	return &File{Path: path, Federation: fed}, nil
+	return &File{Path: path, Federation: fed, pos: pos}, nil
 }
 
 // Encode renders fed as YAML in the documented field order, two-space

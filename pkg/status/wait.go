@@ -191,6 +191,14 @@ func notReady(r *Report) (pending, failed []NotReady) {
 	return pending, failed
 }
 
+// NotCurrent lists the placed member objects of r that are not Current,
+// those that cannot become Current first, by cluster: what Wait would give
+// up on now.
+func NotCurrent(r *Report) []NotReady {
+	pending, failed := notReady(r)
+	return sortNotReady(append(failed, pending...))
+}
+
 func sortNotReady(list []NotReady) []NotReady {
 	slices.SortStableFunc(list, func(a, b NotReady) int { return strings.Compare(a.Cluster, b.Cluster) })
 	return list

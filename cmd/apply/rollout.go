@@ -1,0 +1,114 @@
+package apply
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/rollout"
+)
+
+// rollout applies wave by wave (--rollout): each wave is applied, waited
+// for until Current, soaked and gated before the next one gets any write.
+func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *propagate.ApplySet, maxDeletions *int, start time.Time) error {
+	plan, err := o.Rollout.Plan(in.File, false)
+	if err != nil {
+		return err
+	}
+	for _, w := range plan.Warnings {
+		fmt.Fprintf(o.IO.ErrOut, "Warning: %s\n", w)
+	}
+	res := in.Result
+	var clients func(string) (members.Client, error)
+	if o.DryRun != "client" || set != nil {
+		if clients, _, err = o.memberClients(in); err != nil {
+			return err
+		}
+	}
+	if set != nil && !o.NamespaceGiven {
+		// Looked up in the first wave alone: later waves get no request
+		// before their turn.
+		if err := cmdutil.FindApplySetNamespace(ctx, o.IO.ErrOut, set, firstWave(plan), clients, o.Timeout); err != nil {
+			return err
+		}
+	}
+	sync := func(ctx context.Context, w rollout.Wave) *propagate.Report {
+		if o.DryRun == "client" && set == nil {
+			return propagate.Plan(res, w.Clusters)
+		}
+		run := propagate.Run
+		dry := o.DryRun
+		if o.DryRun == "client" {
+			run, dry = propagate.PlanLive, "none"
+		}
+		concurrency := o.Concurrency
+		if w.MaxConcurrency > 0 {
+			concurrency = w.MaxConcurrency
+		}
+		stream := cmdutil.NewResultStream(o.IO, o.Verbosity, dry, cmdutil.Totals(w.Clusters, res.Targets))
+		var onResult func(string, propagate.ObjectResult)
+		if o.DryRun != "client" {
+			onResult = stream.OnResult
+		}
+		report := run(ctx, propagate.Input{Result: res, Clusters: w.Clusters, Clients: clients, Options: propagate.Options{
+			Cordoned: in.Federation.CordonedNames(), FieldManager: o.FieldManager, Force: o.ForceConflicts, Adopt: o.Adopt,
+			DryRun: o.DryRun == "server", Concurrency: concurrency, Deadline: o.Deadline, Start: start,
+			ApplySet: set, MaxDeletions: maxDeletions, OnResult: onResult,
+		}})
+		stream.Close()
+		cmdutil.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme(), report)
+		return report
+	}
+	contexts := map[string]string{}
+	for _, m := range in.Federation.Clusters {
+		contexts[m.Name] = m.ContextName()
+	}
+	rin := rollout.Input{
+		Plan: plan, From: o.Rollout.From, To: o.Rollout.To, Sync: sync,
+		Result: res, Clients: clients, RequestTimeout: o.Timeout,
+		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, Contexts: contexts, GateOut: o.IO.ErrOut,
+		Progress: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(),
+	}
+	report, err := rollout.Run(ctx, rin)
+	if o.Output == "name" {
+		for _, w := range report.Waves {
+			if w.Propagation != nil {
+				if werr := cmdutil.WriteNames(o.IO.Out, w.Propagation); werr != nil {
+					return werr
+				}
+			}
+		}
+	}
+	if o.Output == "json" {
+		enc := json.NewEncoder(o.IO.Out)
+		enc.SetIndent("", "  ")
+		if werr := enc.Encode(report); werr != nil {
+			return werr
+		}
+	}
+	var stopped *rollout.StoppedError
+	switch {
+	case errors.As(err, &stopped):
+		return &cmdutil.ExitError{Code: 3, Err: err}
+	case err != nil:
+		return err
+	case report.Reason != "":
+		fmt.Fprintf(o.IO.ErrOut, "%s\n", report.Reason)
+	}
+	return cmdutil.MembersError(report.Failed(), false)
+}
+
+// firstWave are the members of the first wave that holds any.
+func firstWave(p *rollout.Plan) []string {
+	for _, w := range p.Waves {
+		if len(w.Clusters) > 0 {
+			return w.Clusters
+		}
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package delete
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/rollout"
+)
+
+// rollout deletes wave by wave in the reverse of the waves' order (the
+// canary keeps the application longest), stopping at the first wave that
+// fails or whose gate fails.
+func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clients func(string) (members.Client, error), start time.Time) error {
+	plan, err := o.Rollout.Plan(in.File, true)
+	if err != nil {
+		return err
+	}
+	for _, w := range plan.Warnings {
+		fmt.Fprintf(o.IO.ErrOut, "Warning: %s\n", w)
+	}
+	del := propagate.Delete
+	if o.DryRun == cmdutil.DryRunClient {
+		del = propagate.PlanDelete
+	}
+	sync := func(ctx context.Context, w rollout.Wave) *propagate.Report {
+		concurrency := o.Concurrency
+		if w.MaxConcurrency > 0 {
+			concurrency = w.MaxConcurrency
+		}
+		stream := cmdutil.NewResultStream(o.IO, o.Verbosity, o.DryRun, cmdutil.Totals(w.Clusters, nil))
+		report := del(ctx, propagate.Input{Result: in.Result, Clusters: w.Clusters, Clients: clients, Options: propagate.Options{
+			DryRun: o.DryRun == "server", Concurrency: concurrency, Deadline: o.Deadline, Start: start,
+			Cascade: cascades[o.Cascade], OnResult: stream.OnResult,
+		}})
+		stream.Close()
+		cmdutil.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme(), report)
+		return report
+	}
+	contexts := map[string]string{}
+	for _, m := range in.Federation.Clusters {
+		contexts[m.Name] = m.ContextName()
+	}
+	report, err := rollout.Run(ctx, rollout.Input{
+		Plan: plan, From: o.Rollout.From, To: o.Rollout.To, Sync: sync, Clients: clients, RequestTimeout: o.Timeout,
+		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, Contexts: contexts, GateOut: o.IO.ErrOut,
+		Progress: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(),
+	})
+	switch o.Output {
+	case "json":
+		enc := json.NewEncoder(o.IO.Out)
+		enc.SetIndent("", "  ")
+		if werr := enc.Encode(report); werr != nil {
+			return werr
+		}
+	case "name":
+		for _, w := range report.Waves {
+			if w.Propagation != nil {
+				if werr := cmdutil.WriteNames(o.IO.Out, w.Propagation); werr != nil {
+					return werr
+				}
+			}
+		}
+	}
+	var stopped *rollout.StoppedError
+	switch {
+	case errors.As(err, &stopped):
+		return &cmdutil.ExitError{Code: 3, Err: err}
+	case err != nil:
+		return err
+	case report.Reason != "":
+		fmt.Fprintf(o.IO.ErrOut, "%s\n", report.Reason)
+	}
+	return cmdutil.MembersError(report.Failed(), false)
+}

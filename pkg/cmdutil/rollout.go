@@ -1,0 +1,90 @@
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/rollout"
+)
+
+// RolloutFlags are --rollout and the flags that shape it, shared by apply
+// and delete.
+type RolloutFlags struct {
+	Enabled bool
+	// Waves overrides the federation file's waves for one run.
+	Waves    string
+	From, To string
+	// Gate is a shell command run after each wave.
+	Gate string
+}
+
+// AddRolloutFlags adds --rollout, --waves, --from-wave, --to-wave and
+// --gate; verb is the command's ("apply", "delete").
+func AddRolloutFlags(cmd *cobra.Command, f *RolloutFlags, verb string) {
+	fl := cmd.Flags()
+	order := "in the federation file's rollout.waves order"
+	if verb == "delete" {
+		order = "in the reverse of the federation file's rollout.waves order"
+	}
+	fl.BoolVar(&f.Enabled, "rollout", false, fmt.Sprintf("%s wave by wave, %s, stopping at the first wave that fails: later waves get no write", capitalized(verb), order))
+	fl.StringVar(&f.Waves, "waves", "", "With --rollout: the waves for this run instead of the file's: names of its waves (canary,eu,rest), or member label selectors separated by ; with * for every other member ('tier=canary;region=eu;*')")
+	fl.StringVar(&f.From, "from-wave", "", "With --rollout: start at this wave; earlier ones are only checked, never written")
+	fl.StringVar(&f.To, "to-wave", "", "With --rollout: stop after this wave (a promotion gate)")
+	fl.StringVar(&f.Gate, "gate", "", "With --rollout: a shell command run after each wave (FEDCTL_WAVE, FEDCTL_CLUSTERS, FEDCTL_CONTEXTS set); non-zero stops the rollout")
+}
+
+func capitalized(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// Validate checks the flags alone.
+func (f *RolloutFlags) Validate() []error {
+	if f.Enabled {
+		return nil
+	}
+	var errs []error
+	for name, v := range map[string]string{"--waves": f.Waves, "--from-wave": f.From, "--to-wave": f.To, "--gate": f.Gate} {
+		if v != "" {
+			errs = append(errs, fmt.Errorf("%s needs --rollout", name))
+		}
+	}
+	return errs
+}
+
+// Plan is the rollout's plan from the federation file and --waves, with
+// --from-wave and --to-wave checked against it; reverse (delete) turns
+// the waves around first.
+func (f *RolloutFlags) Plan(file *members.File, reverse bool) (*rollout.Plan, error) {
+	plan, err := rollout.FromFile(file, f.Waves)
+	if err != nil {
+		return nil, err
+	}
+	if reverse {
+		for i, j := 0, len(plan.Waves)-1; i < j; i, j = i+1, j-1 {
+			plan.Waves[i], plan.Waves[j] = plan.Waves[j], plan.Waves[i]
+		}
+	}
+	var errs []error
+	from, to := 0, len(plan.Waves)-1
+	for _, x := range []struct {
+		flag, name string
+		at         *int
+	}{{"--from-wave", f.From, &from}, {"--to-wave", f.To, &to}} {
+		if x.name == "" {
+			continue
+		}
+		if *x.at = plan.Index(x.name); *x.at < 0 {
+			errs = append(errs, FlagErrorf("%s %s: no such wave (waves: %v)", x.flag, x.name, plan.Names()))
+		}
+	}
+	if len(errs) == 0 && from > to {
+		errs = append(errs, FlagErrorf("--from-wave %s comes after --to-wave %s", f.From, f.To))
+	}
+	return plan, errors.Join(errs...)
+}

@@ -1,0 +1,207 @@
+// Package rollout rolls a change out to member clusters wave by wave, as
+// Argo CD's RollingSync, Fleet's partitions and OCM's progressive rollout
+// do from a control plane, from a laptop or a CI job instead: each wave is
+// applied, waited for until Current, soaked, checked again and gated
+// before the next one gets any request. Plan decides the waves from the
+// federation file (pure); Run goes through them.
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/fedctl/fedctl/pkg/members"
+)
+
+// Wave is one step of a rollout with the members it holds.
+type Wave struct {
+	Name string `json:"name"`
+	// Clusters are the wave's members, sorted; empty when it selects none.
+	Clusters []string `json:"clusters"`
+	// MaxConcurrency bounds the members applied at once; 0 is all.
+	MaxConcurrency int `json:"maxConcurrency,omitempty"`
+}
+
+// Plan is a rollout's waves, in order, and how each is judged.
+type Plan struct {
+	Waves       []Wave
+	Soak        time.Duration
+	Timeout     time.Duration
+	MaxFailures int
+	// Warnings say what the plan ignored: names that are not members,
+	// waves that select nobody.
+	Warnings []string
+}
+
+// Index is the position of the wave called name, -1 if none.
+func (p *Plan) Index(name string) int {
+	return slices.IndexFunc(p.Waves, func(w Wave) bool { return w.Name == name })
+}
+
+// WaveOf is the name of the wave that holds member, "" if none.
+func (p *Plan) WaveOf(member string) string {
+	for _, w := range p.Waves {
+		if slices.Contains(w.Clusters, member) {
+			return w.Name
+		}
+	}
+	return ""
+}
+
+// Names are the waves' names, in order.
+func (p *Plan) Names() []string {
+	out := make([]string, len(p.Waves))
+	for i, w := range p.Waves {
+		out[i] = w.Name
+	}
+	return out
+}
+
+// waveSpec is a wave before its members are known: from the file or
+// from --waves.
+type waveSpec struct {
+	name           string
+	clusters       []string // listed members; nil when not a list
+	selector       labels.Selector
+	path           string // in the federation file, for errors; "" for --waves
+	maxConcurrency int
+}
+
+// FromFile plans the rollout of the federation file, or of override (the
+// --waves flag) when given: a member goes in the first wave that selects
+// it, a wave without selector takes every member no earlier wave took, and
+// a member in no wave is an error at the file's rollout.waves (a rollout
+// that skips a member would report success with that member stale).
+func FromFile(file *members.File, override string) (*Plan, error) {
+	fed := file.Federation
+	var spec members.Rollout
+	if fed.Rollout != nil {
+		spec = *fed.Rollout
+	}
+	var waves []waveSpec
+	var err error
+	if override != "" {
+		waves, err = ParseWaves(override, spec.Waves)
+	} else {
+		waves, err = fileWaves(file, spec.Waves)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(waves) == 0 {
+		return nil, fmt.Errorf("--rollout needs waves: add rollout.waves to the federation file %s, or pass --waves (for example --waves 'tier=canary;*')", file.Path)
+	}
+	plan := &Plan{Soak: spec.SoakDuration(), Timeout: spec.TimeoutDuration(), MaxFailures: spec.MaxFailures}
+	taken := map[string]bool{}
+	names := fed.Names()
+	for _, w := range waves {
+		wave := Wave{Name: w.name, MaxConcurrency: w.maxConcurrency, Clusters: []string{}}
+		for _, c := range w.clusters {
+			if !slices.Contains(names, c) {
+				plan.Warnings = append(plan.Warnings, fmt.Sprintf("rollout wave %s: %s is not a member, ignored", w.name, c))
+			}
+		}
+		for _, m := range fed.Clusters {
+			selected := w.selector == nil || w.selector.Matches(labels.Set(m.Labels))
+			if w.clusters != nil {
+				selected = slices.Contains(w.clusters, m.Name)
+			}
+			if !taken[m.Name] && selected {
+				taken[m.Name] = true
+				wave.Clusters = append(wave.Clusters, m.Name)
+			}
+		}
+		slices.Sort(wave.Clusters)
+		if len(wave.Clusters) == 0 {
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("rollout wave %s selects no member not in an earlier wave; it is skipped", w.name))
+		}
+		plan.Waves = append(plan.Waves, wave)
+	}
+	var left []string
+	for _, n := range names {
+		if !taken[n] {
+			left = append(left, n)
+		}
+	}
+	if len(left) > 0 {
+		if override != "" {
+			return nil, fmt.Errorf("--waves %q: %s in no wave; end it with * to take every other member", override, strings.Join(left, ", "))
+		}
+		return nil, file.Errorf("rollout.waves", "%s in no wave: add them to a wave, or end the waves with one without clusters or clusterSelector (every other member)", strings.Join(left, ", "))
+	}
+	return plan, nil
+}
+
+// fileWaves are the federation file's waves, selectors parsed.
+func fileWaves(file *members.File, waves []members.Wave) ([]waveSpec, error) {
+	out := make([]waveSpec, 0, len(waves))
+	for i, w := range waves {
+		ws := waveSpec{name: w.Name, clusters: w.Clusters, path: fmt.Sprintf("rollout.waves[%d]", i), maxConcurrency: w.MaxConcurrency}
+		if w.ClusterSelector != nil {
+			sel, err := metav1.LabelSelectorAsSelector(w.ClusterSelector.LabelSelector())
+			if err != nil { // validated when the file was loaded
+				return nil, file.Errorf(ws.path+".clusterSelector", "%v", err)
+			}
+			ws.selector = sel
+		}
+		out = append(out, ws)
+	}
+	return out, nil
+}
+
+// ParseWaves reads --waves: either names of the file's waves, comma
+// separated, in the order to use ("canary,eu,rest"), or label selectors of
+// members, semicolon separated, "*" standing for every other member
+// ("tier=canary;region=eu-west-1;*"), each wave named after its selector.
+func ParseWaves(value string, fromFile []members.Wave) ([]waveSpec, error) {
+	if !strings.ContainsAny(value, "=;*!()") {
+		var out []waveSpec
+		for _, name := range strings.Split(value, ",") {
+			name = strings.TrimSpace(name)
+			i := slices.IndexFunc(fromFile, func(w members.Wave) bool { return w.Name == name })
+			if i < 0 {
+				if len(fromFile) == 0 {
+					return nil, fmt.Errorf("--waves %q: the federation file has no rollout.waves to name; give selectors instead, such as --waves 'tier=canary;*'", value)
+				}
+				known := make([]string, len(fromFile))
+				for j, w := range fromFile {
+					known[j] = w.Name
+				}
+				return nil, fmt.Errorf("--waves %q: no wave %q in the federation file (waves: %s)", value, name, strings.Join(known, ", "))
+			}
+			w := fromFile[i]
+			ws := waveSpec{name: w.Name, clusters: w.Clusters, maxConcurrency: w.MaxConcurrency}
+			if w.ClusterSelector != nil {
+				sel, err := metav1.LabelSelectorAsSelector(w.ClusterSelector.LabelSelector())
+				if err != nil {
+					return nil, fmt.Errorf("--waves %q: wave %s: %v", value, name, err)
+				}
+				ws.selector = sel
+			}
+			out = append(out, ws)
+		}
+		return out, nil
+	}
+	var out []waveSpec
+	for i, part := range strings.Split(value, ";") {
+		part = strings.TrimSpace(part)
+		switch part {
+		case "":
+			return nil, fmt.Errorf("--waves %q: wave %d is empty", value, i+1)
+		case "*":
+			out = append(out, waveSpec{name: "*"})
+			continue
+		}
+		sel, err := labels.Parse(part)
+		if err != nil {
+			return nil, fmt.Errorf("--waves %q: wave %d: %v", value, i+1, err)
+		}
+		out = append(out, waveSpec{name: part, selector: sel})
+	}
+	return out, nil
+}

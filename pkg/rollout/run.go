@@ -1,0 +1,479 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/status"
+)
+
+// Wave states in a Report.
+const (
+	// Succeeded: applied, Current, soaked and gated, within MaxFailures.
+	Succeeded = "Succeeded"
+	// Checked: before --from-wave, read and found Current, never written.
+	Checked = "Checked"
+	// Failed: more members failed than MaxFailures, or the gate failed;
+	// the rollout stopped here.
+	Failed = "Failed"
+	// Interrupted: Ctrl-C, or the command's end, stopped it mid-wave.
+	Interrupted = "Interrupted"
+	// NotStarted: the rollout stopped before this wave: its members got no
+	// request at all.
+	NotStarted = "NotStarted"
+	// Skipped: the wave holds no member.
+	Skipped = "Skipped"
+	// DryRun: the wave was sent as a dry run, and nothing was waited for.
+	DryRun = "DryRun"
+)
+
+// Input is what Run rolls out.
+type Input struct {
+	Plan *Plan
+	// From and To, when set, name the first wave written (earlier ones are
+	// only checked) and the last one done.
+	From, To string
+	// Sync writes to the members of one wave and reports: propagate.Run
+	// with the command's options for apply, propagate.Delete for delete.
+	Sync func(ctx context.Context, wave Wave) *propagate.Report
+	// Result is what was rendered; with it each wave is waited for until
+	// every object placed in its members is Current, soaked and checked
+	// again. Nil waits for nothing (delete).
+	Result  *render.Result
+	Clients func(cluster string) (members.Client, error)
+	// RequestTimeout bounds each read of a member; Interval is the time
+	// between reads while waiting (zero: status's default).
+	RequestTimeout time.Duration
+	Interval       time.Duration
+	// DryRun sends every wave and judges none: nothing was written, so
+	// there is nothing to wait for.
+	DryRun bool
+	// Gate, when set, is a shell command run after each wave's soak; a
+	// non-zero exit stops the rollout. It gets FEDCTL_WAVE, FEDCTL_CLUSTERS
+	// and FEDCTL_CONTEXTS (comma separated) plus GateEnv.
+	Gate     string
+	GateEnv  []string
+	Contexts map[string]string
+	// GateOut receives the gate's output (stderr: it is progress).
+	GateOut io.Writer
+	// Progress receives a line per step, for people; nil discards.
+	Progress    io.Writer
+	ColorScheme *iostreams.ColorScheme
+}
+
+// Report is the rollout's result, wave by wave, in the order gone
+// through: apply --rollout -o json prints it.
+type Report struct {
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Waves      []WaveResult `json:"waves"`
+	// StoppedAt names the wave the rollout stopped at, if it stopped
+	// (Failed or Interrupted).
+	StoppedAt string `json:"stoppedAt,omitempty"`
+	// Reason says why it stopped, or that --to-wave ended it.
+	Reason string `json:"reason,omitempty"`
+}
+
+// WaveResult is one wave of a Report.
+type WaveResult struct {
+	Wave
+	State string `json:"state"`
+	// FailedClusters are the members that failed: their sync, or their
+	// objects did not become or stay Current.
+	FailedClusters []string `json:"failedClusters,omitempty"`
+	// NotReady are the member objects that were not Current.
+	NotReady []status.NotReady `json:"notReady,omitempty"`
+	// Gate is the gate's outcome, when one ran.
+	Gate *GateResult `json:"gate,omitempty"`
+	// Message says what happened in words.
+	Message string `json:"message,omitempty"`
+	// Duration is how long the wave took.
+	Duration string `json:"duration,omitempty"`
+	// Propagation is the wave's sync report.
+	Propagation *propagate.Report `json:"propagation,omitempty"`
+}
+
+// GateResult is what the gate did.
+type GateResult struct {
+	Command  string `json:"command"`
+	ExitCode int    `json:"exitCode"`
+}
+
+// Failed lists every member that failed, in every wave, sorted.
+func (r *Report) Failed() []string {
+	var out []string
+	for _, w := range r.Waves {
+		out = append(out, w.FailedClusters...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Stopped says whether the rollout stopped before its last wave for a
+// failure or an interruption (not --to-wave).
+func (r *Report) Stopped() bool { return r.StoppedAt != "" }
+
+// ReportAPIVersion and ReportKind identify a Report.
+const (
+	ReportAPIVersion = "fedctl.io/v1alpha1"
+	ReportKind       = "RolloutReport"
+)
+
+// StoppedError says the rollout stopped at a wave: what failed there, and
+// which waves were not touched.
+type StoppedError struct {
+	Wave      string
+	Reason    string
+	Untouched []string
+}
+
+func (e *StoppedError) Error() string {
+	msg := fmt.Sprintf("rollout stopped at wave %s: %s", e.Wave, e.Reason)
+	if len(e.Untouched) > 0 {
+		msg += "; not touched: " + strings.Join(e.Untouched, ", ")
+	}
+	return msg
+}
+
+// Run goes through the waves in order and stops at the first that fails:
+// members of later waves get no request at all. It returns the report and
+// a *StoppedError when it stopped, or ctx's error when interrupted.
+func Run(ctx context.Context, in Input) (*Report, error) {
+	r := &runner{in: in, out: in.Progress, cs: in.ColorScheme}
+	if r.out == nil {
+		r.out = io.Discard
+	}
+	if r.cs == nil {
+		r.cs = iostreams.NoColor()
+	}
+	return r.run(ctx)
+}
+
+type runner struct {
+	in  Input
+	out io.Writer
+	cs  *iostreams.ColorScheme
+}
+
+func (r *runner) run(ctx context.Context) (*Report, error) {
+	p := r.in.Plan
+	rep := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind}
+	from := 0
+	if r.in.From != "" {
+		from = p.Index(r.in.From)
+	}
+	to := len(p.Waves) - 1
+	if r.in.To != "" {
+		to = p.Index(r.in.To)
+	}
+	for i, w := range p.Waves {
+		res := WaveResult{Wave: w, State: NotStarted}
+		if rep.StoppedAt != "" || i > to {
+			rep.Waves = append(rep.Waves, res)
+			continue
+		}
+		if len(w.Clusters) == 0 {
+			res.State, res.Message = Skipped, "no member"
+			rep.Waves = append(rep.Waves, res)
+			continue
+		}
+		start := time.Now()
+		fmt.Fprintf(r.out, "wave %d/%d %s: %s%s\n", i+1, len(p.Waves), w.Name, strings.Join(w.Clusters, ", "), concurrencyNote(w))
+		if i < from {
+			r.check(ctx, &res)
+		} else {
+			r.wave(ctx, &res)
+		}
+		res.Duration = time.Since(start).Round(time.Millisecond).String()
+		switch res.State {
+		case Failed, Interrupted:
+			rep.StoppedAt, rep.Reason = w.Name, res.Message
+			fmt.Fprintf(r.out, "%s wave %s: %s\n", r.cs.FailureIcon(), w.Name, res.Message)
+		case DryRun:
+			fmt.Fprintf(r.out, "%s wave %s: %s\n", r.cs.SuccessIcon(), w.Name, res.Message)
+		default:
+			icon := r.cs.SuccessIcon()
+			if len(res.FailedClusters) > 0 {
+				icon = r.cs.WarningIcon()
+			}
+			fmt.Fprintf(r.out, "%s wave %s: %s\n", icon, w.Name, res.Message)
+		}
+		rep.Waves = append(rep.Waves, res)
+		if i == to && to < len(p.Waves)-1 && rep.StoppedAt == "" {
+			rep.Reason = "--to-wave " + w.Name + ": later waves are left for another run"
+		}
+	}
+	var untouched []string
+	for _, w := range rep.Waves {
+		if w.State == NotStarted {
+			untouched = append(untouched, fmt.Sprintf("%s (%s)", w.Name, strings.Join(w.Clusters, ", ")))
+		}
+	}
+	if len(untouched) > 0 {
+		fmt.Fprintf(r.out, "not touched: %s\n", strings.Join(untouched, ", "))
+	}
+	if err := ctx.Err(); err != nil && rep.StoppedAt != "" {
+		return rep, err
+	}
+	if rep.StoppedAt != "" {
+		return rep, &StoppedError{Wave: rep.StoppedAt, Reason: rep.Reason, Untouched: untouched}
+	}
+	return rep, nil
+}
+
+func concurrencyNote(w Wave) string {
+	if w.MaxConcurrency > 0 && w.MaxConcurrency < len(w.Clusters) {
+		return fmt.Sprintf(" (%d at a time)", w.MaxConcurrency)
+	}
+	return ""
+}
+
+// check reads a wave before --from-wave: it must be Current (within the
+// wave timeout), and is never written.
+func (r *runner) check(ctx context.Context, res *WaveResult) {
+	if r.in.Result == nil || r.in.DryRun {
+		res.State, res.Message = Checked, "before --from-wave: not written"
+		return
+	}
+	wctx, cancel := context.WithTimeout(ctx, r.in.Plan.Timeout)
+	defer cancel()
+	failed, notReady, err := r.waitCurrent(wctx, res.Clusters)
+	if ctx.Err() != nil {
+		res.State, res.Message = Interrupted, "interrupted while checking"
+		return
+	}
+	res.NotReady = notReady
+	res.FailedClusters = failed
+	if len(failed) > r.in.Plan.MaxFailures {
+		res.State, res.Message = Failed, fmt.Sprintf("before --from-wave, not Current in %s: %v", strings.Join(failed, ", "), err)
+		return
+	}
+	res.State, res.Message = Checked, "before --from-wave: Current, not written"
+}
+
+// wave writes one wave and judges it.
+func (r *runner) wave(ctx context.Context, res *WaveResult) {
+	plan := r.in.Plan
+	wctx, cancel := context.WithTimeout(ctx, plan.Timeout)
+	defer cancel()
+	report := r.in.Sync(wctx, res.Wave)
+	res.Propagation = report
+	failed := report.Failed()
+	reasons := map[string]string{}
+	for _, c := range report.Clusters {
+		if slices.Contains(failed, c.Cluster) {
+			reasons[c.Cluster] = cmpOr(c.Error, "some objects failed")
+		}
+	}
+	if ctx.Err() != nil {
+		res.FailedClusters = failed
+		res.State, res.Message = Interrupted, "interrupted while applying; run the same command again to resume"
+		return
+	}
+	if wctx.Err() != nil {
+		res.FailedClusters = res.Clusters
+		res.State, res.Message = Failed, fmt.Sprintf("not applied within the wave timeout %s", plan.Timeout)
+		return
+	}
+	if r.in.DryRun {
+		res.FailedClusters = failed
+		res.State, res.Message = DryRun, "dry run: nothing written, nothing waited for"
+		return
+	}
+	judge := func(stage string) bool {
+		res.FailedClusters = sortedKeys(reasons)
+		if len(res.FailedClusters) <= plan.MaxFailures {
+			return true
+		}
+		var parts []string
+		for _, c := range res.FailedClusters {
+			parts = append(parts, c+": "+reasons[c])
+		}
+		res.State, res.Message = Failed, fmt.Sprintf("%s: %d of %d members failed (maxFailures %d): %s", stage, len(res.FailedClusters), len(res.Clusters), plan.MaxFailures, strings.Join(parts, "; "))
+		return false
+	}
+	if !judge("apply") {
+		return
+	}
+	if r.in.Result != nil {
+		healthy := without(res.Clusters, res.FailedClusters)
+		bad, notReady, err := r.waitCurrent(wctx, healthy)
+		if ctx.Err() != nil {
+			res.State, res.Message = Interrupted, "interrupted while waiting for Current; run the same command again to resume"
+			return
+		}
+		res.NotReady = append(res.NotReady, notReady...)
+		for _, c := range bad {
+			reasons[c] = notReadyText(c, notReady, err)
+		}
+		if !judge("not Current") {
+			return
+		}
+		if plan.Soak > 0 {
+			fmt.Fprintf(r.out, "  Current; soaking %s\n", plan.Soak)
+			select {
+			case <-wctx.Done():
+			case <-time.After(plan.Soak):
+			}
+			if ctx.Err() != nil {
+				res.State, res.Message = Interrupted, "interrupted while soaking; run the same command again to resume"
+				return
+			}
+			if wctx.Err() != nil {
+				res.State, res.Message = Failed, fmt.Sprintf("the soak of %s did not end within the wave timeout %s", plan.Soak, plan.Timeout)
+				return
+			}
+			healthy = without(res.Clusters, res.FailedClusters)
+			rep := status.Read(wctx, status.Input{Result: r.in.Result, Clusters: healthy, Clients: r.in.Clients, Timeout: r.in.RequestTimeout})
+			stale := status.NotCurrent(rep)
+			res.NotReady = append(res.NotReady, stale...)
+			for _, n := range stale {
+				reasons[n.Cluster] = "after the soak: " + n.String()
+			}
+			for _, u := range rep.Unreachable {
+				reasons[u.Name] = "after the soak: " + u.Error
+			}
+			if !judge("soak") {
+				return
+			}
+		}
+	}
+	if r.in.Gate != "" {
+		gate, err := r.gate(wctx, res.Wave)
+		res.Gate = gate
+		if ctx.Err() != nil {
+			res.State, res.Message = Interrupted, "interrupted while the gate ran; run the same command again to resume"
+			return
+		}
+		if err != nil {
+			res.State, res.Message = Failed, fmt.Sprintf("gate %q: %v", r.in.Gate, err)
+			return
+		}
+	}
+	res.State = Succeeded
+	res.Message = "healthy"
+	switch {
+	case r.in.Result != nil && plan.Soak > 0:
+		res.Message = fmt.Sprintf("Current in %s, and still after a soak of %s", strings.Join(without(res.Clusters, res.FailedClusters), ", "), plan.Soak)
+	case r.in.Result != nil:
+		res.Message = "Current in " + strings.Join(without(res.Clusters, res.FailedClusters), ", ")
+	default:
+		res.Message = "done in " + strings.Join(without(res.Clusters, res.FailedClusters), ", ")
+	}
+	if len(res.FailedClusters) > 0 {
+		res.Message += fmt.Sprintf("; %s failed, within maxFailures %d", strings.Join(res.FailedClusters, ", "), plan.MaxFailures)
+	}
+	if res.Gate != nil {
+		res.Message += "; gate passed"
+	}
+}
+
+// waitCurrent waits until every object placed in clusters is Current, and
+// returns the members whose objects are not (or that could not be read),
+// with the objects.
+func (r *runner) waitCurrent(ctx context.Context, clusters []string) ([]string, []status.NotReady, error) {
+	if len(clusters) == 0 {
+		return nil, nil, nil
+	}
+	_, err := status.Wait(ctx, status.WaitInput{
+		Input:    &status.Input{Result: r.in.Result, Clusters: clusters, Clients: r.in.Clients, Timeout: r.in.RequestTimeout},
+		Interval: r.in.Interval, Progress: r.out, ColorScheme: r.cs,
+	})
+	var nr *status.NotReadyError
+	if errors.As(err, &nr) {
+		var bad []string
+		for _, o := range nr.Objects {
+			if !slices.Contains(bad, o.Cluster) {
+				bad = append(bad, o.Cluster)
+			}
+		}
+		return bad, nr.Objects, err
+	}
+	if err != nil {
+		return clusters, nil, err
+	}
+	return nil, nil, nil
+}
+
+// gate runs the gate command for a wave.
+func (r *runner) gate(ctx context.Context, w Wave) (*GateResult, error) {
+	var contexts []string
+	for _, c := range w.Clusters {
+		contexts = append(contexts, cmpOr(r.in.Contexts[c], c))
+	}
+	fmt.Fprintf(r.out, "  gate: %s\n", r.in.Gate)
+	cmd := exec.CommandContext(ctx, "sh", "-c", r.in.Gate)
+	cmd.Env = append(append(os.Environ(), r.in.GateEnv...),
+		"FEDCTL_WAVE="+w.Name, "FEDCTL_CLUSTERS="+strings.Join(w.Clusters, ","), "FEDCTL_CONTEXTS="+strings.Join(contexts, ","))
+	out := r.in.GateOut
+	if out == nil {
+		out = io.Discard
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	res := &GateResult{Command: r.in.Gate}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		res.ExitCode = exit.ExitCode()
+		if ctx.Err() != nil {
+			return res, fmt.Errorf("did not end within the wave timeout")
+		}
+		return res, fmt.Errorf("exited %d", res.ExitCode)
+	case err != nil:
+		res.ExitCode = -1
+		return res, err
+	}
+	return res, nil
+}
+
+func notReadyText(cluster string, objs []status.NotReady, err error) string {
+	var parts []string
+	for _, o := range objs {
+		if o.Cluster == cluster {
+			parts = append(parts, o.String())
+		}
+	}
+	if len(parts) == 0 && err != nil {
+		return err.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func without(all, drop []string) []string {
+	var out []string
+	for _, c := range all {
+		if !slices.Contains(drop, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
