@@ -14,6 +14,8 @@ import (
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/printers"
+	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/rollout"
 )
 
 // ExplainOptions are the inputs of "fedctl explain".
@@ -24,6 +26,9 @@ type ExplainOptions struct {
 	// Live plans replicas from the members' live state, as apply does,
 	// and says what the live figures changed (--live).
 	Live bool
+	// Rollout shows apply --rollout's waves (--rollout, --waves).
+	Rollout bool
+	Waves   string
 
 	Filenames []string
 	// AllowEmpty accepts a run with nothing to do (--allow-empty).
@@ -96,6 +101,8 @@ explanation is the product.`,
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only show the overrides of this member cluster (repeatable)")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "text", "Output format: text, json or yaml")
+	cmd.Flags().BoolVar(&opts.Rollout, "rollout", false, "Also show the waves apply --rollout goes through, in order, with their members and the objects each gets")
+	cmd.Flags().StringVar(&opts.Waves, "waves", "", "With --rollout: the waves instead of the federation file's, as apply --waves")
 	cmd.Flags().BoolVar(&opts.Live, "live", false, "Plan replicas from the members' current replicas and capacity, as apply does, and say what those figures changed (reads the members)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -105,6 +112,9 @@ explanation is the product.`,
 func (o *ExplainOptions) Validate() error {
 	if err := cmdutil.CheckInputFlags(o.Filenames, o.Kustomize); err != nil {
 		return err
+	}
+	if o.Waves != "" && !o.Rollout {
+		return fmt.Errorf("--waves needs --rollout")
 	}
 	if o.Output != "text" && o.Output != "json" && o.Output != "yaml" {
 		return fmt.Errorf("--output must be text, json or yaml, got %q", o.Output)
@@ -134,6 +144,14 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	rep, err := explain.Build(explain.Input{Set: in.Set, Types: in.Types, Members: in.Members, Only: o.Clusters, Names: o.Names, Live: in.Live})
 	if err != nil {
 		return err
+	}
+	if o.Rollout {
+		flags := cmdutil.RolloutFlags{Enabled: true, Waves: o.Waves}
+		plan, err := flags.Plan(in.File, false)
+		if err != nil {
+			return err
+		}
+		rep.Rollout = explainRollout(plan, in.Result)
 	}
 	warnings := in.Result.Warnings
 	if len(o.Names) > 0 {
@@ -206,4 +224,25 @@ func (o *ExplainOptions) live() cmdutil.LiveFunc {
 		return nil
 	}
 	return cmdutil.LiveReader(o.Access, nil, cmdutil.ProbeTimeout(0), cmdutil.PlanFlags{})
+}
+
+// explainRollout is the rollout plan with each member's count of member
+// objects.
+func explainRollout(plan *rollout.Plan, res *render.Result) *explain.Rollout {
+	counts := map[string]int{}
+	for _, t := range res.Targets {
+		counts[t.Cluster]++
+	}
+	out := &explain.Rollout{Timeout: plan.Timeout.String(), MaxFailures: plan.MaxFailures, Warnings: plan.Warnings}
+	if plan.Soak > 0 {
+		out.Soak = plan.Soak.String()
+	}
+	for _, w := range plan.Waves {
+		rw := explain.RolloutWave{Name: w.Name, Clusters: w.Clusters, MaxConcurrency: w.MaxConcurrency, Objects: map[string]int{}}
+		for _, c := range w.Clusters {
+			rw.Objects[c] = counts[c]
+		}
+		out.Waves = append(out.Waves, rw)
+	}
+	return out
 }

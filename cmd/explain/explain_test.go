@@ -58,6 +58,8 @@ func TestExplainGolden(t *testing.T) {
 		{name: "the examples", fed: threeClusters, args: []string{"-f", examples}, golden: "examples.txt"},
 		{name: "the examples as JSON", fed: threeClusters, args: []string{"-f", examples, "-o", "json"}, golden: "examples.json"},
 		{name: "the examples as YAML", fed: threeClusters, args: []string{"-f", examples, "-o", "yaml"}, golden: "examples.yaml"},
+		{name: "the rollout's waves", fed: threeClusters, args: []string{"-f", examples, "--rollout", "--waves", "tier=staging;region=eu-west-1;*", "shop/web"}, golden: "rollout.txt"},
+		{name: "the rollout's waves as JSON", fed: threeClusters, args: []string{"-f", examples, "--rollout", "--waves", "tier=staging;region=eu-west-1;*", "shop/web", "-o", "json"}, golden: "rollout.json"},
 		{name: "one object by kind and name, one cluster", fed: threeClusters, args: []string{"-f", examples, "deployment/web", "--cluster", "cluster2"}, golden: "examples-web-cluster2.txt"},
 		{name: "seed: A{min 4, max 6, weight 1} and B{min 4, max 8, weight 2} over 9 replicas", fed: abc, args: []string{"-f", "testdata/rsp-9"}, golden: "rsp-9.txt"},
 		{name: "max caps, a weight-0 minimum and replicas that fit nowhere", fed: abc, args: []string{"-f", "testdata/rsp-capped"}, golden: "rsp-capped.txt"},

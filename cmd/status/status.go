@@ -15,6 +15,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/printers"
+	"github.com/fedctl/fedctl/pkg/rollout"
 	"github.com/fedctl/fedctl/pkg/status"
 )
 
@@ -266,6 +267,9 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	}
 	if lookup != nil && len(report.Unreachable) < len(clusters) && len(report.Items[0].Status.Clusters) == len(report.Unreachable) {
 		return fmt.Errorf("no member cluster holds an object of %s %s; check the name and namespace (-n), or apply it with \"fedctl apply -f FILE\"", lookup.Type.FederatedKind(), lookup.Source())
+	}
+	if plan, err := rollout.FromFile(m.File, ""); err == nil {
+		report.SetWaves(plan.WaveOf) // a federation without waves shows none
 	}
 	if err := o.print(report); err != nil {
 		return err

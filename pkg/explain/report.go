@@ -18,6 +18,27 @@ type Report struct {
 	Members []Member `json:"members"`
 	// Objects are the federated objects explained.
 	Objects []Object `json:"objects"`
+	// Rollout, with explain --rollout, is the order apply --rollout goes
+	// in: the waves, their members, and what each member gets.
+	Rollout *Rollout `json:"rollout,omitempty"`
+}
+
+// Rollout explains apply --rollout's waves.
+type Rollout struct {
+	Waves       []RolloutWave `json:"waves"`
+	Soak        string        `json:"soak,omitempty"`
+	Timeout     string        `json:"timeout"`
+	MaxFailures int           `json:"maxFailures"`
+	Warnings    []string      `json:"warnings,omitempty"`
+}
+
+// RolloutWave is one wave: its members and, for each, the member objects
+// it is sent (all objects, not only the ones explained).
+type RolloutWave struct {
+	Name           string         `json:"name"`
+	Clusters       []string       `json:"clusters"`
+	MaxConcurrency int            `json:"maxConcurrency,omitempty"`
+	Objects        map[string]int `json:"objects"`
 }
 
 // Report's apiVersion and kind.

@@ -17,6 +17,10 @@ import (
 // enabled.
 func Text(w io.Writer, rep *Report, cs *iostreams.ColorScheme) error {
 	p := &textPrinter{cs: cs}
+	if r := rep.Rollout; r != nil {
+		p.rollout(r)
+		p.buf.WriteByte('\n')
+	}
 	if len(rep.Objects) == 0 {
 		p.line(0, "No federated objects.")
 	}
@@ -400,4 +404,31 @@ func list(names []string) string {
 		return "(none)"
 	}
 	return strings.Join(names, ", ")
+}
+
+func (p *textPrinter) rollout(r *Rollout) {
+	judged := fmt.Sprintf("timeout %s per wave, maxFailures %d", r.Timeout, r.MaxFailures)
+	if r.Soak != "" {
+		judged = "soak " + r.Soak + ", " + judged
+	}
+	p.line(0, "Rollout: %d waves, in this order (%s):", len(r.Waves), judged)
+	for i, w := range r.Waves {
+		if len(w.Clusters) == 0 {
+			p.line(1, "%d. %s: no member; skipped", i+1, w.Name)
+			continue
+		}
+		var members []string
+		for _, c := range w.Clusters {
+			members = append(members, fmt.Sprintf("%s (%d objects)", c, w.Objects[c]))
+		}
+		at := ""
+		if w.MaxConcurrency > 0 && w.MaxConcurrency < len(w.Clusters) {
+			at = fmt.Sprintf(", %d at a time", w.MaxConcurrency)
+		}
+		p.line(1, "%d. %s: %s%s", i+1, w.Name, strings.Join(members, ", "), at)
+	}
+	p.line(1, "each wave is applied, waited for until Current, soaked, checked again and gated before the next gets any write")
+	for _, w := range r.Warnings {
+		p.line(1, "%s %s", p.mark(false), w)
+	}
 }

@@ -28,7 +28,12 @@ func Table(r *Report) (*printers.ObjectTable, error) {
 	for _, h := range []string{"KIND", "NAMESPACE", "NAME", "CLUSTER", "PROPAGATION", "READINESS", "DESIRED", "READY"} {
 		t.Columns = append(t.Columns, metav1.TableColumnDefinition{Name: h})
 	}
-	for _, h := range []string{"REASON", "MESSAGE"} {
+	wide := []string{"REASON", "MESSAGE"}
+	waves := hasWaves(r)
+	if waves {
+		wide = []string{"WAVE", "REASON", "MESSAGE"}
+	}
+	for _, h := range wide {
 		t.Columns = append(t.Columns, metav1.TableColumnDefinition{Name: h, Priority: 1})
 	}
 	docs, err := RowDocuments(r)
@@ -44,8 +49,12 @@ func Table(r *Report) (*printers.ObjectTable, error) {
 			if msg == "" {
 				msg = "placed in no member cluster"
 			}
+			cells := []any{kind, o.Metadata.Namespace, o.Metadata.Name, "", orOK(cond.Reason), "", "", ""}
+			if waves {
+				cells = append(cells, "")
+			}
 			t.Rows = append(t.Rows, printers.ObjectRow{
-				Cells:  []any{kind, o.Metadata.Namespace, o.Metadata.Name, "", orOK(cond.Reason), "", "", "", cond.Reason, msg},
+				Cells:  append(cells, cond.Reason, msg),
 				Labels: o.Metadata.Labels, Doc: docs[row],
 			})
 			row++
@@ -56,8 +65,12 @@ func Table(r *Report) (*printers.ObjectTable, error) {
 			if msg == "" {
 				msg = c.ReadinessMessage
 			}
+			cells := []any{kind, o.Metadata.Namespace, o.Metadata.Name, c.Name, c.Propagation(), c.Readiness, count(c.DesiredReplicas), count(c.ReadyReplicas)}
+			if waves {
+				cells = append(cells, c.Wave)
+			}
 			t.Rows = append(t.Rows, printers.ObjectRow{
-				Cells:  []any{kind, o.Metadata.Namespace, o.Metadata.Name, c.Name, c.Propagation(), c.Readiness, count(c.DesiredReplicas), count(c.ReadyReplicas), cond.Reason, msg},
+				Cells:  append(cells, cond.Reason, msg),
 				Labels: o.Metadata.Labels, Doc: docs[row],
 			})
 			row++
@@ -135,4 +148,16 @@ func WriteSummary(w io.Writer, r *Report, cs *iostreams.ColorScheme) {
 		icon = cs.WarningIcon()
 	}
 	fmt.Fprintf(w, "%s %s\n", icon, r.Summary)
+}
+
+// hasWaves says whether any member has a rollout wave (-o wide's WAVE).
+func hasWaves(r *Report) bool {
+	for _, o := range r.Items {
+		for _, c := range o.Status.Clusters {
+			if c.Wave != "" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -187,10 +187,23 @@ type ClusterStatus struct {
 	// time of the managedFields entry of the apply that owns fedctl's
 	// applied-hash annotation (RFC 3339).
 	LastUpdateTime string `json:"lastUpdateTime,omitempty"`
+	// Wave is the rollout wave the member belongs to (apply --rollout),
+	// when the federation file has waves.
+	Wave string `json:"wave,omitempty"`
 
 	// placed says the object is placed in this member, so that waiting
 	// covers it (WaitingForRemoval entries are not placed).
 	placed bool
+}
+
+// SetWaves records each member's rollout wave, waveOf naming it.
+func (r *Report) SetWaves(waveOf func(cluster string) string) {
+	for i := range r.Items {
+		for j := range r.Items[i].Status.Clusters {
+			c := &r.Items[i].Status.Clusters[j]
+			c.Wave = waveOf(c.Name)
+		}
+	}
 }
 
 // Propagation is Status with OK spelled out.
