@@ -179,7 +179,10 @@ out.`,
   fedctl apply -f manifests/ --prune --applyset shop -n shop
 
   # A kustomize overlay, only the federated objects labelled app=web
-  fedctl apply -k overlays/prod -l app=web`,
+  fedctl apply -k overlays/prod -l app=web
+
+  # Roll out wave by wave: the staging members first, then every other member
+  fedctl apply -f manifests/ --rollout --waves 'tier=staging;*'`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error

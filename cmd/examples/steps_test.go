@@ -186,6 +186,9 @@ var steps = []step{
 		assert.Contains(t, r.errOut, "us-1  deployment.apps/web")
 		assert.NotContains(t, r.errOut, "configmap/settings", "-l app=web selects the FederatedDeployment only")
 	}},
+	{line: "fedctl apply -f manifests/ --rollout --waves 'tier=staging;*'", errOut: []string{
+		"wave 1/2 tier=staging: eu-1", "✓ wave tier=staging: Current in eu-1", "wave 2/2 *: us-1", "✓ wave *: Current in us-1",
+	}},
 	{line: "fedctl apply -f manifests/ --wait -o json > apply.json", check: func(t *testing.T, w *workspace, r result) {
 		assert.Empty(t, r.out)
 		assertApplyReport(t, read(t, filepath.Join(w.dir, "apply.json")))
