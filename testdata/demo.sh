@@ -72,6 +72,41 @@ step get clusters
 step uncordon cluster3
 step apply -f "$examples" --wait
 
+# Roll a change out wave by wave: cluster3 is the canary, then cluster1
+# (eu), then the rest. The waves are written in the federation file; explain shows the
+# order, and apply --rollout applies a wave, waits until it is Current, runs
+# the gate (a smoke test) and only then touches the next. The eu smoke test
+# fails: the rollout stops there, exit 3, and nothing else is touched. Once
+# it is fixed, the same command resumes: no write to the canary.
+cat >> "$FEDCTL_CONFIG" <<'YAML'
+rollout:
+  waves:
+  - name: canary
+    clusters: [cluster3]
+  - name: eu
+    clusterSelector: {matchLabels: {region: eu-west-1}}
+  - name: rest               # every other member
+  timeout: 2m
+YAML
+printf '\n$ tail -9 %s\n' "$FEDCTL_CONFIG"
+tail -9 "$FEDCTL_CONFIG"
+changed="$(mktemp -d)"
+cp "$examples"/*.yaml "$changed"
+sed -i 's/greeting: hello/greeting: hello again/' "$changed/10-configmap.yaml"
+step explain -f "$changed" --rollout namespace/shop
+smoke="$changed/smoke-test.sh"
+cat > "$smoke" <<SH
+#!/bin/sh
+# the smoke test of a wave: the eu payment gateway is not ready until fixed
+echo "smoke test of wave \$FEDCTL_WAVE (\$FEDCTL_CONTEXTS)"
+[ "\$FEDCTL_WAVE" != eu ] || [ -e "$changed/eu-fixed" ]
+SH
+chmod +x "$smoke"
+step apply -f "$changed" --rollout --gate "$smoke" || echo "(exit $?: the rollout stopped at the eu wave)"
+touch "$changed/eu-fixed"
+step apply -f "$changed" --rollout --gate "$smoke"
+step status -f "$changed" -o wide
+
 # Someone scales a member's Deployment by hand: status and diff see it,
 # apply puts it back.
 if ! command -v curl >/dev/null; then

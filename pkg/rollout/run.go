@@ -179,12 +179,12 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 	}
 	for i, w := range p.Waves {
 		res := WaveResult{Wave: w, State: NotStarted}
-		if rep.StoppedAt != "" || i > to {
+		if len(w.Clusters) == 0 {
+			res.State, res.Message = Skipped, "no member"
 			rep.Waves = append(rep.Waves, res)
 			continue
 		}
-		if len(w.Clusters) == 0 {
-			res.State, res.Message = Skipped, "no member"
+		if rep.StoppedAt != "" || i > to {
 			rep.Waves = append(rep.Waves, res)
 			continue
 		}
