@@ -21,7 +21,7 @@ export FEDCTL_TESTBIN_DIR ?= $(CURDIR)/.cache/testbin
 TESTENV := bin/fedctl-testenv
 TEST_LOG := .cache/test.log
 
-.PHONY: build install test test-unit testbin lint fuzz completions demo golden bench bench-apply bench-render clean $(TESTENV)
+.PHONY: build install test test-unit testbin lint fuzz completions demo golden bench bench-apply bench-render bench-rollout clean $(TESTENV)
 
 build: ## Build bin/fedctl
 	$(GO) build -trimpath -tags '$(GOTAGS)' -ldflags '$(LDFLAGS)' -o bin/fedctl .
@@ -90,7 +90,7 @@ BENCH_ROUNDS ?= 3
 APPLY_BENCH_ROUNDS ?= 2
 BENCH_CORPUS := .cache/bench-corpus
 
-bench: bench-render bench-apply ## Both benchmarks below
+bench: bench-render bench-apply bench-rollout ## The benchmarks below
 
 # The propagation issue's requirement: 300 FederatedDeployments to three
 # local API servers, cold and no-op, against kubectl apply --server-side
@@ -99,6 +99,12 @@ bench: bench-render bench-apply ## Both benchmarks below
 bench-apply: build testbin ## Benchmark apply against kubectl on three local API servers
 	FEDCTL_BENCH_REPORT=1 FEDCTL_BENCH_ROUNDS=$(APPLY_BENCH_ROUNDS) FEDCTL_BENCH_BIN=$(CURDIR)/bin/fedctl \
 		$(GO) test -count=1 -run '^TestApplyBenchReport$$' -timeout 1h -v ./cmd/apply | grep -vE '^(=== RUN|--- PASS|PASS$$)'
+
+# The rollout issue's figure: a 3-wave apply --rollout against a plain
+# apply --wait of the same 104 objects per member, cold and no-op, time and
+# requests per member (cmd/rollout/overhead_test.go).
+bench-rollout: testbin ## Measure apply --rollout's overhead over apply --wait on three local API servers
+	FEDCTL_BENCH_REPORT=1 $(GO) test -count=1 -run '^TestRolloutOverheadReport$$' -timeout 30m -v ./cmd/rollout | grep -vE '^(=== RUN|--- PASS|PASS$$)'
 
 # The render performance requirement: floors and render at three
 # corpus sizes, interleaved over BENCH_ROUNDS rounds in one process, with the
