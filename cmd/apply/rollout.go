@@ -72,7 +72,8 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 		Plan: plan, From: o.Rollout.From, To: o.Rollout.To, Sync: sync,
 		Result: res, Clients: clients, RequestTimeout: o.Timeout,
 		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, Contexts: contexts, GateOut: o.IO.ErrOut,
-		Progress: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(),
+		GateEnv:  cmdutil.GateEnv(o.Access),
+		Progress: o.IO.ErrOut, Live: o.IO.IsStderrTTY(), ColorScheme: o.IO.ErrColorScheme(),
 	}
 	report, err := rollout.Run(ctx, rin)
 	if o.Output == "name" {

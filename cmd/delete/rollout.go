@@ -49,6 +49,7 @@ func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clien
 	report, err := rollout.Run(ctx, rollout.Input{
 		Plan: plan, From: o.Rollout.From, To: o.Rollout.To, Sync: sync, Clients: clients, RequestTimeout: o.Timeout,
 		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, Contexts: contexts, GateOut: o.IO.ErrOut,
+		GateEnv:  cmdutil.GateEnv(o.Access),
 		Progress: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(),
 	})
 	switch o.Output {

@@ -88,3 +88,13 @@ func (f *RolloutFlags) Plan(file *members.File, reverse bool) (*rollout.Plan, er
 	}
 	return plan, errors.Join(errs...)
 }
+
+// GateEnv is what a --gate command needs to reach the members as fedctl
+// does: KUBECONFIG set to --kubeconfig's file, when one was given.
+func GateEnv(access func() (members.Access, error)) []string {
+	a, err := access()
+	if err != nil || a.Kubeconfig == "" {
+		return nil
+	}
+	return []string{"KUBECONFIG=" + a.Kubeconfig}
+}

@@ -67,8 +67,10 @@ type Input struct {
 	Contexts map[string]string
 	// GateOut receives the gate's output (stderr: it is progress).
 	GateOut io.Writer
-	// Progress receives a line per step, for people; nil discards.
+	// Progress receives a line per step, for people; nil discards. Live
+	// redraws the wait's per-member view in place (a terminal).
 	Progress    io.Writer
+	Live        bool
 	ColorScheme *iostreams.ColorScheme
 }
 
@@ -388,7 +390,7 @@ func (r *runner) waitCurrent(ctx context.Context, clusters []string) ([]string, 
 	}
 	_, err := status.Wait(ctx, status.WaitInput{
 		Input:    &status.Input{Result: r.in.Result, Clusters: clusters, Clients: r.in.Clients, Timeout: r.in.RequestTimeout},
-		Interval: r.in.Interval, Progress: r.out, ColorScheme: r.cs,
+		Interval: r.in.Interval, Progress: r.out, Live: r.in.Live, ColorScheme: r.cs,
 	})
 	var nr *status.NotReadyError
 	if errors.As(err, &nr) {
