@@ -23,14 +23,14 @@ var (
 	pureStages = []string{
 		"pkg/manifest", "pkg/dialect", "pkg/dialect/kubefed", "pkg/dialect/fedv1", "pkg/dialect/karmada", "pkg/federation", "pkg/typeconfig",
 		"pkg/placement", "pkg/planner", "pkg/overrides", "pkg/render", "pkg/pipeline", "pkg/explain",
-		"pkg/parallel", "pkg/yaml11", "pkg/printers", "pkg/iostreams", "pkg/drift", "pkg/export", "pkg/capacity",
+		"pkg/parallel", "pkg/yaml11", "pkg/printers", "pkg/iostreams", "pkg/drift", "pkg/export", "pkg/capacity", "pkg/dns",
 	}
 	// inputSources read what -f and -k name beyond local files: web
 	// servers (-f URL) and kustomizations. Like the pure stages they never
 	// reach a cluster or the CLI, and import only pure stages of ours.
 	inputSources = []string{"pkg/input"}
 	// memberPackages talk to member clusters.
-	memberPackages = []string{"pkg/members", "pkg/propagate", "pkg/status", "pkg/inventory", "pkg/liveplan", "pkg/rollout"}
+	memberPackages = []string{"pkg/members", "pkg/propagate", "pkg/status", "pkg/inventory", "pkg/liveplan", "pkg/rollout", "pkg/dnsread"}
 	// cliHelpers may import cobra: the Face's shared wiring.
 	cliHelpers = []string{"pkg/cmdutil"}
 	// testHelpers serve tests and the test harness only.

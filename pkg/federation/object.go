@@ -24,6 +24,8 @@ type Set struct {
 	// out: they are not rendered, but a FederatedNamespace among them
 	// still places the objects of its namespace, as without -l.
 	Unselected []*Object
+	// DNS are the multi-cluster DNS inputs.
+	DNS DNS
 }
 
 // Namespaces are the FederatedNamespaces of the set, selected or not, by

@@ -141,6 +141,9 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 		set.Objects = append(set.Objects, part.Objects...)
 		set.RSPs = append(set.RSPs, part.RSPs...)
 		set.Warnings = append(set.Warnings, part.Warnings...)
+		set.DNS.Domains = append(set.DNS.Domains, part.DNS.Domains...)
+		set.DNS.Services = append(set.DNS.Services, part.DNS.Services...)
+		set.DNS.Ingresses = append(set.DNS.Ingresses, part.DNS.Ingresses...)
 	}
 	for i, doc := range parsed {
 		switch {
@@ -163,6 +166,7 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 		slices.SortStableFunc(set.Objects, func(a, b *federation.Object) int { return a.Origin.Doc - b.Origin.Doc })
 	}
 	set.Objects = withoutDuplicates(set.Objects, &errs)
+	errs = append(errs, checkDNS(set)...)
 	return set, errors.Join(inInputOrder(errs, docs)...)
 }
 
@@ -248,6 +252,18 @@ func Select(set *federation.Set, sel labels.Selector) *federation.Set {
 		key := rsp.Spec.TargetKind + "/" + rsp.Namespace + "/" + rsp.Name
 		if kept[key] || !all[key] {
 			out.RSPs = append(out.RSPs, rsp)
+		}
+	}
+	// DNS records follow their Service or Ingress; Domains stay.
+	out.DNS.Domains = set.DNS.Domains
+	for _, r := range set.DNS.Services {
+		if kept[federation.KindPrefix+"Service/"+r.Namespace+"/"+r.Name] {
+			out.DNS.Services = append(out.DNS.Services, r)
+		}
+	}
+	for _, r := range set.DNS.Ingresses {
+		if kept[federation.KindPrefix+"Ingress/"+r.Namespace+"/"+r.Name] {
+			out.DNS.Ingresses = append(out.DNS.Ingresses, r)
 		}
 	}
 	return out

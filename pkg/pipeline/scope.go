@@ -22,7 +22,21 @@ import (
 // FederatedNamespace of another namespace, a preference elsewhere.
 func LimitToNamespace(set *federation.Set, ns string, types federation.Types) (*federation.Set, error) {
 	var errs []error
-	out := &federation.Set{Warnings: set.Warnings}
+	out := &federation.Set{Warnings: set.Warnings, DNS: federation.DNS{Domains: set.DNS.Domains}}
+	for _, r := range set.DNS.Services {
+		if r.Namespace != ns {
+			errs = append(errs, r.Errorf("metadata.namespace", "is %q, outside the federation's namespace %s (its file's namespace)", r.Namespace, ns))
+			continue
+		}
+		out.DNS.Services = append(out.DNS.Services, r)
+	}
+	for _, r := range set.DNS.Ingresses {
+		if r.Namespace != ns {
+			errs = append(errs, r.Errorf("metadata.namespace", "is %q, outside the federation's namespace %s (its file's namespace)", r.Namespace, ns))
+			continue
+		}
+		out.DNS.Ingresses = append(out.DNS.Ingresses, r)
+	}
 	for _, o := range set.Objects {
 		t, known := types.ByFederatedKind(o.Kind)
 		switch {

@@ -27,7 +27,15 @@ func (Dialect) Name() string { return "KubeFed" }
 
 // controlPlaneGroups hold KubeFed's control-plane objects, which have no
 // meaning without a control plane.
-var controlPlaneGroups = []string{"core.kubefed.io", "core.kubefed.k8s.io", "multiclusterdns.kubefed.io"}
+var controlPlaneGroups = []string{"core.kubefed.io", "core.kubefed.k8s.io", federation.DNSGroup, federation.LegacyDNSGroup}
+
+// isDNS says whether h is one of the multi-cluster DNS inputs fedctl reads
+// (a Domain, a ServiceDNSRecord, an IngressDNSRecord), in either group.
+func isDNS(h dialect.Head) bool {
+	g := h.Group()
+	return (g == federation.DNSGroup || g == federation.LegacyDNSGroup) &&
+		slices.Contains([]string{federation.DomainKind, federation.ServiceDNSRecordKind, federation.IngressDNSRecordKind}, h.Kind)
+}
 
 // Claim takes every object of KubeFed's groups that has a kind.
 func (Dialect) Claim(docs []dialect.Doc, _ []bool) []bool {
@@ -78,8 +86,12 @@ func otherGroup(group string) string {
 type decoded struct {
 	obj *federation.Object
 	rsp *federation.ReplicaSchedulingPreference
-	pos manifest.Positions
-	err error
+	// One of the DNS inputs, for a DNS document.
+	domain  *federation.Domain
+	service *federation.ServiceDNSRecord
+	ingress *federation.IngressDNSRecord
+	pos     manifest.Positions
+	err     error
 }
 
 // docsPerWorker keeps small inputs on one goroutine.
@@ -154,6 +166,10 @@ func (Dialect) Read(in dialect.Input, claimed []bool) (*federation.Set, error) {
 				continue
 			}
 			set.Objects = append(set.Objects, obj)
+		case isDNS(doc.Head):
+			if err := addDNS(&set.DNS, d, doc, in.DefaultNamespace); err != nil {
+				errs = append(errs, err)
+			}
 		default:
 			set.Warnings = append(set.Warnings, &manifest.Error{File: doc.File, Line: doc.Line, Object: id,
 				Err: fmt.Errorf("ignored: fedctl has no control plane (enable types with \"fedctl enable\", join clusters with \"fedctl join\")")})
@@ -185,6 +201,8 @@ func decodeOne(doc dialect.Doc) decoded {
 	case isFederated(doc.Head):
 		d.obj = &federation.Object{}
 		d.pos, d.err = doc.Parsed.DecodeStrict(d.obj)
+	case isDNS(doc.Head):
+		decodeDNS(&d, doc)
 	}
 	return d
 }
