@@ -30,7 +30,7 @@ var (
 	// reach a cluster or the CLI, and import only pure stages of ours.
 	inputSources = []string{"pkg/input"}
 	// memberPackages talk to member clusters.
-	memberPackages = []string{"pkg/members", "pkg/propagate", "pkg/status", "pkg/inventory", "pkg/liveplan", "pkg/rollout", "pkg/dnsread"}
+	memberPackages = []string{"pkg/members", "pkg/propagate", "pkg/status", "pkg/inventory", "pkg/liveplan", "pkg/rollout", "pkg/dnssync"}
 	// cliHelpers may import cobra: the Face's shared wiring.
 	cliHelpers = []string{"pkg/cmdutil"}
 	// testHelpers serve tests and the test harness only.

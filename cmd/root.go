@@ -14,6 +14,7 @@ import (
 	deletecmd "github.com/fedctl/fedctl/cmd/delete"
 	diffcmd "github.com/fedctl/fedctl/cmd/diff"
 	"github.com/fedctl/fedctl/cmd/disable"
+	dnscmd "github.com/fedctl/fedctl/cmd/dns"
 	"github.com/fedctl/fedctl/cmd/drain"
 	"github.com/fedctl/fedctl/cmd/enable"
 	"github.com/fedctl/fedctl/cmd/explain"
@@ -105,6 +106,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 		federate.NewCmdFederate(f, nil),
 		explain.NewCmdExplain(f, nil),
 		statuscmd.NewCmdStatus(f, nil),
+		dnscmd.NewCmdDNS(f, nil),
 	} {
 		c.GroupID = "objects"
 		root.AddCommand(c)

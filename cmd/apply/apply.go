@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/dnssync"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
@@ -73,6 +74,8 @@ type ApplyOptions struct {
 	WaitTimeout time.Duration
 	// Rollout goes wave by wave (--rollout and its flags).
 	Rollout cmdutil.RolloutFlags
+	// DNS shapes the DNSEndpoints of the input's DNS records.
+	DNS cmdutil.DNSFlags
 }
 
 // DefaultWaitTimeout bounds --wait when --timeout is not given: rollouts
@@ -222,6 +225,7 @@ out.`,
 	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace (default: the namespace where the members hold it)")
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddRolloutFlags(cmd, &opts.Rollout, "apply")
+	cmdutil.AddDNSFlags(cmd, &opts.DNS)
 	fl.IntVar(&opts.MaxDeletions, "max-deletions", DefaultMaxDeletions, "Most objects deleted in one member cluster (de-placement and pruning); -1 for no limit")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -266,6 +270,9 @@ func (o *ApplyOptions) Validate() error {
 		errs = append(errs, fmt.Errorf("--max-deletions must be -1 (no limit) or more, got %d", o.MaxDeletions))
 	}
 	errs = append(errs, o.Rollout.Validate()...)
+	if err := o.DNS.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if o.Rollout.Enabled && len(o.Clusters) > 0 {
 		errs = append(errs, errors.New("--rollout cannot be used with --cluster: the waves say which members, and when"))
 	}
@@ -304,6 +311,10 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		return err // nothing is sent for an input with errors
 	}
 	fed, res, clusters := in.Federation, in.Result, in.Clusters
+	dnsCluster, err := o.dnsCluster(in)
+	if err != nil {
+		return err // checked before the first write
+	}
 	var maxDeletions *int
 	if o.MaxDeletions >= 0 {
 		maxDeletions = &o.MaxDeletions
@@ -378,7 +389,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	}
 	applyErr := cmdutil.MembersError(report.Failed(), report.NothingDone())
 	if !o.Wait {
-		return errors.Join(applyErr, o.writeJSON(report, nil))
+		return errors.Join(applyErr, o.writeDNS(ctx, in, dnsCluster), o.writeJSON(report, nil))
 	}
 	if o.Deadline > 0 {
 		left, err := remaining(o.Deadline, start)
@@ -388,7 +399,62 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		o.WaitTimeout = left
 	}
 	verdict, waitErr := o.wait(ctx, res, report, clients)
-	return errors.Join(applyErr, cmdutil.WaitError(waitErr), o.writeJSON(report, verdict))
+	// After the wait, so that the Services have their load balancers.
+	dnsErr := o.writeDNS(ctx, in, dnsCluster)
+	return errors.Join(applyErr, cmdutil.WaitError(waitErr), dnsErr, o.writeJSON(report, verdict))
+}
+
+// dnsCluster is where the input's DNS records go; an input with records
+// and nowhere to write them is an error before any write.
+func (o *ApplyOptions) dnsCluster(in *cmdutil.Rendered) (string, error) {
+	if !in.Set.DNS.Records() {
+		return "", nil
+	}
+	cluster, err := o.DNS.DNSCluster(in.Set)
+	if err == nil && cluster == "" {
+		err = errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)")
+	}
+	return cluster, err
+}
+
+// writeDNS computes the DNSEndpoints of the input's DNS records from the
+// members and server-side applies them in the DNS cluster. A member that
+// could not be read keeps its last targets (unless
+// --dns-withdraw-unreachable) and makes the run partial (exit 3).
+func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, cluster string) error {
+	if cluster == "" || ctx.Err() != nil {
+		return nil
+	}
+	cs := o.IO.ErrColorScheme()
+	if o.DryRun != "none" {
+		fmt.Fprintf(o.IO.ErrOut, "%s DNS records: not written (dry run); fedctl dns -f ... shows them\n", cs.WarningIcon())
+		return nil
+	}
+	res, err := cmdutil.ComputeDNS(ctx, o.IO, in, o.DNS, o.Access, o.NewClient, o.Timeout)
+	if err != nil {
+		return fmt.Errorf("DNS records: %w", err)
+	}
+	access, err := o.Access()
+	if err != nil {
+		return err
+	}
+	o.timeFlags().Apply(&access)
+	client, err := cmdutil.DNSClient(in.Federation, access, o.NewClient, cluster)
+	if err == nil {
+		err = dnssync.Write(ctx, client, cluster, res.Records, members.WriteOptions{FieldManager: o.FieldManager, Force: true})
+	}
+	if err != nil {
+		return fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
+	}
+	n := 0
+	for _, r := range res.Records {
+		n += len(r.Endpoints)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "%s DNS: %d DNSEndpoints (%d names) applied in cluster %s\n", cs.SuccessIcon(), len(res.Records), n, cluster)
+	if len(res.Unreachable) > 0 {
+		return &cmdutil.PartialError{Failed: res.Unreachable}
+	}
+	return nil
 }
 
 // memberClients are the members' clients, with the time flags and, at -v

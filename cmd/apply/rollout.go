@@ -100,8 +100,13 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 		return err
 	case report.Reason != "":
 		fmt.Fprintf(o.IO.ErrOut, "%s\n", report.Reason)
+		return cmdutil.MembersError(report.Failed(), false) // DNS waits for the last wave
 	}
-	return cmdutil.MembersError(report.Failed(), false)
+	cluster, err := o.dnsCluster(in)
+	if err == nil {
+		err = o.writeDNS(ctx, in, cluster)
+	}
+	return errors.Join(cmdutil.MembersError(report.Failed(), false), err)
 }
 
 // firstWave are the members of the first wave that holds any.

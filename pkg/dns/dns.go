@@ -295,7 +295,7 @@ func serviceRecord(in Input, members []string, domain *federation.Domain, r *fed
 		rec.Endpoints = append(rec.Endpoints, Endpoint{DNSName: r.Spec.DNSPrefix + "." + domain.Domain, RecordTTL: ttl, RecordType: TypeCNAME, Targets: []string{global}, Labels: labels})
 		sortEndpoints(rec.Endpoints)
 	}
-	rec.Object = object("service-"+r.Name, r.Namespace, rec)
+	rec.Object = object(EndpointName("Service", r.Name), r.Namespace, rec)
 	return rec, nil
 }
 
@@ -333,7 +333,7 @@ func ingressRecord(in Input, members []string, r *federation.IngressDNSRecord, r
 		}
 	}
 	rec.Endpoints = merge(cands, ttl, nil, false, "", &res.Warnings)
-	rec.Object = object("ingress-"+r.Name, r.Namespace, rec)
+	rec.Object = object(EndpointName("Ingress", r.Name), r.Namespace, rec)
 	return rec
 }
 
@@ -460,6 +460,10 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 		}
 	}
 }
+
+// EndpointName is the name of a record's DNSEndpoint, as KubeFed named it:
+// "service-NAME", "ingress-NAME".
+func EndpointName(kind, name string) string { return strings.ToLower(kind) + "-" + name }
 
 // object is the DNSEndpoint of a record, named as KubeFed named it
 // ("service-NAME", "ingress-NAME") in the record's namespace, labelled as

@@ -1,0 +1,367 @@
+package dns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	"github.com/fedctl/fedctl/cmd/apply"
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/testenv"
+)
+
+var (
+	services     = schema.GroupVersionResource{Version: "v1", Resource: "services"}
+	dnsEndpoints = schema.GroupVersionResource{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}
+	crds         = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+)
+
+const federationFile = `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+clusters:
+- {name: cluster1, region: eu-west-1, zones: [eu-west-1a]}
+- {name: cluster2, region: eu-west-1, zones: [eu-west-1b]}
+- {name: cluster3, region: us-east-1, zones: [us-east-1a]}
+types: []
+`
+
+// app: a Deployment split by an RSP (weights 1/2/2 of total, rebalanced,
+// so that a new total splits anew), a Service
+// of type LoadBalancer selecting its pods, a Domain whose DNSEndpoints go to
+// cluster1, and a ServiceDNSRecord for the Service.
+func app(ns string, total int, weighting string) string {
+	return fmt.Sprintf(`apiVersion: multiclusterdns.kubefed.io/v1alpha1
+kind: Domain
+metadata: {name: example}
+domain: example.com
+spec: {context: cluster1}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: %[1]s, namespace: %[1]s}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: %[1]s}
+spec:
+  template:
+    spec:
+      replicas: 1
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec: {containers: [{name: web, image: nginx}]}
+  placement: {clusterSelector: {}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: %[1]s}
+spec:
+  targetKind: FederatedDeployment
+  totalReplicas: %[2]d
+  rebalance: true
+  clusters: {cluster1: {weight: 1}, cluster2: {weight: 2}, cluster3: {weight: 2}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedService
+metadata: {name: web, namespace: %[1]s}
+spec:
+  template: {spec: {type: LoadBalancer, selector: {app: web}, ports: [{port: 80}]}}
+  placement: {clusterSelector: {}}
+---
+apiVersion: multiclusterdns.kubefed.io/v1alpha1
+kind: ServiceDNSRecord
+metadata: {name: web, namespace: %[1]s}
+spec:
+  domainRef: example
+%[3]s`, ns, total, weighting)
+}
+
+type workspace struct{ dir, fedPath, kubeconfig string }
+
+func newWorkspace(t *testing.T, manifests string) *workspace {
+	t.Helper()
+	testenv.Require(t, env)
+	w := &workspace{dir: t.TempDir(), kubeconfig: env.Kubeconfig}
+	w.fedPath = filepath.Join(w.dir, "federation.yaml")
+	require.NoError(t, os.WriteFile(w.fedPath, []byte(federationFile), 0o600))
+	w.write(t, manifests)
+	installCRD(t)
+	return w
+}
+
+func (w *workspace) write(t *testing.T, manifests string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Join(w.dir, "app"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(w.dir, "app", "app.yaml"), []byte(manifests), 0o600))
+}
+
+func (w *workspace) factory() (*cmdutil.Factory, *iostreams.IOStreams, func() (string, string)) {
+	ios, _, out, errOut := iostreams.Test()
+	return &cmdutil.Factory{
+		IOStreams:  ios,
+		Federation: func() (*members.File, error) { return members.Load(w.fedPath) },
+		Access:     func() (members.Access, error) { return members.Access{Kubeconfig: w.kubeconfig}, nil },
+	}, ios, func() (string, string) { return out.String(), errOut.String() }
+}
+
+func (w *workspace) apply(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	f, _, outputs := w.factory()
+	cmd := apply.NewCmdApply(f, nil)
+	cmd.SetArgs(append([]string{"-f", filepath.Join(w.dir, "app")}, args...))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	_, errOut := outputs()
+	t.Logf("fedctl apply %v\nstderr:\n%s", args, errOut)
+	return errOut, err
+}
+
+func (w *workspace) dns(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	f, _, outputs := w.factory()
+	cmd := NewCmdDNS(f, nil)
+	cmd.SetArgs(append([]string{"-f", filepath.Join(w.dir, "app")}, args...))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	out, errOut := outputs()
+	t.Logf("fedctl dns %v\nstdout:\n%s\nstderr:\n%s", args, out, errOut)
+	return out, errOut, err
+}
+
+func dyn(t *testing.T, cluster string) dynamic.Interface {
+	t.Helper()
+	cfg, err := env.RESTConfig(cluster)
+	require.NoError(t, err)
+	c, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	return c
+}
+
+// installCRD creates ExternalDNS's DNSEndpoint CRD in cluster1 (where
+// ExternalDNS would run) and waits until it is served.
+func installCRD(t *testing.T) {
+	t.Helper()
+	data, err := os.ReadFile("../../testdata/crds/dnsendpoint.yaml")
+	require.NoError(t, err)
+	var obj map[string]any
+	require.NoError(t, yaml.Unmarshal(data, &obj))
+	u := &unstructured.Unstructured{Object: obj}
+	_, err = dyn(t, "cluster1").Resource(crds).Apply(context.Background(), u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err := dyn(t, "cluster1").Resource(dnsEndpoints).Namespace("default").List(context.Background(), metav1.ListOptions{})
+		return err == nil
+	}, 20*time.Second, 200*time.Millisecond)
+}
+
+// setLB sets a Service's status.loadBalancer as a cloud controller would.
+func setLB(t *testing.T, cluster, ns string, ips ...string) {
+	t.Helper()
+	ingress := make([]any, 0, len(ips))
+	for _, ip := range ips {
+		ingress = append(ingress, map[string]any{"ip": ip})
+	}
+	patch := fmt.Sprintf(`{"status":{"loadBalancer":{"ingress":%s}}}`, mustJSON(ingress))
+	_, err := dyn(t, cluster).Resource(services).Namespace(ns).Patch(context.Background(), "web", types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
+	require.NoError(t, err)
+}
+
+func mustJSON(v any) string {
+	data, _ := yaml.Marshal(v)
+	j, _ := yaml.YAMLToJSON(data)
+	return string(j)
+}
+
+type endpoint struct {
+	DNSName          string   `json:"dnsName"`
+	RecordType       string   `json:"recordType"`
+	SetIdentifier    string   `json:"setIdentifier"`
+	Targets          []string `json:"targets"`
+	ProviderSpecific []struct {
+		Name, Value string
+	} `json:"providerSpecific"`
+}
+
+// endpoints reads the DNSEndpoint service-web in cluster1, as "NAME TYPE
+// [SETID=WEIGHT] TARGETS" lines.
+func endpoints(t *testing.T, ns string) []string {
+	t.Helper()
+	obj, err := dyn(t, "cluster1").Resource(dnsEndpoints).Namespace(ns).Get(context.Background(), "service-web", metav1.GetOptions{})
+	require.NoError(t, err)
+	list, _, _ := unstructured.NestedSlice(obj.Object, "spec", "endpoints")
+	var out []string
+	for _, e := range list {
+		data, _ := yaml.Marshal(e)
+		var ep endpoint
+		require.NoError(t, yaml.Unmarshal(data, &ep))
+		line := strings.TrimSuffix(ep.DNSName, ".example.com") + " " + ep.RecordType
+		if ep.SetIdentifier != "" {
+			line += " " + ep.SetIdentifier
+			for _, p := range ep.ProviderSpecific {
+				line += "=" + p.Value
+			}
+		}
+		out = append(out, line+" "+strings.Join(ep.Targets, ","))
+	}
+	return out
+}
+
+// waitEndpoints waits until the Service has ready endpoints in the
+// members, so that its load balancers count.
+func waitReady(t *testing.T, ns string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
+			list, err := dyn(t, c).Resource(schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}).Namespace(ns).
+				List(context.Background(), metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=web"})
+			if err != nil || len(list.Items) == 0 {
+				return false
+			}
+			eps, _, _ := unstructured.NestedSlice(list.Items[0].Object, "endpoints")
+			if len(eps) == 0 {
+				return false
+			}
+		}
+		return true
+	}, 60*time.Second, 300*time.Millisecond, "ready endpoints in every member")
+}
+
+// TestDNSRecords: load balancers in two members give the global and
+// region names two targets and the third member's zone a CNAME; clearing
+// one member's load balancer withdraws its targets on the next apply.
+func TestDNSRecords(t *testing.T) {
+	const ns = "dns-records"
+	w := newWorkspace(t, app(ns, 5, ""))
+	_, err := w.apply(t, "--wait")
+	require.NoError(t, err)
+	waitReady(t, ns)
+	setLB(t, "cluster1", ns, "192.0.2.1")
+	setLB(t, "cluster3", ns, "198.51.100.3")
+
+	out, _, err := w.dns(t)
+	require.NoError(t, err)
+	assert.Contains(t, out, "kind: DNSEndpoint")
+	assert.Contains(t, out, "dnsName: web.dns-records.example.svc.example.com")
+	why, _, err := w.dns(t, "--why")
+	require.NoError(t, err)
+	assert.Contains(t, why, "cluster2 (region eu-west-1, zones eu-west-1b): no targets: the Service has no load balancer in status.loadBalancer")
+	assert.Contains(t, why, "cluster1 (region eu-west-1, zones eu-west-1a): 192.0.2.1: the Service's load balancer")
+
+	errOut, err := w.apply(t)
+	require.NoError(t, err)
+	assert.Contains(t, errOut, "DNS: 1 DNSEndpoints (6 names) applied in cluster cluster1")
+	assert.ElementsMatch(t, []string{
+		"web.dns-records.example.svc A 192.0.2.1,198.51.100.3",
+		"web.dns-records.example.svc.eu-west-1 A 192.0.2.1",
+		"web.dns-records.example.svc.eu-west-1a.eu-west-1 A 192.0.2.1",
+		"web.dns-records.example.svc.eu-west-1b.eu-west-1 CNAME web.dns-records.example.svc.eu-west-1.example.com",
+		"web.dns-records.example.svc.us-east-1 A 198.51.100.3",
+		"web.dns-records.example.svc.us-east-1a.us-east-1 A 198.51.100.3",
+	}, endpoints(t, ns))
+
+	setLB(t, "cluster3", ns)
+	_, err = w.apply(t)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{
+		"web.dns-records.example.svc A 192.0.2.1",
+		"web.dns-records.example.svc.eu-west-1 A 192.0.2.1",
+		"web.dns-records.example.svc.eu-west-1a.eu-west-1 A 192.0.2.1",
+		"web.dns-records.example.svc.eu-west-1b.eu-west-1 CNAME web.dns-records.example.svc.eu-west-1.example.com",
+		"web.dns-records.example.svc.us-east-1 CNAME web.dns-records.example.svc.example.com",
+		"web.dns-records.example.svc.us-east-1a.us-east-1 CNAME web.dns-records.example.svc.us-east-1.example.com",
+	}, endpoints(t, ns), "cluster3's targets went with its load balancer; its names fall back to the level above")
+}
+
+// TestDNSWeights: weighted by the replica split, 3/6/6, then 2/4/4 when
+// the preference's total changes.
+func TestDNSWeights(t *testing.T) {
+	const ns = "dns-weights"
+	w := newWorkspace(t, app(ns, 15, "  weighting: replicas\n"))
+	_, err := w.apply(t, "--wait")
+	require.NoError(t, err)
+	waitReady(t, ns)
+	setLB(t, "cluster1", ns, "192.0.2.1")
+	setLB(t, "cluster2", ns, "192.0.2.2")
+	setLB(t, "cluster3", ns, "198.51.100.3")
+	_, err = w.apply(t)
+	require.NoError(t, err)
+	global := func() []string {
+		var out []string
+		for _, l := range endpoints(t, ns) {
+			if strings.HasPrefix(l, "web.dns-weights.example.svc A") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, []string{
+		"web.dns-weights.example.svc A cluster1=3 192.0.2.1",
+		"web.dns-weights.example.svc A cluster2=6 192.0.2.2",
+		"web.dns-weights.example.svc A cluster3=6 198.51.100.3",
+	}, global())
+
+	w.write(t, app(ns, 10, "  weighting: replicas\n"))
+	_, err = w.apply(t, "--wait")
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"web.dns-weights.example.svc A cluster1=2 192.0.2.1",
+		"web.dns-weights.example.svc A cluster2=4 192.0.2.2",
+		"web.dns-weights.example.svc A cluster3=4 198.51.100.3",
+	}, global(), "the weights follow the split")
+}
+
+// TestDNSMemberDown: a member that cannot be read keeps the targets of the
+// last apply and the run exits 3; --dns-withdraw-unreachable withdraws
+// them.
+func TestDNSMemberDown(t *testing.T) {
+	const ns = "dns-down"
+	w := newWorkspace(t, app(ns, 5, ""))
+	_, err := w.apply(t, "--wait")
+	require.NoError(t, err)
+	waitReady(t, ns)
+	setLB(t, "cluster1", ns, "192.0.2.1")
+	setLB(t, "cluster3", ns, "198.51.100.3")
+	_, err = w.apply(t)
+	require.NoError(t, err)
+
+	kc, err := clientcmd.LoadFromFile(env.Kubeconfig)
+	require.NoError(t, err)
+	down := kc.Clusters["cluster3"].DeepCopy()
+	down.Server = "https://127.0.0.1:1"
+	kc.Clusters["cluster3"] = down
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, clientcmd.WriteToFile(*kc, path))
+	w.kubeconfig = path
+
+	errOut, err := w.apply(t, "--timeout", "2s")
+	require.Error(t, err)
+	var partial *cmdutil.PartialError
+	require.True(t, errors.As(err, &partial), "%v", err)
+	assert.Contains(t, partial.Failed, "cluster3")
+	assert.Contains(t, errOut, "member cluster3 could not be read: keeps the targets of the last apply")
+	assert.Contains(t, endpoints(t, ns), "web.dns-down.example.svc A 192.0.2.1,198.51.100.3", "never withdraw on one failed read")
+
+	_, err = w.apply(t, "--timeout", "2s", "--dns-withdraw-unreachable")
+	require.Error(t, err)
+	assert.Contains(t, endpoints(t, ns), "web.dns-down.example.svc A 192.0.2.1")
+	assert.Contains(t, endpoints(t, ns), "web.dns-down.example.svc.us-east-1 CNAME web.dns-down.example.svc.example.com")
+}
