@@ -146,3 +146,50 @@ spec:
         type: object
         x-kubernetes-preserve-unknown-fields: true
 `
+
+// dnsFiles are dns/: the shop namespace, a FederatedService web of type
+// LoadBalancer in every member, a Domain and its ServiceDNSRecord.
+var dnsFiles = map[string]string{
+	"00-namespace.yaml": manifests["00-namespace.yaml"],
+	"40-service.yaml": `apiVersion: types.kubefed.io/v1beta1
+kind: FederatedService
+metadata:
+  name: web
+  namespace: shop
+spec:
+  template:
+    spec:
+      type: LoadBalancer
+      selector: {app: web}
+      ports: [{port: 80}]
+  placement:
+    clusterSelector: {}
+`,
+	"50-dns.yaml": `apiVersion: multiclusterdns.kubefed.io/v1alpha1
+kind: Domain
+metadata:
+  name: example
+domain: example.com
+---
+apiVersion: multiclusterdns.kubefed.io/v1alpha1
+kind: ServiceDNSRecord
+metadata:
+  name: web
+  namespace: shop
+spec:
+  domainRef: example
+  allowServiceWithoutEndpoints: true
+`,
+}
+
+// dnsService is the Service of dns/ as a member holds it.
+const dnsService = `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: shop
+spec:
+  type: LoadBalancer
+  selector: {app: web}
+  ports: [{port: 80}]
+`

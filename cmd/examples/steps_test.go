@@ -285,6 +285,26 @@ var steps = []step{
 		assert.NotContains(t, f, "types.kubefed.io", "plain manifests, no federated objects")
 	}},
 
+	// dns: a Service with a load balancer in each member, a Domain and a
+	// ServiceDNSRecord in dns/ (manifests/ has no DNS records)
+	{name: "dns/: the Service web behind a load balancer in eu-1 and us-1, whose nodes say where they are", setup: func(t *testing.T, w *workspace) {
+		for name, doc := range dnsFiles {
+			write(t, filepath.Join(w.dir, "dns", name), doc)
+		}
+		for cluster, where := range map[string][3]string{"cluster1": {"eu-west-1", "eu-west-1a", "192.0.2.1"}, "cluster2": {"us-east-1", "us-east-1a", "198.51.100.2"}} {
+			r := w.kubectl(t, cluster, "label", "node", "--all", "--overwrite", "topology.kubernetes.io/region="+where[0], "topology.kubernetes.io/zone="+where[1])
+			require.Equal(t, 0, r.code, r.errOut)
+			r = w.kubectl(t, cluster, "apply", "-f", "-", "<<'EOF'\n"+dnsService+"EOF")
+			require.Equal(t, 0, r.code, r.errOut)
+			r = w.kubectl(t, cluster, "patch", "service", "web", "-n", "shop", "--subresource=status", "--type=merge", "-p", `'{"status":{"loadBalancer":{"ingress":[{"ip":"`+where[2]+`"}]}}}'`)
+			require.Equal(t, 0, r.code, r.errOut)
+		}
+	}},
+	{line: "fedctl dns -f manifests/", run: "fedctl dns -f dns/", why: "manifests/ has no DNS records; dns/ adds a Service, a Domain and a ServiceDNSRecord",
+		out: []string{"kind: DNSEndpoint", "name: service-web", "dnsName: web.shop.example.svc.example.com", "- 192.0.2.1", "- 198.51.100.2"}},
+	{line: "fedctl dns -f manifests/ --why", run: "fedctl dns -f dns/ --why", why: "as above",
+		out: []string{"eu-1 (region eu-west-1, zones eu-west-1a): 192.0.2.1: the Service's load balancer", "A web.shop.example.svc.example.com → 192.0.2.1, 198.51.100.2"}},
+
 	// drain
 	{line: "fedctl drain eu-1 -f manifests/ --dry-run=client --force", errOut: []string{"drain of eu-1 fits (dry run): nothing was changed"}, check: func(t *testing.T, w *workspace, r result) {
 		assert.Contains(t, r.out, "FederatedDeployment shop/web   us-1   +2", "eu-1's replicas move to us-1")
