@@ -18,6 +18,17 @@ step() {
 # scale_by_hand CLUSTER NAMESPACE NAME REPLICAS changes a Deployment the way
 # a person with kubectl would, without fedctl (and without kubectl, which
 # this machine need not have): a merge patch with the context's token.
+# set_lb CLUSTER NAMESPACE NAME IP gives a Service a load balancer the way
+# a cloud controller does: through its status subresource.
+set_lb() {
+  local server token
+  server=$(awk -v c="$1" '$1 == "server:" {s = $2} $1 == "name:" && $2 == c && s != "" {print s; exit}' "$KUBECONFIG")
+  token=$(awk -v c="$1" '$1 == "-" && $2 == "name:" {n = $3} $1 == "token:" && n == c {print $2; exit}' "$KUBECONFIG")
+  curl -fsSk -X PATCH -H "Authorization: Bearer $token" -H 'Content-Type: application/merge-patch+json' \
+    --data "{\"status\":{\"loadBalancer\":{\"ingress\":[{\"ip\":\"$4\"}]}}}" \
+    "$server/api/v1/namespaces/$2/services/$3/status" >/dev/null
+}
+
 scale_by_hand() {
   local server token
   server=$(awk -v c="$1" '$1 == "server:" {s = $2} $1 == "name:" && $2 == c && s != "" {print s; exit}' "$KUBECONFIG")
@@ -27,9 +38,9 @@ scale_by_hand() {
     "$server/apis/apps/v1/namespaces/$2/deployments/$3?fieldManager=kubectl-scale" >/dev/null
 }
 
-step join cluster1 --label region=eu-west-1 --label tier=prod --region eu-west-1
-step join cluster2 --label region=eu-west-2 --label tier=prod --region eu-west-2
-step join cluster3 --cluster-context cluster3 --label region=us-east-1 --label tier=staging --region us-east-1
+step join cluster1 --label region=eu-west-1 --label tier=prod --region eu-west-1 --zone eu-west-1a
+step join cluster2 --label region=eu-west-2 --label tier=prod --region eu-west-2 --zone eu-west-2a
+step join cluster3 --cluster-context cluster3 --label region=us-east-1 --label tier=staging --region us-east-1 --zone us-east-1a
 step get clusters
 step get clusters -o wide
 step label cluster cluster3 tier=prod --overwrite
@@ -123,3 +134,22 @@ step diff -f "$examples" || true
 step diff -f "$examples" --force-conflicts || true
 step apply -f "$examples" --force-conflicts --wait
 step status -f "$examples"
+
+# Multi-cluster DNS for ExternalDNS: the Service web gets a load balancer
+# in each member, and a ServiceDNSRecord asks for KubeFed's global, region
+# and zone names, each member weighted by its share of the Deployment's
+# replicas. fedctl dns prints the DNSEndpoints (apply writes them where
+# ExternalDNS runs, named by the Domain's spec.context or --dns-context).
+dnsdir="$(dirname "$0")/dns-demo"
+step apply -f "$examples" -f "$dnsdir/service.yaml" --wait
+for c in 1 2 3; do
+  printf '\n$ # the cloud gives cluster%s its load balancer 192.0.2.%s\n' "$c" "$c"
+  set_lb "cluster$c" shop web "192.0.2.$c"
+done
+step dns -f "$examples" -f "$dnsdir"
+# The split changes (12 replicas instead of 6): so do the weights.
+split="$(mktemp -d)"
+cp "$examples"/*.yaml "$split"
+sed -i 's/totalReplicas: 6/totalReplicas: 12/' "$split/20-deployment.yaml"
+step apply -f "$split" -f "$dnsdir/service.yaml" --wait
+step dns -f "$split" -f "$dnsdir" --why

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -118,7 +117,7 @@ func (o *DNSOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if o.Why {
-		Why(o.IO.Out, res)
+		dns.WriteWhy(o.IO.Out, res)
 	} else if err := Print(o.IO.Out, res, o.Output); err != nil {
 		return err
 	}
@@ -148,34 +147,3 @@ func Print(w io.Writer, res *dns.Result, output string) error {
 	return nil
 }
 
-// Why writes, per record, its source and each member's targets and why.
-func Why(w io.Writer, res *dns.Result) {
-	for i, r := range res.Records {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		fmt.Fprintf(w, "%sDNSRecord %s/%s (%s) → DNSEndpoint %s/%s\n", r.Kind, r.Namespace, r.Name, r.Source, r.Namespace, dns.EndpointName(r.Kind, r.Name))
-		for _, m := range r.Members {
-			where := ""
-			if m.Region != "" {
-				where = fmt.Sprintf(" (region %s, zones %s)", m.Region, strings.Join(m.Zones, ","))
-			}
-			targets := "no targets"
-			if t := m.LoadBalancer.Targets(); len(t) > 0 {
-				targets = strings.Join(t, ", ")
-			}
-			weight := ""
-			if m.Weight != nil {
-				weight = fmt.Sprintf(", weight %d", *m.Weight)
-			}
-			fmt.Fprintf(w, "  %s%s: %s%s: %s\n", m.Member, where, targets, weight, m.Why)
-		}
-		for _, ep := range r.Endpoints {
-			id := ""
-			if ep.SetIdentifier != "" {
-				id = " [" + ep.SetIdentifier + "]"
-			}
-			fmt.Fprintf(w, "  %s %s%s → %s\n", ep.RecordType, ep.DNSName, id, strings.Join(ep.Targets, ", "))
-		}
-	}
-}

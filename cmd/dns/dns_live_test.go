@@ -21,6 +21,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/fedctl/fedctl/cmd/apply"
+	explaincmd "github.com/fedctl/fedctl/cmd/explain"
+	statuscmd "github.com/fedctl/fedctl/cmd/status"
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
@@ -277,6 +279,24 @@ func TestDNSRecords(t *testing.T) {
 		"web.dns-records.example.svc.us-east-1 A 198.51.100.3",
 		"web.dns-records.example.svc.us-east-1a.us-east-1 A 198.51.100.3",
 	}, endpoints(t, ns))
+
+	// status and explain --live say what each member gives, and why
+	f, _, outputs := w.factory()
+	st := statuscmd.NewCmdStatus(f, nil)
+	st.SetArgs([]string{"-f", filepath.Join(w.dir, "app")})
+	st.SilenceErrors, st.SilenceUsage = true, true
+	require.NoError(t, st.ExecuteContext(context.Background()))
+	out, _ = outputs()
+	assert.Regexp(t, `ServiceDNSRecord dns-records/web\s+cluster1\s+192.0.2.1\s+-\s+the Service's load balancer`, out)
+	assert.Regexp(t, `ServiceDNSRecord dns-records/web\s+cluster2\s+<none>\s+-\s+the Service has no load balancer`, out)
+	f, _, outputs = w.factory()
+	ex := explaincmd.NewCmdExplain(f, nil)
+	ex.SetArgs([]string{"-f", filepath.Join(w.dir, "app"), "--live", "service/web"})
+	ex.SilenceErrors, ex.SilenceUsage = true, true
+	require.NoError(t, ex.ExecuteContext(context.Background()))
+	out, _ = outputs()
+	assert.Contains(t, out, "DNS records (from what the members say now):")
+	assert.Contains(t, out, "cluster3 (region us-east-1, zones us-east-1a): 198.51.100.3: the Service's load balancer")
 
 	setLB(t, "cluster3", ns)
 	_, err = w.apply(t)

@@ -9,11 +9,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/dns"
 	"github.com/fedctl/fedctl/pkg/explain"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/printers"
+	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/rollout"
 )
@@ -23,6 +25,7 @@ type ExplainOptions struct {
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
 	Access     func() (members.Access, error)
+	NewClient  func(members.Access, members.Member) (members.Client, error)
 	// Live plans replicas from the members' live state, as apply does,
 	// and says what the live figures changed (--live).
 	Live bool
@@ -44,7 +47,7 @@ type ExplainOptions struct {
 
 // NewCmdExplain returns the explain command. runF, when set, replaces Run.
 func NewCmdExplain(f *cmdutil.Factory, runF func(*ExplainOptions) error) *cobra.Command {
-	opts := &ExplainOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access}
+	opts := &ExplainOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access, NewClient: members.NewMemberClient}
 	cmd := &cobra.Command{
 		Use:   "explain -f FILENAME [NAME | KIND/NAME | NAMESPACE/NAME]... [--cluster NAME]... [-o text|json|yaml]",
 		Short: "Explain placement, replica plans and overrides of federated objects",
@@ -165,6 +168,9 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		err = printers.YAML(o.IO.Out, rep)
 	default:
 		err = explain.Text(o.IO.Out, rep, o.IO.ColorScheme())
+		if err == nil && o.Live && in.Set.DNS.Records() {
+			err = o.explainDNS(ctx, in)
+		}
 	}
 	if err != nil {
 		return err
@@ -245,4 +251,17 @@ func explainRollout(plan *rollout.Plan, res *render.Result) *explain.Rollout {
 		out.Waves = append(out.Waves, rw)
 	}
 	return out
+}
+
+// explainDNS says, with --live, why each DNS record's member gives the
+// targets it gives, as fedctl dns --why does.
+func (o *ExplainOptions) explainDNS(ctx context.Context, in *cmdutil.Rendered) error {
+	res, err := cmdutil.ComputeDNS(ctx, o.IO, in, cmdutil.DNSFlags{}, o.Access, o.NewClient, propagate.DefaultTimeout)
+	if err != nil {
+		return fmt.Errorf("DNS records: %w", err)
+	}
+	fmt.Fprintln(o.IO.Out)
+	fmt.Fprintln(o.IO.Out, "DNS records (from what the members say now):")
+	dns.WriteWhy(o.IO.Out, res)
+	return nil
 }

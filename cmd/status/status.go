@@ -2,10 +2,13 @@
 package status
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -193,6 +196,7 @@ func (o *StatusOptions) Validate() error {
 func (o *StatusOptions) Run(ctx context.Context) error {
 	var m *cmdutil.Membership
 	var in *status.Input
+	var rendered *cmdutil.Rendered
 	var lookup *status.LookupInput
 	if o.TypeName != "" {
 		var err error
@@ -220,7 +224,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		m = r.Membership
+		m, rendered = r.Membership, r
 		in = &status.Input{Result: r.Result, Clusters: m.Clusters, Concurrency: o.Concurrency}
 	}
 	fed, clusters := m.Federation, m.Clusters
@@ -273,6 +277,11 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	}
 	if err := o.print(report); err != nil {
 		return err
+	}
+	if rendered != nil && rendered.Set.DNS.Records() && o.Print.IsTable() {
+		if err := o.printDNS(ctx, rendered); err != nil {
+			return err
+		}
 	}
 	if waitErr != nil {
 		return cmdutil.WaitError(waitErr)
@@ -343,4 +352,27 @@ func (o *StatusOptions) printReport(r *status.Report) error {
 		return err
 	}
 	return t.Write(o.IO.Out, o.Print.TableOptions(status.ReadinessColors(o.IO.ColorScheme())))
+}
+
+// printDNS prints, after the objects, each DNS record's targets per member
+// and why, as the members say now (fedctl dns --why has the names too).
+func (o *StatusOptions) printDNS(ctx context.Context, r *cmdutil.Rendered) error {
+	res, err := cmdutil.ComputeDNS(ctx, o.IO, r, cmdutil.DNSFlags{}, o.Access, o.NewClient, cmp.Or(o.Timeout, defaultReadTimeout))
+	if err != nil {
+		return fmt.Errorf("DNS records: %w", err)
+	}
+	w := tabwriter.NewWriter(o.IO.Out, 0, 4, 3, ' ', 0)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "DNS RECORD\tMEMBER\tTARGETS\tWEIGHT\tWHY")
+	for _, rec := range res.Records {
+		for _, mt := range rec.Members {
+			targets := strings.Join(mt.LoadBalancer.Targets(), ",")
+			weight := ""
+			if mt.Weight != nil {
+				weight = strconv.FormatInt(*mt.Weight, 10)
+			}
+			fmt.Fprintf(w, "%sDNSRecord %s/%s\t%s\t%s\t%s\t%s\n", rec.Kind, rec.Namespace, rec.Name, mt.Member, cmp.Or(targets, "<none>"), cmp.Or(weight, "-"), mt.Why)
+		}
+	}
+	return w.Flush()
 }

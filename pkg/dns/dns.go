@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"slices"
 	"strconv"
@@ -597,4 +598,36 @@ func matches(selector, labels map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// WriteWhy writes, per record, its source and each member's targets and why.
+func WriteWhy(w io.Writer, res *Result) {
+	for i, r := range res.Records {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%sDNSRecord %s/%s (%s) → DNSEndpoint %s/%s\n", r.Kind, r.Namespace, r.Name, r.Source, r.Namespace, EndpointName(r.Kind, r.Name))
+		for _, m := range r.Members {
+			where := ""
+			if m.Region != "" {
+				where = fmt.Sprintf(" (region %s, zones %s)", m.Region, strings.Join(m.Zones, ","))
+			}
+			targets := "no targets"
+			if t := m.LoadBalancer.Targets(); len(t) > 0 {
+				targets = strings.Join(t, ", ")
+			}
+			weight := ""
+			if m.Weight != nil {
+				weight = fmt.Sprintf(", weight %d", *m.Weight)
+			}
+			fmt.Fprintf(w, "  %s%s: %s%s: %s\n", m.Member, where, targets, weight, m.Why)
+		}
+		for _, ep := range r.Endpoints {
+			id := ""
+			if ep.SetIdentifier != "" {
+				id = " [" + ep.SetIdentifier + "]"
+			}
+			fmt.Fprintf(w, "  %s %s%s → %s\n", ep.RecordType, ep.DNSName, id, strings.Join(ep.Targets, ", "))
+		}
+	}
 }
