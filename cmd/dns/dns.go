@@ -146,4 +146,3 @@ func Print(w io.Writer, res *dns.Result, output string) error {
 	}
 	return nil
 }
-
