@@ -127,6 +127,11 @@ func (m *MemberState) service(endpoints bool, targets ...string) *MemberState {
 	return m
 }
 
+func (m *MemberState) withService(name string, endpoints bool, targets ...string) *MemberState {
+	m.Services["shop/"+name] = ServiceState{Found: true, Endpoints: endpoints, LoadBalancer: lb(targets...)}
+	return m
+}
+
 func (m *MemberState) ingress(targets ...string) *MemberState {
 	m.Ingresses["shop/front"] = lb(targets...)
 	return m
@@ -231,6 +236,26 @@ func TestEndpointsGolden(t *testing.T) {
 			modify: func(in *Input) {
 				in.Previous = map[string]map[string]Recorded{"Service/shop/web": {"a": {LoadBalancer: LoadBalancer{IPs: []string{"10.0.0.1"}}, Region: "eu-west-1", Zones: []string{"eu-west-1a"}}}}
 				in.WithdrawUnreachable = true
+			},
+		},
+		{
+			name: "several-services", records: serviceRecordDoc + `---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedService
+metadata: {name: api, namespace: shop}
+spec:
+  template: {spec: {selector: {app: api}, ports: [{port: 80}], type: LoadBalancer}}
+  placement: {clusterSelector: {}}
+---
+apiVersion: multiclusterdns.kubefed.io/v1alpha1
+kind: ServiceDNSRecord
+metadata: {name: api, namespace: shop}
+spec: {domainRef: example, recordTTL: 30}
+`,
+			states: map[string]*MemberState{
+				"a": up("eu-west-1", "eu-west-1a").service(true, "10.0.0.1").withService("api", true, "10.0.0.11"),
+				"b": up("us-east-1", "us-east-1a").service(true, "10.0.1.1"),
+				"c": up("us-east-1", "us-east-1c").withService("api", true, "10.0.2.11"),
 			},
 		},
 		{
