@@ -207,7 +207,8 @@ func TestNewCmdExplain(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			got.IO = nil
+			assert.NotNil(t, got.NewClient, "members are reached with --live")
+			got.IO, got.NewClient = nil, nil
 			assert.Equal(t, tt.want, *got)
 		})
 	}
