@@ -285,6 +285,10 @@ var steps = []step{
 		assert.NotContains(t, f, "types.kubefed.io", "plain manifests, no federated objects")
 	}},
 
+	// release, as a server-side dry run: later examples still use manifests/
+	{line: "fedctl release -f manifests/", run: "fedctl release -f manifests/ --dry-run=server", why: "the examples after it still need fedctl to own manifests/",
+		errOut: []string{"cluster eu-1: 3 objects released", "cluster us-1: 3 objects released"}},
+
 	// dns: a Service with a load balancer in each member, a Domain and a
 	// ServiceDNSRecord in dns/ (manifests/ has no DNS records)
 	{name: "dns/: the Service web behind a load balancer in eu-1 and us-1, whose nodes say where they are", setup: func(t *testing.T, w *workspace) {

@@ -26,6 +26,9 @@ type mode struct {
 	// pkg/controller/sync/controller.go); de-placement passes none, as
 	// KubeFed does.
 	deleteOptions bool
+	// release unmarks every object instead of deleting it, and gives up
+	// fedctl's field ownership (fedctl release).
+	release bool
 }
 
 // applyMode is Run's: apply, remove what is no longer placed, prune.
@@ -41,4 +44,10 @@ var compareMode = mode{dryRun: true, sendUnchanged: true, compare: true, prune: 
 // objects wherever they are.
 func deleteMode(dryRun bool) mode {
 	return mode{dryRun: dryRun, deleteOptions: true}
+}
+
+// releaseMode is Release's: every object of the input is unmarked and its
+// fields left to whoever applies next.
+func releaseMode(dryRun bool) mode {
+	return mode{dryRun: dryRun, release: true}
 }

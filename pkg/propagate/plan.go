@@ -51,6 +51,12 @@ func PlanDelete(ctx context.Context, in Input) *Report {
 	return report
 }
 
+// ReadOnly wraps every member's client so that writes are answered
+// without being sent (a client-side dry run).
+func ReadOnly(clients func(string) (members.Client, error)) func(string) (members.Client, error) {
+	return readOnly(clients)
+}
+
 // readOnly wraps every member's client in a readOnlyClient.
 func readOnly(clients func(string) (members.Client, error)) func(string) (members.Client, error) {
 	return func(cluster string) (members.Client, error) {

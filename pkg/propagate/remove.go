@@ -198,11 +198,17 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 		res.Action, res.Reason = Deleted, ReasonTerminating
 		return
 	}
-	if r.orphan() {
+	if r.orphan() || s.mode.release {
+		patch, opts := unmarkPatch, s.writeOptions()
+		if s.mode.release {
+			// Sent as ReleaseManager, so that the request itself leaves no
+			// entry of fedctl's behind.
+			patch, opts.FieldManager = releasePatch(r.obj, s.in.FieldManager), ReleaseManager
+		}
 		var patched *unstructured.Unstructured
 		err := withRetry(ctx, func() error {
 			var err error
-			patched, err = s.client.MergePatch(ctx, r.mapping, res.Namespace, res.Name, unmarkPatch, s.writeOptions())
+			patched, err = s.client.MergePatch(ctx, r.mapping, res.Namespace, res.Name, patch, opts)
 			return err
 		})
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -264,6 +270,42 @@ var unmarkPatch = func() []byte {
 	}})
 	return data
 }()
+
+// releasePatch is unmarkPatch that also sets managedFields to obj's
+// entries of other managers: the API server takes a request's
+// managedFields as they are, so fedctl's entries go. An object left with
+// no entry at all would have every field given to "before-first-apply",
+// with which the next owner's apply conflicts; so the release marks the
+// object with ReleasedAnnotation, owned by ReleaseManager alone.
+func releasePatch(obj *unstructured.Unstructured, manager string) []byte {
+	kept := []any{map[string]any{
+		"manager": ReleaseManager, "operation": "Update", "apiVersion": obj.GetAPIVersion(), "fieldsType": "FieldsV1",
+		"fieldsV1": map[string]any{"f:metadata": map[string]any{"f:annotations": map[string]any{"f:" + ReleasedAnnotation: map[string]any{}}}},
+	}}
+	for _, e := range obj.GetManagedFields() {
+		if e.Manager == manager || e.Manager == ReleaseManager {
+			continue
+		}
+		var m map[string]any
+		data, _ := json.Marshal(e)
+		_ = json.Unmarshal(data, &m)
+		kept = append(kept, m)
+	}
+	var patch map[string]any
+	_ = json.Unmarshal(unmarkPatch, &patch)
+	meta := patch["metadata"].(map[string]any)
+	meta["managedFields"] = kept
+	meta["annotations"].(map[string]any)[ReleasedAnnotation] = "true"
+	data, _ := json.Marshal(patch)
+	return data
+}
+
+// ReleasedAnnotation marks an object fedctl release handed over;
+// ReleaseManager owns it, and nothing else.
+const (
+	ReleasedAnnotation = "fedctl.io/released"
+	ReleaseManager     = "fedctl-release"
+)
 
 func compareKeys(a, b liveKey) int {
 	for _, c := range []int{strings.Compare(a.group, b.group), strings.Compare(a.resource, b.resource), strings.Compare(a.namespace, b.namespace), strings.Compare(a.name, b.name)} {

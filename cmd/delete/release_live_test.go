@@ -1,0 +1,82 @@
+package delete
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/testenv"
+)
+
+// TestRelease: after fedctl release, a server-side apply by another field
+// manager that changes a field fedctl set takes it over with no conflict,
+// nothing was recreated (same UID), fedctl's marks are gone, and a later
+// fedctl delete leaves the object alone.
+func TestRelease(t *testing.T) {
+	const ns = "release"
+	fed := federationOf()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(`apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: release, namespace: release}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: cfg, namespace: release}
+spec:
+  template: {data: {k: fedctl}}
+  placement: {clusterSelector: {}}
+`), 0o600))
+	runApply(t, fed, "-f", dir, "--prune", "--applyset", "app", "-n", ns)
+
+	cfg, err := testenv.Require(t, env).RESTConfig("cluster1")
+	require.NoError(t, err)
+	dc, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	before, err := dc.Resource(cmGVR).Namespace(ns).Get(context.Background(), "cfg", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, federation.ManagedByValue, before.GetLabels()[federation.ManagedByLabel])
+
+	f, output := factory(t, fed)
+	cmd := NewCmdRelease(f, nil)
+	cmd.SetArgs([]string{"-f", dir})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	require.NoError(t, cmd.ExecuteContext(context.Background()))
+	_, errOut := output()
+	t.Logf("stderr:\n%s", errOut)
+	assert.Contains(t, errOut, "cluster cluster1: 2 objects released")
+
+	after, err := dc.Resource(cmGVR).Namespace(ns).Get(context.Background(), "cfg", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, before.GetUID(), after.GetUID(), "not recreated")
+	assert.NotContains(t, after.GetLabels(), federation.ManagedByLabel)
+	assert.NotContains(t, after.GetLabels(), federation.ApplySetPartOfLabel)
+	assert.NotContains(t, after.GetAnnotations(), federation.SourceAnnotation)
+	assert.Equal(t, "true", after.GetAnnotations()["fedctl.io/released"])
+	for _, e := range after.GetManagedFields() {
+		assert.NotEqual(t, "fedctl", e.Manager, "fedctl owns no field any more")
+	}
+	assert.Equal(t, map[string]any{"k": "fedctl"}, after.Object["data"], "nothing else changed")
+
+	// the new owner changes what fedctl set: no conflict, without --force
+	patch := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"` + ns + `"},"data":{"k":"argo"}}`)
+	taken, err := dc.Resource(cmGVR).Namespace(ns).Patch(context.Background(), "cfg", types.ApplyPatchType, patch, metav1.PatchOptions{FieldManager: "argocd-controller"})
+	require.NoError(t, err, "a new field manager takes the fields over with no conflict")
+	assert.Equal(t, before.GetUID(), taken.GetUID())
+
+	// fedctl no longer deletes it
+	rep, _, err := runDelete(t, fed, "-f", dir)
+	require.NoError(t, err)
+	_ = rep
+	_, err = dc.Resource(cmGVR).Namespace(ns).Get(context.Background(), "cfg", metav1.GetOptions{})
+	assert.NoError(t, err, "a released object is not fedctl's to delete")
+}
