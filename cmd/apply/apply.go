@@ -389,7 +389,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	}
 	applyErr := cmdutil.MembersError(report.Failed(), report.NothingDone())
 	if !o.Wait {
-		return errors.Join(applyErr, o.writeDNS(ctx, in, dnsCluster), o.writeJSON(report, nil))
+		return errors.Join(applyErr, o.writeDNS(ctx, in, dnsCluster, clients), o.writeJSON(report, nil))
 	}
 	if o.Deadline > 0 {
 		left, err := remaining(o.Deadline, start)
@@ -400,7 +400,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	}
 	verdict, waitErr := o.wait(ctx, res, report, clients)
 	// After the wait, so that the Services have their load balancers.
-	dnsErr := o.writeDNS(ctx, in, dnsCluster)
+	dnsErr := o.writeDNS(ctx, in, dnsCluster, clients)
 	return errors.Join(applyErr, cmdutil.WaitError(waitErr), dnsErr, o.writeJSON(report, verdict))
 }
 
@@ -421,7 +421,10 @@ func (o *ApplyOptions) dnsCluster(in *cmdutil.Rendered) (string, error) {
 // members and server-side applies them in the DNS cluster. A member that
 // could not be read keeps its last targets (unless
 // --dns-withdraw-unreachable) and makes the run partial (exit 3).
-func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, cluster string) error {
+//
+// The members are read through clients, the apply's own, so that what
+// they learnt (discovery, who does not answer) is not asked again.
+func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, cluster string, clients func(string) (members.Client, error)) error {
 	if cluster == "" || ctx.Err() != nil {
 		return nil
 	}
@@ -430,20 +433,20 @@ func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, clust
 		fmt.Fprintf(o.IO.ErrOut, "%s DNS records: not written (dry run); fedctl dns -f ... shows them\n", cs.WarningIcon())
 		return nil
 	}
-	res, err := cmdutil.ComputeDNS(ctx, o.IO, in, o.DNS, o.Access, o.NewClient, o.Timeout)
-	if err != nil {
-		return fmt.Errorf("DNS records: %w", err)
-	}
 	access, err := o.Access()
 	if err != nil {
 		return err
 	}
 	o.timeFlags().Apply(&access)
-	client, err := cmdutil.DNSClient(in.Federation, access, o.NewClient, cluster)
-	if err == nil {
-		err = dnssync.Write(ctx, client, cluster, res.Records, members.WriteOptions{FieldManager: o.FieldManager, Force: true})
-	}
+	target, err := o.DNS.OpenDNS(in.Federation, in.Set, access, o.NewClient)
 	if err != nil {
+		return err
+	}
+	res, err := o.DNS.ComputeDNS(ctx, o.IO, in, clients, target, o.Timeout)
+	if err != nil {
+		return fmt.Errorf("DNS records: %w", err)
+	}
+	if err := dnssync.Write(ctx, target.Client, cluster, res.Records, members.WriteOptions{FieldManager: o.FieldManager, Force: true}); err != nil {
 		return fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
 	}
 	n := 0

@@ -104,7 +104,7 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 	}
 	cluster, err := o.dnsCluster(in)
 	if err == nil {
-		err = o.writeDNS(ctx, in, cluster)
+		err = o.writeDNS(ctx, in, cluster, clients)
 	}
 	return errors.Join(cmdutil.MembersError(report.Failed(), false), err)
 }

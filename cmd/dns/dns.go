@@ -112,7 +112,16 @@ func (o *DNSOptions) Run(ctx context.Context) error {
 	if !r.Set.DNS.Records() {
 		return fmt.Errorf("no ServiceDNSRecord or IngressDNSRecord in the input: nothing to write DNS records for")
 	}
-	res, err := cmdutil.ComputeDNS(ctx, o.IO, r, o.DNS, o.Access, o.NewClient, o.Timeout)
+	access, err := o.Access()
+	if err != nil {
+		return err
+	}
+	access.Timeout = o.Timeout
+	target, err := o.DNS.OpenDNS(r.Federation, r.Set, access, o.NewClient)
+	if err != nil {
+		return err
+	}
+	res, err := o.DNS.ComputeDNS(ctx, o.IO, r, members.Clients(r.Federation, access, o.NewClient), target, o.Timeout)
 	if err != nil {
 		return err
 	}

@@ -256,7 +256,12 @@ func explainRollout(plan *rollout.Plan, res *render.Result) *explain.Rollout {
 // explainDNS says, with --live, why each DNS record's member gives the
 // targets it gives, as fedctl dns --why does.
 func (o *ExplainOptions) explainDNS(ctx context.Context, in *cmdutil.Rendered) error {
-	res, err := cmdutil.ComputeDNS(ctx, o.IO, in, cmdutil.DNSFlags{}, o.Access, o.NewClient, propagate.DefaultTimeout)
+	access, err := o.Access()
+	if err != nil {
+		return err
+	}
+	access.Timeout = propagate.DefaultTimeout
+	res, err := (&cmdutil.DNSFlags{}).ComputeDNS(ctx, o.IO, in, members.Clients(in.Federation, access, o.NewClient), nil, propagate.DefaultTimeout)
 	if err != nil {
 		return fmt.Errorf("DNS records: %w", err)
 	}

@@ -279,7 +279,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if rendered != nil && rendered.Set.DNS.Records() && o.Print.IsTable() {
-		if err := o.printDNS(ctx, rendered); err != nil {
+		if err := o.printDNS(ctx, rendered, clients); err != nil {
 			return err
 		}
 	}
@@ -356,8 +356,8 @@ func (o *StatusOptions) printReport(r *status.Report) error {
 
 // printDNS prints, after the objects, each DNS record's targets per member
 // and why, as the members say now (fedctl dns --why has the names too).
-func (o *StatusOptions) printDNS(ctx context.Context, r *cmdutil.Rendered) error {
-	res, err := cmdutil.ComputeDNS(ctx, o.IO, r, cmdutil.DNSFlags{}, o.Access, o.NewClient, cmp.Or(o.Timeout, defaultReadTimeout))
+func (o *StatusOptions) printDNS(ctx context.Context, r *cmdutil.Rendered, clients func(string) (members.Client, error)) error {
+	res, err := (&cmdutil.DNSFlags{}).ComputeDNS(ctx, o.IO, r, clients, nil, cmp.Or(o.Timeout, defaultReadTimeout))
 	if err != nil {
 		return fmt.Errorf("DNS records: %w", err)
 	}

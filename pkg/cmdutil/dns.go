@@ -3,7 +3,7 @@ package cmdutil
 import (
 	"context"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,30 +67,36 @@ func (f *DNSFlags) DNSCluster(set *federation.Set) (string, error) {
 	return cluster, nil
 }
 
-// DNSClient is the client of the DNS cluster: a member by name, else a
-// kubeconfig context of that name.
-func DNSClient(fed *members.Federation, access members.Access, newClient func(members.Access, members.Member) (members.Client, error), cluster string) (members.Client, error) {
+// DNSTarget is the cluster where ExternalDNS reads the DNSEndpoints, and
+// its client.
+type DNSTarget struct {
+	Cluster string
+	Client  members.Client
+}
+
+// OpenDNS opens the DNS cluster DNSCluster names: a member by name, else a
+// kubeconfig context of that name; nil when nothing names one.
+func (f *DNSFlags) OpenDNS(fed *members.Federation, set *federation.Set, access members.Access, newClient func(members.Access, members.Member) (members.Client, error)) (*DNSTarget, error) {
+	cluster, err := f.DNSCluster(set)
+	if err != nil || cluster == "" {
+		return nil, err
+	}
 	m, ok := fed.Member(cluster)
 	if !ok {
 		m = members.Member{Name: cluster, Context: cluster}
 	}
-	return newClient(access, m)
+	client, err := newClient(access, m)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s (DNS): %w", cluster, err)
+	}
+	return &DNSTarget{Cluster: cluster, Client: client}, nil
 }
 
-// DNSInput are what a DNS computation needs besides the members' reads.
-type DNSInput struct {
-	Rendered    *Rendered
-	Clients     func(string) (members.Client, error)
-	DNSClient   members.Client // nil: no previous targets are read
-	DNSCluster  string
-	Concurrency int
-	Timeout     time.Duration
-}
-
-// compute reads the members (in parallel, read-only) and the
-// DNSEndpoints written before, and computes the records.
-func (f *DNSFlags) compute(ctx context.Context, in DNSInput) (*dns.Result, error) {
-	r := in.Rendered
+// ComputeDNS reads the members through clients (in parallel, read-only,
+// each bounded by timeout) and, when target is set, the DNSEndpoints
+// written there before; it computes the records and prints their warnings
+// and the members that could not be read on stderr.
+func (f *DNSFlags) ComputeDNS(ctx context.Context, ios *iostreams.IOStreams, r *Rendered, clients func(string) (members.Client, error), target *DNSTarget, timeout time.Duration) (*dns.Result, error) {
 	input := dns.Input{DNS: r.Set.DNS, Members: r.Federation.Names(), Weights: f.Weights == federation.WeightingReplicas,
 		WeightKey: f.WeightKey, WithdrawUnreachable: f.WithdrawUnreachable}
 	placedIn := map[*federation.Object][]string{}
@@ -113,37 +119,15 @@ func (f *DNSFlags) compute(ctx context.Context, in DNSInput) (*dns.Result, error
 	if err := dns.FromRender(&input, r.Set, placedIn, replicas); err != nil {
 		return nil, err
 	}
-	input.States = dnssync.Read(ctx, dnssync.Input{DNS: r.Set.DNS, Members: r.Federation.Clusters, Clients: in.Clients, Concurrency: in.Concurrency, Timeout: in.Timeout})
-	if in.DNSClient != nil {
-		prev, err := dnssync.Previous(ctx, in.DNSClient, in.DNSCluster, r.Set.DNS)
+	input.States = dnssync.Read(ctx, dnssync.Input{DNS: r.Set.DNS, Members: r.Federation.Clusters, Clients: clients, Timeout: timeout})
+	if target != nil {
+		prev, err := dnssync.Previous(ctx, target.Client, target.Cluster, r.Set.DNS)
 		if err != nil {
-			return nil, fmt.Errorf("cluster %s (DNS): %w", in.DNSCluster, err)
+			return nil, fmt.Errorf("cluster %s (DNS): reading the DNSEndpoints written before: %w; nothing was written there", target.Cluster, err)
 		}
 		input.Previous = prev
 	}
-	return dns.Endpoints(input)
-}
-
-// ComputeDNS reads the members and the DNS cluster (when one is named) and
-// computes the records, printing their warnings on stderr.
-func ComputeDNS(ctx context.Context, ios *iostreams.IOStreams, r *Rendered, flags DNSFlags, accessOf func() (members.Access, error),
-	newClient func(members.Access, members.Member) (members.Client, error), timeout time.Duration) (*dns.Result, error) {
-	access, err := accessOf()
-	if err != nil {
-		return nil, err
-	}
-	access.Timeout = timeout
-	cluster, err := flags.DNSCluster(r.Set)
-	if err != nil {
-		return nil, err
-	}
-	in := DNSInput{Rendered: r, Clients: members.Clients(r.Federation, access, newClient), DNSCluster: cluster, Timeout: timeout}
-	if cluster != "" {
-		if in.DNSClient, err = DNSClient(r.Federation, access, newClient, cluster); err != nil {
-			return nil, fmt.Errorf("cluster %s (DNS): %w", cluster, err)
-		}
-	}
-	res, err := flags.compute(ctx, in)
+	res, err := dns.Endpoints(input)
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +136,8 @@ func ComputeDNS(ctx context.Context, ios *iostreams.IOStreams, r *Rendered, flag
 	}
 	for _, rec := range res.Records {
 		for _, m := range rec.Members {
-			if strings.HasPrefix(m.Why, "could not be read") {
-				fmt.Fprintf(ios.ErrOut, "Warning: %s %s/%s: member %s %s\n", rec.Kind+"DNSRecord", rec.Namespace, rec.Name, m.Member, m.Why)
+			if slices.Contains(res.Unreachable, m.Member) {
+				fmt.Fprintf(ios.ErrOut, "Warning: %sDNSRecord %s/%s: member %s %s\n", rec.Kind, rec.Namespace, rec.Name, m.Member, m.Why)
 			}
 		}
 	}

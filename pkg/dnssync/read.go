@@ -39,8 +39,8 @@ type Input struct {
 	DNS     federation.DNS
 	Members []members.Member
 	Clients func(cluster string) (members.Client, error)
-	// Concurrency bounds the members read at once; Timeout each member's
-	// reads.
+	// Concurrency bounds the members read at once (0: all); Timeout each
+	// member's reads.
 	Concurrency int
 	Timeout     time.Duration
 }
@@ -50,7 +50,11 @@ type Input struct {
 // Read itself never fails.
 func Read(ctx context.Context, in Input) map[string]*dns.MemberState {
 	states := make([]*dns.MemberState, len(in.Members))
-	failed := members.ForEach(ctx, in.Concurrency, in.Timeout, len(in.Members), func(ctx context.Context, i int) {
+	concurrency := in.Concurrency
+	if concurrency <= 0 {
+		concurrency = len(in.Members) // a handful of reads each: all at once
+	}
+	failed := members.ForEach(ctx, concurrency, in.Timeout, len(in.Members), func(ctx context.Context, i int) {
 		states[i] = readMember(ctx, in, in.Members[i])
 	})
 	out := map[string]*dns.MemberState{}
