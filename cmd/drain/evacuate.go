@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -296,14 +297,8 @@ func withCuts(res *render.Result, cuts []capacity.Cut) *render.Result {
 			if c.Member != t.Cluster || c.Workload != t.Source.ID() {
 				continue
 			}
-			obj := make(map[string]any, len(t.Object))
-			for k, v := range t.Object {
-				obj[k] = v
-			}
-			spec := map[string]any{}
-			for k, v := range t.Object["spec"].(map[string]any) {
-				spec[k] = v
-			}
+			obj := maps.Clone(t.Object)
+			spec := maps.Clone(t.Object["spec"].(map[string]any))
 			spec["replicas"] = c.Kept
 			obj["spec"] = spec
 			out.Targets[i].Object = obj

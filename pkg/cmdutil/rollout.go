@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -66,9 +67,7 @@ func (f *RolloutFlags) Plan(file *members.File, reverse bool) (*rollout.Plan, er
 		return nil, err
 	}
 	if reverse {
-		for i, j := 0, len(plan.Waves)-1; i < j; i, j = i+1, j-1 {
-			plan.Waves[i], plan.Waves[j] = plan.Waves[j], plan.Waves[i]
-		}
+		slices.Reverse(plan.Waves)
 	}
 	var errs []error
 	from, to := 0, len(plan.Waves)-1

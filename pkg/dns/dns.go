@@ -14,10 +14,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"slices"
 	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 )
@@ -397,7 +401,7 @@ func merge(cands []candidate, ttl int64, labels map[string]string, weighted bool
 		g := groups[name]
 		addresses := len(g.v4)+len(g.v6) > 0
 		emit := func(recordType string, byMember map[string][]string) {
-			for _, who := range slices.Sorted(mapKeys(byMember)) {
+			for _, who := range slices.Sorted(maps.Keys(byMember)) {
 				targets := uniqueSorted(byMember[who])
 				if len(targets) == 0 {
 					continue
@@ -450,16 +454,6 @@ func uniqueSorted(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // EndpointName is the name of a record's DNSEndpoint, as KubeFed named it:
@@ -532,7 +526,7 @@ func FromRender(in *Input, set *federation.Set, placedIn map[*federation.Object]
 		if !in.Weights && r.Spec.Weighting != federation.WeightingReplicas {
 			continue
 		}
-		selector := stringMap(dig(map[string]any(svc.Spec.Template), "spec", "selector"))
+		selector, _, _ := unstructured.NestedStringMap(svc.Spec.Template, "spec", "selector")
 		if len(selector) == 0 {
 			errs = append(errs, r.Errorf("spec.weighting", "weights follow the replicas of the Deployment the Service selects, and the Service %s/%s has no selector", r.Namespace, r.Name))
 			continue
@@ -543,8 +537,8 @@ func FromRender(in *Input, set *federation.Set, placedIn map[*federation.Object]
 			if o.Kind != federation.KindPrefix+"Deployment" || o.Namespace != r.Namespace {
 				continue
 			}
-			podLabels := stringMap(dig(map[string]any(o.Spec.Template), "spec", "template", "metadata", "labels"))
-			if !matches(selector, podLabels) {
+			podLabels, _, _ := unstructured.NestedStringMap(o.Spec.Template, "spec", "template", "metadata", "labels")
+			if !labels.SelectorFromSet(selector).Matches(labels.Set(podLabels)) {
 				continue
 			}
 			found = true
@@ -566,38 +560,6 @@ func FromRender(in *Input, set *federation.Set, placedIn map[*federation.Object]
 		return fmt.Errorf("%s", strings.Join(msgs, "\n"))
 	}
 	return nil
-}
-
-func dig(v any, path ...string) any {
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[p]
-	}
-	return v
-}
-
-func stringMap(v any) map[string]string {
-	m, _ := v.(map[string]any)
-	out := make(map[string]string, len(m))
-	for k, x := range m {
-		if s, ok := x.(string); ok {
-			out[k] = s
-		}
-	}
-	return out
-}
-
-// matches says whether a Service's selector selects pods with labels.
-func matches(selector, labels map[string]string) bool {
-	for k, v := range selector {
-		if labels[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // WriteWhy writes, per record, its source and each member's targets and why.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -197,21 +198,11 @@ func nodeTopology(ctx context.Context, client members.Client) (string, []string)
 		}
 	}
 	region, most := "", 0
-	for _, r := range slices.Sorted(mapKeys(regions)) {
+	for _, r := range slices.Sorted(maps.Keys(regions)) {
 		if regions[r] > most {
 			region, most = r, regions[r]
 		}
 	}
 	slices.Sort(zones)
 	return region, zones
-}
-
-func mapKeys(m map[string]int) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

@@ -30,11 +30,6 @@ type DNS struct {
 	Ingresses []*IngressDNSRecord
 }
 
-// Empty says there is no DNS input.
-func (d DNS) Empty() bool {
-	return len(d.Domains) == 0 && len(d.Services) == 0 && len(d.Ingresses) == 0
-}
-
 // Records says there is a record to write.
 func (d DNS) Records() bool { return len(d.Services) > 0 || len(d.Ingresses) > 0 }
 

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -61,10 +62,7 @@ func MigratedPlan(plan map[string]int64, objLabels map[string]string, members []
 				continue
 			}
 			if moved == nil {
-				out = make(map[string]int64, len(plan)+1)
-				for k, v := range plan {
-					out[k] = v
-				}
+				out = maps.Clone(plan)
 			}
 			moved = append(moved, Moved{From: m.Name, To: mg.To, Selector: mg.Selector.String()})
 			delete(out, m.Name)

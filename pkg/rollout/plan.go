@@ -68,7 +68,6 @@ type waveSpec struct {
 	name           string
 	clusters       []string // listed members; nil when not a list
 	selector       labels.Selector
-	path           string // in the federation file, for errors; "" for --waves
 	maxConcurrency int
 }
 
@@ -141,17 +140,26 @@ func FromFile(file *members.File, override string) (*Plan, error) {
 func fileWaves(file *members.File, waves []members.Wave) ([]waveSpec, error) {
 	out := make([]waveSpec, 0, len(waves))
 	for i, w := range waves {
-		ws := waveSpec{name: w.Name, clusters: w.Clusters, path: fmt.Sprintf("rollout.waves[%d]", i), maxConcurrency: w.MaxConcurrency}
-		if w.ClusterSelector != nil {
-			sel, err := metav1.LabelSelectorAsSelector(w.ClusterSelector.LabelSelector())
-			if err != nil { // validated when the file was loaded
-				return nil, file.Errorf(ws.path+".clusterSelector", "%v", err)
-			}
-			ws.selector = sel
+		ws, err := specOf(w)
+		if err != nil { // validated when the file was loaded
+			return nil, file.Errorf(fmt.Sprintf("rollout.waves[%d].clusterSelector", i), "%v", err)
 		}
 		out = append(out, ws)
 	}
 	return out, nil
+}
+
+// specOf is a wave of the file with its selector parsed.
+func specOf(w members.Wave) (waveSpec, error) {
+	ws := waveSpec{name: w.Name, clusters: w.Clusters, maxConcurrency: w.MaxConcurrency}
+	if w.ClusterSelector != nil {
+		sel, err := metav1.LabelSelectorAsSelector(w.ClusterSelector.LabelSelector())
+		if err != nil {
+			return ws, err
+		}
+		ws.selector = sel
+	}
+	return ws, nil
 }
 
 // ParseWaves reads --waves: either names of the file's waves, comma
@@ -174,14 +182,9 @@ func ParseWaves(value string, fromFile []members.Wave) ([]waveSpec, error) {
 				}
 				return nil, fmt.Errorf("--waves %q: no wave %q in the federation file (waves: %s)", value, name, strings.Join(known, ", "))
 			}
-			w := fromFile[i]
-			ws := waveSpec{name: w.Name, clusters: w.Clusters, maxConcurrency: w.MaxConcurrency}
-			if w.ClusterSelector != nil {
-				sel, err := metav1.LabelSelectorAsSelector(w.ClusterSelector.LabelSelector())
-				if err != nil {
-					return nil, fmt.Errorf("--waves %q: wave %s: %v", value, name, err)
-				}
-				ws.selector = sel
+			ws, err := specOf(fromFile[i])
+			if err != nil {
+				return nil, fmt.Errorf("--waves %q: wave %s: %v", value, name, err)
 			}
 			out = append(out, ws)
 		}

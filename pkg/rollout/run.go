@@ -1,10 +1,12 @@
 package rollout
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -121,10 +123,6 @@ func (r *Report) Failed() []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
-
-// Stopped says whether the rollout stopped before its last wave for a
-// failure or an interruption (not --to-wave).
-func (r *Report) Stopped() bool { return r.StoppedAt != "" }
 
 // ReportAPIVersion and ReportKind identify a Report.
 const (
@@ -275,7 +273,7 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 	reasons := map[string]string{}
 	for _, c := range report.Clusters {
 		if slices.Contains(failed, c.Cluster) {
-			reasons[c.Cluster] = cmpOr(c.Error, "some objects failed")
+			reasons[c.Cluster] = cmp.Or(c.Error, "some objects failed")
 		}
 	}
 	if ctx.Err() != nil {
@@ -294,7 +292,7 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 		return
 	}
 	judge := func(stage string) bool {
-		res.FailedClusters = sortedKeys(reasons)
+		res.FailedClusters = slices.Sorted(maps.Keys(reasons))
 		if len(res.FailedClusters) <= plan.MaxFailures {
 			return true
 		}
@@ -412,7 +410,7 @@ func (r *runner) waitCurrent(ctx context.Context, clusters []string) ([]string, 
 func (r *runner) gate(ctx context.Context, w Wave) (*GateResult, error) {
 	var contexts []string
 	for _, c := range w.Clusters {
-		contexts = append(contexts, cmpOr(r.in.Contexts[c], c))
+		contexts = append(contexts, cmp.Or(r.in.Contexts[c], c))
 	}
 	fmt.Fprintf(r.out, "  gate: %s\n", r.in.Gate)
 	cmd := exec.CommandContext(ctx, "sh", "-c", r.in.Gate)
@@ -462,20 +460,4 @@ func without(all, drop []string) []string {
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
