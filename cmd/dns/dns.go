@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -110,7 +112,8 @@ func (o *DNSOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if !r.Set.DNS.Records() {
-		return fmt.Errorf("no ServiceDNSRecord or IngressDNSRecord in the input: nothing to write DNS records for")
+		input := slices.DeleteFunc(append(slices.Clone(o.Filenames), o.Kustomize), func(s string) bool { return s == "" })
+		return fmt.Errorf("no ServiceDNSRecord or IngressDNSRecord in %s: nothing to write DNS records for; add a ServiceDNSRecord named after a FederatedService of the input, with its Domain (README: \"Multi-cluster DNS for ExternalDNS\")", strings.Join(input, ", "))
 	}
 	access, err := o.Access()
 	if err != nil {

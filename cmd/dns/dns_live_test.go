@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
@@ -149,15 +148,6 @@ func (w *workspace) dns(t *testing.T, args ...string) (string, string, error) {
 	return out, errOut, err
 }
 
-func dyn(t *testing.T, cluster string) dynamic.Interface {
-	t.Helper()
-	cfg, err := env.RESTConfig(cluster)
-	require.NoError(t, err)
-	c, err := dynamic.NewForConfig(cfg)
-	require.NoError(t, err)
-	return c
-}
-
 // installCRD creates ExternalDNS's DNSEndpoint CRD in cluster1 (where
 // ExternalDNS would run) and waits until it is served.
 func installCRD(t *testing.T) {
@@ -167,10 +157,10 @@ func installCRD(t *testing.T) {
 	var obj map[string]any
 	require.NoError(t, yaml.Unmarshal(data, &obj))
 	u := &unstructured.Unstructured{Object: obj}
-	_, err = dyn(t, "cluster1").Resource(crds).Apply(context.Background(), u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true})
+	_, err = env.Dynamic(t, "cluster1").Resource(crds).Apply(context.Background(), u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		_, err := dyn(t, "cluster1").Resource(dnsEndpoints).Namespace("default").List(context.Background(), metav1.ListOptions{})
+		_, err := env.Dynamic(t, "cluster1").Resource(dnsEndpoints).Namespace("default").List(context.Background(), metav1.ListOptions{})
 		return err == nil
 	}, 20*time.Second, 200*time.Millisecond)
 }
@@ -183,7 +173,7 @@ func setLB(t *testing.T, cluster, ns string, ips ...string) {
 		ingress = append(ingress, map[string]any{"ip": ip})
 	}
 	patch := fmt.Sprintf(`{"status":{"loadBalancer":{"ingress":%s}}}`, mustJSON(ingress))
-	_, err := dyn(t, cluster).Resource(services).Namespace(ns).Patch(context.Background(), "web", types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
+	_, err := env.Dynamic(t, cluster).Resource(services).Namespace(ns).Patch(context.Background(), "web", types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
 	require.NoError(t, err)
 }
 
@@ -207,7 +197,7 @@ type endpoint struct {
 // [SETID=WEIGHT] TARGETS" lines.
 func endpoints(t *testing.T, ns string) []string {
 	t.Helper()
-	obj, err := dyn(t, "cluster1").Resource(dnsEndpoints).Namespace(ns).Get(context.Background(), "service-web", metav1.GetOptions{})
+	obj, err := env.Dynamic(t, "cluster1").Resource(dnsEndpoints).Namespace(ns).Get(context.Background(), "service-web", metav1.GetOptions{})
 	require.NoError(t, err)
 	list, _, _ := unstructured.NestedSlice(obj.Object, "spec", "endpoints")
 	var out []string
@@ -233,7 +223,7 @@ func waitReady(t *testing.T, ns string) {
 	t.Helper()
 	require.Eventually(t, func() bool {
 		for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
-			list, err := dyn(t, c).Resource(schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}).Namespace(ns).
+			list, err := env.Dynamic(t, c).Resource(schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}).Namespace(ns).
 				List(context.Background(), metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=web"})
 			if err != nil || len(list.Items) == 0 {
 				return false
@@ -384,4 +374,18 @@ func TestDNSMemberDown(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, endpoints(t, ns), "web.dns-down.example.svc A 192.0.2.1")
 	assert.Contains(t, endpoints(t, ns), "web.dns-down.example.svc.us-east-1 CNAME web.dns-down.example.svc.example.com")
+}
+
+// TestDNSWithoutRecords: an input without DNS records is an error naming
+// the input and the next step, not an empty output.
+func TestDNSWithoutRecords(t *testing.T) {
+	w := newWorkspace(t, `apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: dns-none, namespace: dns-none}
+spec: {placement: {clusterSelector: {}}}
+`)
+	out, _, err := w.dns(t)
+	require.Error(t, err)
+	assert.Empty(t, out)
+	assert.Contains(t, err.Error(), "no ServiceDNSRecord or IngressDNSRecord in "+filepath.Join(w.dir, "app")+": nothing to write DNS records for; add a ServiceDNSRecord")
 }

@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/iostreams"
@@ -96,10 +95,7 @@ func waitReady(t *testing.T, ns string, names ...string) {
 	require.Eventually(t, func() bool {
 		for _, pair := range pairs([]string{"cluster1", "cluster2", "cluster3"}, names) {
 			c, name := pair[0], pair[1]
-			cfg, err := env.RESTConfig(c)
-			require.NoError(t, err)
-			dc, err := dynamic.NewForConfig(cfg)
-			require.NoError(t, err)
+			dc := env.Dynamic(t, c)
 			obj, err := dc.Resource(deployments).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
 			if err != nil {
 				return false
@@ -167,10 +163,7 @@ func replicasIn(t *testing.T, cluster, ns string) (int64, bool) {
 
 func replicasOf(t *testing.T, cluster, ns, name string) (int64, bool) {
 	t.Helper()
-	cfg, err := env.RESTConfig(cluster)
-	require.NoError(t, err)
-	c, err := dynamic.NewForConfig(cfg)
-	require.NoError(t, err)
+	c := env.Dynamic(t, cluster)
 	obj, err := c.Resource(deployments).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return 0, false

@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/iostreams"
@@ -93,11 +92,7 @@ func (d *drainEnv) migrate(t *testing.T, args ...string) (string, string, error)
 
 func configMapIn(t *testing.T, cluster, ns, name string) bool {
 	t.Helper()
-	cfg, err := env.RESTConfig(cluster)
-	require.NoError(t, err)
-	c, err := dynamic.NewForConfig(cfg)
-	require.NoError(t, err)
-	_, err = c.Resource(configMaps).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	_, err := env.Dynamic(t, cluster).Resource(configMaps).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return false
 	}

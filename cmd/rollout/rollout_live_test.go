@@ -19,7 +19,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/fedctl/fedctl/cmd/apply"
@@ -247,18 +246,9 @@ func (w *workspace) delete(t *testing.T, args ...string) run {
 	return r
 }
 
-func dyn(t *testing.T, cluster string) dynamic.Interface {
-	t.Helper()
-	cfg, err := env.RESTConfig(cluster)
-	require.NoError(t, err)
-	c, err := dynamic.NewForConfig(cfg)
-	require.NoError(t, err)
-	return c
-}
-
 func exists(t *testing.T, cluster string, gvr schema.GroupVersionResource, ns, name string) bool {
 	t.Helper()
-	_, err := dyn(t, cluster).Resource(gvr).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	_, err := env.Dynamic(t, cluster).Resource(gvr).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return false
 	}
@@ -447,7 +437,7 @@ func TestRolloutSoak(t *testing.T) {
 		}
 		time.Sleep(3 * time.Second) // Current by now, soaking
 		patch := []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"` + ns + `"},"spec":{"template":{"spec":{"nodeSelector":{"no-such-node":"true"}}}}}`)
-		_, err := dyn(t, "cluster1").Resource(deployments).Namespace(ns).Patch(context.Background(), "web", types.ApplyPatchType, patch, metav1.PatchOptions{FieldManager: "someone"})
+		_, err := env.Dynamic(t, "cluster1").Resource(deployments).Namespace(ns).Patch(context.Background(), "web", types.ApplyPatchType, patch, metav1.PatchOptions{FieldManager: "someone"})
 		assert.NoError(t, err)
 	}()
 	r := w.apply(t, "--rollout")
@@ -464,7 +454,7 @@ func TestRolloutSoak(t *testing.T) {
 // available says whether the Deployment has all its replicas available.
 func available(t *testing.T, cluster, ns, name string) bool {
 	t.Helper()
-	obj, err := dyn(t, cluster).Resource(deployments).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	obj, err := env.Dynamic(t, cluster).Resource(deployments).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		return false
 	}

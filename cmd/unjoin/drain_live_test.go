@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/iostreams"
@@ -87,18 +86,12 @@ func TestUnjoinDrain(t *testing.T) {
 	assert.Equal(t, []string{"cluster1", "cluster3"}, file.Federation.Names(), "unjoined after the drain")
 	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	for c, want := range map[string]int64{"cluster1": 3, "cluster3": 3} {
-		cfg, err := e.RESTConfig(c)
-		require.NoError(t, err)
-		dc, err := dynamic.NewForConfig(cfg)
-		require.NoError(t, err)
+		dc := e.Dynamic(t, c)
 		obj, err := dc.Resource(deployments).Namespace("unjoindrain").Get(context.Background(), "web", metav1.GetOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, want, obj.Object["spec"].(map[string]any)["replicas"], "in %s", c)
 	}
-	cfg, err := e.RESTConfig("cluster2")
-	require.NoError(t, err)
-	dc, err := dynamic.NewForConfig(cfg)
-	require.NoError(t, err)
+	dc := e.Dynamic(t, "cluster2")
 	_, err = dc.Resource(deployments).Namespace("unjoindrain").Get(context.Background(), "web", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "%v", err)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -152,4 +153,19 @@ func ClosedPort(t testing.TB) int {
 		t.Fatalf("find a free port: %v", err)
 	}
 	return ports[0]
+}
+
+// Dynamic is a dynamic client of the named cluster as its admin user, for
+// tests that look at or change what a member holds; it fails t otherwise.
+func (e *Env) Dynamic(t testing.TB, name string) dynamic.Interface {
+	t.Helper()
+	cfg, err := e.RESTConfig(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
