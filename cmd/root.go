@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/fedctl/fedctl/cmd/apply"
+	"github.com/fedctl/fedctl/cmd/convert"
 	"github.com/fedctl/fedctl/cmd/cordon"
 	deletecmd "github.com/fedctl/fedctl/cmd/delete"
 	diffcmd "github.com/fedctl/fedctl/cmd/diff"
@@ -105,6 +106,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 		deletecmd.NewCmdDelete(f, nil),
 		deletecmd.NewCmdRelease(f, nil),
 		federate.NewCmdFederate(f, nil),
+		convert.NewCmdConvert(f, nil),
 		explain.NewCmdExplain(f, nil),
 		statuscmd.NewCmdStatus(f, nil),
 		dnscmd.NewCmdDNS(f, nil),

@@ -285,6 +285,34 @@ var steps = []step{
 		assert.NotContains(t, f, "types.kubefed.io", "plain manifests, no federated objects")
 	}},
 
+	// convert: Karmada and Argo CD input from manifests/
+	{line: "fedctl convert --to karmada -f manifests/ --output-dir karmada/ --verify", check: func(t *testing.T, w *workspace, r result) {
+		assert.Empty(t, r.out)
+		assert.Contains(t, r.errOut, "verified: read back as karmada input, the output renders every member object as the input does")
+		assert.Contains(t, r.errOut, "karmadactl join eu-1 --cluster-context kind-eu-1")
+		assert.Contains(t, read(t, filepath.Join(w.dir, "karmada", "shop", "propagationpolicy_deployment-web.yaml")), "staticWeightList")
+		assert.Contains(t, read(t, filepath.Join(w.dir, "karmada", "join-clusters.sh")), "karmadactl join us-1")
+	}},
+	{line: "fedctl convert --to karmada -f manifests/ -o json", check: func(t *testing.T, _ *workspace, r result) {
+		var rep struct {
+			Kind         string
+			Items        []map[string]any
+			Approximated []any
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.out), &rep), r.out)
+		assert.Equal(t, "ConversionReport", rep.Kind)
+		assert.NotEmpty(t, rep.Items)
+		assert.Empty(t, rep.Approximated)
+	}},
+	{line: "fedctl convert --to argocd -f manifests/ --repo https://git.example.com/shop.git --path deploy --output-dir deploy/", check: func(t *testing.T, w *workspace, r result) {
+		appSet := read(t, filepath.Join(w.dir, "deploy", "applicationset.yaml"))
+		assert.Contains(t, appSet, "repoURL: https://git.example.com/shop.git")
+		assert.Contains(t, appSet, "path: deploy/eu-1")
+		assert.Contains(t, appSet, "ServerSideApply=true")
+		assert.Contains(t, read(t, filepath.Join(w.dir, "deploy", "us-1", "shop", "deployment_web.yaml")), "image: nginx:1.27-alpine")
+		assert.Contains(t, r.errOut, "argocd cluster add kind-eu-1 --name eu-1 --yes")
+	}},
+
 	// release, as a server-side dry run: later examples still use manifests/
 	{line: "fedctl release -f manifests/", run: "fedctl release -f manifests/ --dry-run=server", why: "the examples after it still need fedctl to own manifests/",
 		errOut: []string{"cluster eu-1: 3 objects released", "cluster us-1: 3 objects released"}},

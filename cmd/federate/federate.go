@@ -62,11 +62,12 @@ With -f, manifests are converted offline. With TYPE NAME, the object is read
 from a member cluster (--cluster, default the first member); for a namespace,
 --contents also federates every namespaced object in it.
 
---to karmada goes the other way for federated input, whatever its dialect
-(KubeFed, Federation v1, Karmada): it writes plain manifests plus Karmada
+--to karmada (the same as "fedctl convert --to karmada --verify") goes the
+other way for federated input, whatever its dialect (KubeFed, Federation v1,
+Karmada): it writes plain manifests plus Karmada
 PropagationPolicies and OverridePolicies (Cluster* for cluster-scoped kinds)
 that make Karmada create, in the current members, the member objects fedctl
-renders: placement as cluster names or a label selector, replica splits as
+renders: placement as cluster names, replica splits as
 static weights, per-member differences as plaintext overrides,
 conflictResolution Overwrite so that Karmada adopts what fedctl applied. The
 output is read back as Karmada input and rendered; every member object that
@@ -111,7 +112,7 @@ would differ is listed on stderr, and the exit code is then 3.`,
 				return runF(opts)
 			}
 			if opts.To == "karmada" {
-				return opts.runToKarmada()
+				return opts.runToKarmada(cmd)
 			}
 			if len(opts.Filenames) > 0 {
 				return opts.runOffline()
@@ -205,13 +206,7 @@ func (o *FederateOptions) compile(docs []manifest.Document) ([]map[string]any, [
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	explained := map[string]bool{}
-	for _, n := range notes {
-		for _, member := range n.Members {
-			explained[member+" "+n.Object] = true
-		}
-	}
-	mismatches, err := verify(objs, m.Types, m.Members, res.Result, explained)
+	mismatches, err := export.Verify(objs, m.Types, m.Members, nil, res.Result, notes)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("internal error: the federated objects written do not read back: %w", err)
 	}

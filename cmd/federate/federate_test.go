@@ -102,12 +102,17 @@ func runWithFederation(t *testing.T, federationFile string, args ...string) (str
 
 // TestFederateToKarmada: the examples (an RSP, overrides, a FederatedNamespace)
 // become plain manifests plus Karmada policies; read back as Karmada input
-// they render the same member objects, so nothing is reported.
+// they render the same member objects (federate --to karmada is convert
+// --to karmada --verify). The RSP's minimums and maximums have no Karmada
+// equivalent: exit code 3.
 func TestFederateToKarmada(t *testing.T) {
 	t.Parallel()
 	out, errOut, err := runWithFederation(t, "../../testdata/federation/three-clusters.yaml", "-f", "../../testdata/examples", "--to", "karmada")
-	require.NoError(t, err)
-	assert.Empty(t, errOut)
+	var exit *cmdutil.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, ExitApproximated, exit.Code)
+	assert.Contains(t, errOut, `20-deployment.yaml:52: ReplicaSchedulingPreference shop/web: minReplicas/maxReplicas of "*" (every other member) have no Karmada equivalent`)
+	assert.Contains(t, errOut, "verified: read back as karmada input, the output renders every member object as the input does")
 	testutil.AssertGolden(t, []byte(out), filepath.Join(goldenDir, "examples-karmada.yaml"))
 	assert.NotContains(t, out, "types.kubefed.io")
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/placement"
@@ -20,10 +19,6 @@ import (
 const (
 	karmadaPolicyAPIVersion  = "policy.karmada.io/v1alpha1"
 	skipAutoPropagationLabel = "namespace.karmada.io/skip-auto-propagation"
-	// maxMemberNameLength is the longest Cluster name Karmada accepts
-	// (pkg/apis/cluster/validation: a DNS-1123 label of at most 48
-	// characters, its execution namespace being karmada-es-<name>).
-	maxMemberNameLength = 48
 )
 
 // Input is what ToKarmada converts: the federated objects and what fedctl
@@ -37,16 +32,16 @@ type Input struct {
 // Note is a construct Karmada cannot express as fedctl renders it, and
 // what the conversion does instead.
 type Note struct {
-	// Where is the federated object's "file:line".
-	Where   string
-	Object  string
-	Message string
+	// Where is the input's "file:line" the note is about.
+	Where   string `json:"where"`
+	Object  string `json:"object"`
+	Message string `json:"message"`
 	// Members are the members whose object the note explains, when it is
 	// about some members only.
-	Members []string
+	Members []string `json:"members,omitempty"`
 	// Exact says the note only informs: Karmada creates the same member
 	// objects all the same (an object placed nowhere is left out).
-	Exact bool
+	Exact bool `json:"exact"`
 }
 
 func (n Note) String() string { return fmt.Sprintf("%s: %s: %s", n.Where, n.Object, n.Message) }
@@ -56,6 +51,9 @@ func (n Note) String() string { return fmt.Sprintf("%s: %s: %s", n.Where, n.Obje
 type Karmada struct {
 	Documents []map[string]any
 	Notes     []Note
+	// ClusterNames maps each member to its Karmada Cluster name: the same
+	// name unless Karmada refuses it (see KarmadaClusterNames).
+	ClusterNames map[string]string
 }
 
 // resourceSpread are the kinds whose spec.replicas Karmada divides and
@@ -69,10 +67,9 @@ var resourceSpread = []string{"Deployment", "ReplicaSet", "StatefulSet"}
 // an error: the conversion would silently differ.
 func ToKarmada(in Input) (*Karmada, error) {
 	var errs []error
-	for _, m := range in.Members {
-		if len(m.Name) > maxMemberNameLength || len(validation.IsDNS1123Label(m.Name)) > 0 {
-			errs = append(errs, fmt.Errorf("member %q cannot be a Karmada cluster name (a DNS-1123 label of at most %d characters); rename it in the federation file first", m.Name, maxMemberNameLength))
-		}
+	names, renamed, err := KarmadaClusterNames(in.Members)
+	if err != nil {
+		errs = append(errs, err)
 	}
 	if err := in.Result.Err(); err != nil {
 		errs = append(errs, fmt.Errorf("the input does not render cleanly; fix it first: %w", err))
@@ -82,7 +79,7 @@ func ToKarmada(in Input) (*Karmada, error) {
 	}
 	all := make([]string, len(in.Members))
 	for i, m := range in.Members {
-		all[i] = m.Name
+		all[i] = names[m.Name]
 	}
 	slices.Sort(all)
 	targets := map[*federation.Object]map[string]map[string]any{}
@@ -90,9 +87,10 @@ func ToKarmada(in Input) (*Karmada, error) {
 		if targets[t.Source] == nil {
 			targets[t.Source] = map[string]map[string]any{}
 		}
-		targets[t.Source][t.Cluster] = unmarked(t.Object)
+		targets[t.Source][names[t.Cluster]] = Unmarked(t.Object)
 	}
-	out := &Karmada{}
+	out := &Karmada{Notes: renamed, ClusterNames: names}
+	rsps := rspsByTarget(in.Set)
 	for _, p := range in.Result.Placed {
 		o := p.Object
 		where := fmt.Sprintf("%s:%d", o.Pos.File(), o.Pos.Line(""))
@@ -117,7 +115,10 @@ func ToKarmada(in Input) (*Karmada, error) {
 			info("not converted: placed in no member")
 			continue
 		}
-		docs, err := convertOne(o, p, targets[o], all, note)
+		if rsp := rsps[o.Kind+"/"+o.Namespace+"/"+o.Name]; rsp != nil {
+			out.Notes = append(out.Notes, schedulingNotes(rsp, o)...)
+		}
+		docs, err := convertOne(o, p, targets[o], all, names, note)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %s: %w", where, o.ID(), err))
 			continue
@@ -127,10 +128,15 @@ func ToKarmada(in Input) (*Karmada, error) {
 	return out, errors.Join(errs...)
 }
 
-func convertOne(o *federation.Object, p render.Placed, targets map[string]map[string]any, all []string, note func([]string, string, ...any)) ([]map[string]any, error) {
+func convertOne(o *federation.Object, p render.Placed, targets map[string]map[string]any, all []string, names map[string]string, note func([]string, string, ...any)) ([]map[string]any, error) {
 	t := p.Type
 	plain := runtime.DeepCopyJSON(render.BaseObject(o, t))
-	members := slices.Clone(p.Clusters)
+	members := make([]string, len(p.Clusters))
+	member := map[string]string{} // Karmada's name → fedctl's
+	for i, c := range p.Clusters {
+		members[i] = names[c]
+		member[names[c]] = c
+	}
 	slices.Sort(members)
 	isNamespace := o.IsNamespace()
 	name := policyName(t.Kind, o.Name)
@@ -157,7 +163,7 @@ func convertOne(o *federation.Object, p render.Placed, targets map[string]map[st
 			plain["spec"].(map[string]any)["replicas"] = total
 			for _, m := range members {
 				if replicas[m] == 0 {
-					note([]string{m}, "member %s is planned 0 replicas: Karmada removes members divided 0, so it gets no object there (KubeFed keeps a 0-replica object)", m)
+					note([]string{member[m]}, "member %s is planned 0 replicas: Karmada removes members divided 0, so it gets no object there (KubeFed keeps a 0-replica object)", member[m])
 				}
 			}
 		} else {
@@ -267,9 +273,10 @@ func policy(kind, name string, o *federation.Object, namespaced bool, spec map[s
 	return map[string]any{"apiVersion": karmadaPolicyAPIVersion, "kind": kind, "metadata": meta, "spec": spec}
 }
 
-// unmarked is a rendered member object without the markers fedctl adds
-// (Karmada adds its own), as a copy.
-func unmarked(obj map[string]any) map[string]any {
+// Unmarked is a rendered member object without the markers fedctl adds, as
+// a copy: the object another owner (Karmada, Argo CD) applies, which adds
+// its own.
+func Unmarked(obj map[string]any) map[string]any {
 	out := runtime.DeepCopyJSON(obj)
 	meta, _ := out["metadata"].(map[string]any)
 	if labels, ok := meta["labels"].(map[string]any); ok {

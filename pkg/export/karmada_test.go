@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,7 +48,8 @@ func byKey(res *render.Result) map[string]map[string]any {
 
 // TestRoundTrip: every input dialect's examples, converted to Karmada and
 // read back by fedctl's Karmada dialect, render the same member objects,
-// byte for byte, with no note.
+// byte for byte; the only notes are about the ReplicaSchedulingPreferences'
+// rules that outlive today's plan (TestSchedulingNotes).
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ dir, federation string }{
@@ -65,7 +67,10 @@ func TestRoundTrip(t *testing.T) {
 			out := renderDocs(t, testutil.Documents(t, tc.dir), fed)
 			conv, err := export.ToKarmada(export.Input{Set: out.Set, Result: out.Result, Members: fed})
 			require.NoError(t, err)
-			assert.Empty(t, conv.Notes)
+			for _, n := range conv.Notes {
+				assert.True(t, strings.HasPrefix(n.Object, "ReplicaSchedulingPreference "), n.String())
+				assert.Empty(t, n.Members, "no member object differs: %s", n)
+			}
 			assert.Equal(t, byKey(out.Result), byKey(readBack(t, conv.Documents, fed)))
 		})
 	}
@@ -122,6 +127,7 @@ func TestNotes(t *testing.T) {
 		notes = append(notes, n.String())
 	}
 	assert.Equal(t, []string{
+		`in.yaml:26: ReplicaSchedulingPreference ns/web: the "*" weight becomes an explicit weight per current member: a member joined later gets no replicas until the input is converted again`,
 		"in.yaml:7: FederatedDeployment ns/web: member b is planned 0 replicas: Karmada removes members divided 0, so it gets no object there (KubeFed keeps a 0-replica object)",
 		"in.yaml:28: FederatedConfigMap ns/nowhere: not converted: placed in no member",
 	}, notes)
@@ -131,16 +137,106 @@ func TestNotes(t *testing.T) {
 	assert.Equal(t, want, back, "the Namespace on a and b only, via the skip label and a ClusterPropagationPolicy")
 }
 
-// TestMemberNames: a member Karmada cannot name is an error, before
-// anything is written.
+// TestMemberNames: a member Karmada cannot name gets a DNS-1123 label of
+// at most 48 characters, said in an informing note; the policies use it,
+// and read back for the renamed members they render what the input
+// renders. Two members that would get one name are an error.
 func TestMemberNames(t *testing.T) {
 	t.Parallel()
-	fed := []placement.Cluster{{Name: "eu.west"}, {Name: "a-very-long-cluster-name-that-karmada-will-not-take-x"}}
+	long := "a-very-long-cluster-name-that-karmada-will-not-take-x"
+	fed := []placement.Cluster{{Name: "eu.west"}, {Name: long}, {Name: "Prod"}}
 	docs, err := manifest.Split("in.yaml", []byte(zeroReplicas))
 	require.NoError(t, err)
+	docs[0].Data = []byte(strings.ReplaceAll(string(docs[0].Data), "[{name: a}, {name: b}]", "[{name: eu.west}, {name: "+long+"}, {name: Prod}]"))
 	out := renderDocs(t, docs, fed)
-	_, err = export.ToKarmada(export.Input{Set: out.Set, Result: out.Result, Members: fed})
+	conv, err := export.ToKarmada(export.Input{Set: out.Set, Result: out.Result, Members: fed})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"eu.west": "eu-west-46bb3d", long: "a-very-long-cluster-name-that-karmada-wil-e9a9b2", "Prod": "prod"}, conv.ClusterNames)
+	for member, name := range conv.ClusterNames {
+		assert.LessOrEqual(t, len(name), 48, member)
+		assert.Regexp(t, `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`, name, member)
+	}
+	var renamed []string
+	for _, n := range conv.Notes {
+		if strings.HasPrefix(n.Object, "member ") {
+			assert.True(t, n.Exact)
+			renamed = append(renamed, n.Object+": "+n.Message)
+		}
+	}
+	assert.Contains(t, renamed, "member eu.west: Karmada takes cluster names that are DNS-1123 labels of at most 48 characters: it is the Karmada cluster eu-west-46bb3d (register it under that name)")
+	assert.Len(t, renamed, 3)
+	assert.Contains(t, yamlOf(t, conv.Documents), "- eu-west-46bb3d", "the policies place by the Karmada names")
+	diffs, err := export.Verify(conv.Documents, typeconfig.Builtin(), fed, conv.ClusterNames, out.Result, conv.Notes)
+	require.NoError(t, err)
+	assert.Empty(t, diffs)
+
+	_, err = export.ToKarmada(export.Input{Set: out.Set, Result: out.Result, Members: []placement.Cluster{{Name: "prod"}, {Name: "Prod"}}})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `member "eu.west" cannot be a Karmada cluster name`)
-	assert.Contains(t, err.Error(), `member "a-very-long-cluster-name-that-karmada-will-not-take-x" cannot be`)
+	assert.Contains(t, err.Error(), `members "Prod" and "prod" would both be the Karmada cluster "prod"; rename one in the federation file first`)
+}
+
+func yamlOf(t *testing.T, docs []map[string]any) string {
+	t.Helper()
+	var b strings.Builder
+	for _, d := range docs {
+		data, err := yaml.Marshal(d)
+		require.NoError(t, err)
+		b.Write(data)
+	}
+	return b.String()
+}
+
+const bounded = `apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: ns, namespace: ns}
+spec:
+  placement: {clusterSelector: {}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: ns}
+spec:
+  template:
+    spec:
+      replicas: 1
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec: {containers: [{name: web, image: nginx}]}
+  placement: {clusterSelector: {}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: ns}
+spec:
+  targetKind: FederatedDeployment
+  totalReplicas: 9
+  rebalance: true
+  clusters:
+    a: {weight: 1, minReplicas: 5}
+    b: {weight: 5, maxReplicas: 2}
+    c: {weight: 1}
+`
+
+// TestSchedulingNotes: an RSP's minReplicas, maxReplicas and rebalance are
+// approximated (Karmada's static weights give today's split only), each
+// at its line; the member objects are the same today.
+func TestSchedulingNotes(t *testing.T) {
+	t.Parallel()
+	fed := []placement.Cluster{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	docs, err := manifest.Split("in.yaml", []byte(bounded))
+	require.NoError(t, err)
+	out := renderDocs(t, docs, fed)
+	conv, err := export.ToKarmada(export.Input{Set: out.Set, Result: out.Result, Members: fed})
+	require.NoError(t, err)
+	var notes []string
+	for _, n := range conv.Notes {
+		assert.False(t, n.Exact, n.String())
+		notes = append(notes, n.String())
+	}
+	assert.Equal(t, []string{
+		"in.yaml:28: ReplicaSchedulingPreference ns/web: minReplicas/maxReplicas of a, b have no Karmada equivalent: the static weights give today's split of FederatedDeployment ns/web, but Karmada divides by weight alone when members or replicas change",
+		"in.yaml:26: ReplicaSchedulingPreference ns/web: rebalance has no Karmada equivalent: Karmada keeps or moves running replicas by its own rules",
+	}, notes)
+	assert.Equal(t, byKey(out.Result), byKey(readBack(t, conv.Documents, fed)))
 }

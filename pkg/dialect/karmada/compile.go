@@ -3,6 +3,7 @@ package karmada
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -134,7 +135,7 @@ func (ps *policySet) compile(in dialect.Input, p plain) (*federation.Object, *ma
 			continue
 		}
 		entry := federation.ClusterOverrides{ClusterName: m.Name}
-		for _, o := range a.ops {
+		for _, o := range folded(a.ops) {
 			ov, err := o.override()
 			if err != nil {
 				return nil, nil, errorf("", "%s: %v", o.Source, err)
@@ -145,6 +146,51 @@ func (ps *policySet) compile(in dialect.Input, p plain) (*federation.Object, *ma
 	}
 	obj.Notes = notes
 	return obj, nil, nil
+}
+
+// folded drops each operation whose path a later replace or add sets
+// again with nothing between them touching that path: Karmada applies both
+// (the replica division, then a plaintext replace of /spec/replicas), but
+// KubeFed's overrides name a path once per member. The member object is
+// the same, as the later operation sets the value whatever was there
+// (KubeFed's replace of a missing key adds it). Additions to a list
+// ("-", an index) insert rather than set, and are kept.
+func folded(ops []op) []op {
+	out := make([]op, 0, len(ops))
+	for i, o := range ops {
+		if !setLater(o, ops[i+1:]) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func setLater(o op, later []op) bool {
+	if o.Op != "replace" && o.Op != "add" || inserts(o) {
+		return false
+	}
+	for _, l := range later {
+		if l.Path == o.Path {
+			return (l.Op == "replace" || l.Op == "add") && !inserts(l)
+		}
+		if strings.HasPrefix(l.Path, o.Path+"/") || strings.HasPrefix(o.Path, l.Path+"/") {
+			return false
+		}
+	}
+	return false
+}
+
+// inserts says an add puts an item into a list rather than set a key.
+func inserts(o op) bool {
+	if o.Op != "add" {
+		return false
+	}
+	last := o.Path[strings.LastIndexByte(o.Path, '/')+1:]
+	if last == "-" {
+		return true
+	}
+	_, err := strconv.Atoi(last)
+	return err == nil
 }
 
 func cloneMap(m map[string]any) map[string]any {

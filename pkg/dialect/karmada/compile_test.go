@@ -320,3 +320,36 @@ spec:
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"c1": int64(0), "c2": int64(0), "c3": int64(0)}, replicasByMember(res))
 }
+
+// TestOverrideOfDividedReplicas: a plaintext override that sets
+// spec.replicas again after Karmada's replica division is applied after
+// it, as Karmada does; KubeFed's overrides name a path once per member, so
+// the division's replace is folded into the override's (found by the
+// conversion's generated round trips).
+func TestOverrideOfDividedReplicas(t *testing.T) {
+	t.Parallel()
+	_, res, err := renderText(t, doc(deployment, "4")+`---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [c1, c2]}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  overrideRules:
+  - targetCluster: {clusterNames: [c2]}
+    overriders:
+      plaintext:
+      - {path: /spec/replicas, operator: replace, value: 7}
+      - {path: /spec/template/metadata/labels/track, operator: add, value: canary}
+`)
+	require.NoError(t, err)
+	require.NoError(t, res.Err())
+	assert.Equal(t, map[string]any{"c1": int64(4), "c2": int64(7)}, replicasByMember(res))
+}

@@ -1,0 +1,88 @@
+package convert
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/export"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/printers"
+	"github.com/fedctl/fedctl/pkg/render"
+)
+
+// applicationSetFile is the ApplicationSet's file at the top of the tree,
+// beside the member directories.
+const applicationSetFile = "applicationset.yaml"
+
+// runArgoCD writes render's tree without fedctl's markers, the
+// ApplicationSet over it and the members' registration commands.
+func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
+	clusters := slices.Sorted(slices.Values(in.Federation.Names()))
+	targets := make([]render.Target, len(in.Result.Targets))
+	for i, t := range in.Result.Targets {
+		t.Object = export.Unmarked(t.Object)
+		targets[i] = t
+	}
+	if err := printers.WriteTree(o.OutputDir, clusters, targets); err != nil {
+		return err
+	}
+	removed, err := printers.PruneTree(o.OutputDir, clusters)
+	for _, name := range removed {
+		fmt.Fprintf(o.IO.ErrOut, "removed %s: %s is no longer a member cluster\n", filepath.Join(o.OutputDir, name), name)
+	}
+	if err != nil {
+		return err
+	}
+	appSet := export.ApplicationSet(export.ArgoCD{
+		Repo: o.ArgoCD.Repo, Path: o.ArgoCD.Path, Revision: o.ArgoCD.Revision,
+		Name: o.ArgoCD.Name, Project: o.ArgoCD.Project, Namespace: o.ArgoCD.Namespace,
+	}, clusters)
+	data, err := yaml.Marshal(appSet)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(o.OutputDir, applicationSetFile), data, 0o644); err != nil {
+		return fmt.Errorf("--output-dir: %w", err)
+	}
+	rep := newReport("argocd", export.ArgoCDNotes(in.Set))
+	var script strings.Builder
+	script.WriteString("#!/bin/sh\n# Registers the members with Argo CD under the names the ApplicationSet uses.\n# Run after argocd login.\nset -e\n")
+	for _, name := range clusters {
+		m, _ := in.Federation.Member(name)
+		c := Registration{Member: name, Name: name, Command: argoCDClusterAdd(in.File, m)}
+		rep.Clusters = append(rep.Clusters, c)
+		script.WriteString(c.Command + "\n")
+	}
+	if err := writeFileAtomic(filepath.Join(o.OutputDir, "register-clusters.sh"), []byte(script.String()), 0o755); err != nil {
+		return fmt.Errorf("--output-dir: %w", err)
+	}
+	rep.OutputDir = o.OutputDir
+	rep.Files = []string{applicationSetFile, "register-clusters.sh"}
+	for _, t := range targets {
+		ns := t.Namespace()
+		if ns == "" {
+			ns = "_cluster"
+		}
+		rep.Files = append(rep.Files, filepath.Join(t.Cluster, ns, strings.ToLower(t.Type.Kind)+"_"+t.Name()+".yaml"))
+	}
+	slices.Sort(rep.Files)
+	fmt.Fprintf(o.IO.ErrOut, "%s wrote %d objects for %d clusters and %s to %s; commit it at %s in %s, then kubectl apply -n %s -f %s\n",
+		o.IO.ErrColorScheme().SuccessIcon(), len(targets), len(clusters), applicationSetFile, o.OutputDir, o.ArgoCD.Path, o.ArgoCD.Repo,
+		o.ArgoCD.Namespace, filepath.Join(o.OutputDir, applicationSetFile))
+	return o.finish(rep, nil, "argocd cluster add (after argocd login)")
+}
+
+// argoCDClusterAdd is the command that registers member m with Argo CD
+// under its fedctl name, from the kubeconfig fedctl reaches it with.
+func argoCDClusterAdd(file *members.File, m members.Member) string {
+	cmd := []string{"argocd", "cluster", "add", shellQuote(m.ContextName()), "--name", shellQuote(m.Name), "--yes"}
+	if m.Kubeconfig != "" {
+		cmd = append(cmd, "--kubeconfig", shellQuote(recordedPath(file, m.Kubeconfig)))
+	}
+	return strings.Join(cmd, " ")
+}

@@ -1,0 +1,174 @@
+// Package convert implements "fedctl convert": the federation as another
+// system's input, for a team that moves to a control plane with nothing
+// redeployed.
+package convert
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+)
+
+// ExitApproximated is the exit code when the converted output makes the
+// other system produce something other than what fedctl renders, or may
+// make it behave differently later.
+const ExitApproximated = 3
+
+// ConvertOptions are the inputs of "fedctl convert".
+type ConvertOptions struct {
+	IO         *iostreams.IOStreams
+	Federation func() (*members.File, error)
+
+	Filenames []string
+	Recursive bool
+	Kustomize string
+	Selector  string
+	Namespace string
+	// To is the system: "karmada" or "argocd".
+	To string
+	// OutputDir, when set, receives files instead of stdout.
+	OutputDir string
+	// Output is "yaml" (the documents) or "json" (the report, with the
+	// documents when there is no OutputDir).
+	Output string
+	// Verify reads the Karmada output back and compares what it renders.
+	Verify bool
+
+	ArgoCD ArgoCDOptions
+}
+
+// ArgoCDOptions say where the rendered tree lives for Argo CD.
+type ArgoCDOptions struct {
+	Repo      string
+	Path      string
+	Revision  string
+	Name      string
+	Project   string
+	Namespace string
+}
+
+// NewCmdConvert returns the convert command. runF, when set, replaces Run.
+func NewCmdConvert(f *cmdutil.Factory, runF func(*ConvertOptions) error) *cobra.Command {
+	opts := &ConvertOptions{IO: f.IOStreams, Federation: f.Federation}
+	cmd := &cobra.Command{
+		Use:   "convert --to karmada|argocd (-f FILENAME | -k DIR) [--output-dir DIR] [-o yaml|json]",
+		Short: "Write the federation as Karmada policies or an Argo CD ApplicationSet",
+		Long: `Write the federated input, whatever its dialect, as the input of a control plane
+that keeps it reconciled from then on, so that a team can move from fedctl to
+it with nothing redeployed: the member objects stay where they are and the
+new owner adopts them.
+
+--to karmada writes plain resource templates plus PropagationPolicies and
+OverridePolicies (Cluster* for cluster-scoped kinds) that make Karmada
+create, in the current members, the member objects fedctl renders:
+placement as cluster names (none when every member gets the object), replica
+splits as Divided static weights equal to each member's count, per-member
+differences as plaintext overrides in the strict json-patch form Karmada
+accepts, conflictResolution Overwrite so that Karmada adopts what fedctl
+applied. It prints the karmadactl join command of each member. Members whose
+names Karmada refuses (a DNS-1123 label of at most 48 characters) are given
+one, said in a note. --verify reads the output back as Karmada input,
+renders it and compares member object by member object with what the input
+renders.
+
+--to argocd writes render's tree (DIR/CLUSTER/NAMESPACE/KIND_NAME.yaml),
+without fedctl's markers, plus DIR/applicationset.yaml: one ApplicationSet
+whose list generator maps each member to its directory (--repo, --path) and
+to the Argo CD cluster of the member's name, synced with server-side apply.
+It prints the argocd cluster add command of each member.
+
+Every construct the other system cannot express exactly (a ReplicaScheduling-
+Preference's minReplicas, maxReplicas and rebalance, a member planned 0
+replicas) is listed on stderr with its file:line, and in the report of
+-o json; the exit code is then 3. Informing notes (an object placed nowhere,
+a renamed member) do not change it.
+
+Afterwards, "fedctl release" hands the member objects over.`,
+		Example: `  # Karmada templates and policies, checked by reading them back
+  fedctl convert --to karmada -f manifests/ --output-dir karmada/ --verify
+
+  # The same on stdout, with the report as JSON
+  fedctl convert --to karmada -f manifests/ -o json
+
+  # An Argo CD ApplicationSet over the rendered tree committed at deploy/ in a repository
+  fedctl convert --to argocd -f manifests/ --repo https://git.example.com/shop.git --path deploy --output-dir deploy/`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Validate(); err != nil {
+				return cmdutil.FlagErrorWrap(err)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return opts.Run(cmd.Context())
+		},
+	}
+	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
+	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
+	cmd.Flags().StringVar(&opts.To, "to", "", "System to write for: karmada or argocd (required)")
+	cmd.Flags().StringVar(&opts.OutputDir, "output-dir", "", "Write files under this directory (empty, or written by fedctl convert before) instead of printing")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "yaml", "Output format: yaml (the documents) or json (the report, with the documents unless --output-dir)")
+	cmd.Flags().BoolVar(&opts.Verify, "verify", false, "Karmada: read the output back as Karmada input and compare what it renders with the input's rendering; a difference exits 3")
+	cmd.Flags().StringVar(&opts.ArgoCD.Repo, "repo", "", "Argo CD: the Git repository the --output-dir tree is committed to")
+	cmd.Flags().StringVar(&opts.ArgoCD.Path, "path", "", "Argo CD: the tree's directory in the repository (member directories are PATH/CLUSTER)")
+	cmd.Flags().StringVar(&opts.ArgoCD.Revision, "revision", "HEAD", "Argo CD: the repository revision to sync")
+	cmd.Flags().StringVar(&opts.ArgoCD.Name, "name", "fedctl", "Argo CD: the ApplicationSet's name; each Application is NAME-CLUSTER")
+	cmd.Flags().StringVar(&opts.ArgoCD.Project, "project", "default", "Argo CD: the project of the Applications")
+	cmd.Flags().StringVar(&opts.ArgoCD.Namespace, "argocd-namespace", "argocd", "Argo CD: the namespace Argo CD runs in, where the ApplicationSet goes")
+	_ = cmd.RegisterFlagCompletionFunc("to", cobra.FixedCompletions([]string{"karmada", "argocd"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *ConvertOptions) Validate() error {
+	if err := cmdutil.CheckInputFlags(o.Filenames, o.Kustomize); err != nil {
+		return err
+	}
+	if o.Output != "yaml" && o.Output != "json" {
+		return fmt.Errorf("--output must be yaml or json, got %q", o.Output)
+	}
+	switch o.To {
+	case "karmada":
+		if o.ArgoCD.Repo != "" || o.ArgoCD.Path != "" {
+			return fmt.Errorf("--repo and --path are for --to argocd")
+		}
+	case "argocd":
+		if o.ArgoCD.Repo == "" || o.ArgoCD.Path == "" {
+			return fmt.Errorf("--to argocd needs --repo URL and --path PATH: where the tree is committed, for the ApplicationSet to point at")
+		}
+		if o.OutputDir == "" {
+			return fmt.Errorf("--to argocd writes a tree of files: give --output-dir DIR (the directory committed at --path)")
+		}
+		if o.Verify {
+			return fmt.Errorf("--verify is for --to karmada; the Argo CD tree is render's output itself")
+		}
+	case "":
+		return fmt.Errorf("give --to karmada or --to argocd")
+	default:
+		return fmt.Errorf("--to must be karmada or argocd, got %q", o.To)
+	}
+	return nil
+}
+
+// Run converts and writes.
+func (o *ConvertOptions) Run(ctx context.Context) error {
+	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
+		Context:    ctx,
+		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace,
+		Failing: cmdutil.FailOnAny, // a conversion of an input with errors would silently differ
+	})
+	if err != nil {
+		return err
+	}
+	if o.To == "argocd" {
+		return o.runArgoCD(in)
+	}
+	return o.runKarmada(in)
+}

@@ -1,0 +1,328 @@
+package convert
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sigs.k8s.io/yaml"
+
+	rendercmd "github.com/fedctl/fedctl/cmd/render"
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/export"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/testutil"
+)
+
+const (
+	goldenDir     = "../../testdata/golden/convert"
+	rulesDir      = "../../testdata/convert"
+	threeClusters = "../../testdata/federation/three-clusters.yaml"
+)
+
+func run(t *testing.T, federationFile string, args ...string) (string, string, error) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load(federationFile) }}
+	cmd := NewCmdConvert(f, nil)
+	cmd.SetArgs(args)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+func exitCode(err error) int {
+	var exit *cmdutil.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit):
+		return exit.Code
+	default:
+		return 1
+	}
+}
+
+// TestKarmadaRules: one input per mapping rule, converted and verified;
+// the documents and the report are golden files, and the exit code is 3
+// exactly when something is approximated.
+func TestKarmadaRules(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rule       string
+		federation string
+		code       int
+		errOut     []string
+	}{
+		{rule: "empty-placement", errOut: []string{"empty-placement.yaml:10: FederatedConfigMap shop/nowhere: not converted: placed in no member"}},
+		{rule: "replace-missing-key"},
+		{rule: "star-weights", errOut: []string{`star-weights.yaml:29: ReplicaSchedulingPreference shop/web: the "*" weight becomes an explicit weight`}},
+		{rule: "min-max-rebalance", code: 3, errOut: []string{
+			"min-max-rebalance.yaml:30: ReplicaSchedulingPreference shop/api: minReplicas/maxReplicas of cluster1, cluster2 have no Karmada equivalent",
+			"min-max-rebalance.yaml:28: ReplicaSchedulingPreference shop/api: rebalance has no Karmada equivalent",
+		}},
+		{rule: "zero-replicas", code: 3, errOut: []string{"zero-replicas.yaml:9: FederatedDeployment shop/batch: member cluster3 is planned 0 replicas"}},
+		{rule: "namespace-some-members"},
+		{rule: "cluster-scoped"},
+		{rule: "member-names", federation: filepath.Join(rulesDir, "member-names.federation.yaml"), errOut: []string{
+			"note: federation file: member eu.west: Karmada takes cluster names that are DNS-1123 labels of at most 48 characters: it is the Karmada cluster eu-west-46bb3d",
+			"karmadactl join ap-southeast-production-cluster-number-on-47948a",
+			" --cluster-context kind-ap --cluster-kubeconfig /home/ops/.kube/ap.yaml",
+			"karmadactl join us --cluster-context us",
+		}},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			t.Parallel()
+			fed := threeClusters
+			if tc.federation != "" {
+				fed = tc.federation
+			}
+			out, errOut, err := run(t, fed, "--to", "karmada", "-f", filepath.Join(rulesDir, tc.rule+".yaml"), "--verify")
+			assert.Equal(t, tc.code, exitCode(err), "%v\n%s", err, errOut)
+			testutil.AssertGolden(t, []byte(out), filepath.Join(goldenDir, tc.rule+".yaml"))
+			testutil.AssertGolden(t, []byte(errOut), filepath.Join(goldenDir, tc.rule+".stderr"))
+			assert.Contains(t, errOut, "verified: read back as karmada input, the output renders every member object as the input does")
+			for _, s := range tc.errOut {
+				assert.Contains(t, errOut, s)
+			}
+			assert.NotContains(t, out, "fedctl.io/", "fedctl's markers are not Karmada's")
+			assert.NotContains(t, out, "kubefed.io/managed")
+		})
+	}
+}
+
+// TestKarmadaMappings: what each rule's output says, beyond the golden
+// files: the forms Karmada needs.
+func TestKarmadaMappings(t *testing.T) {
+	t.Parallel()
+	out, _, err := run(t, threeClusters, "--to", "karmada", "-f", filepath.Join(rulesDir, "replace-missing-key.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, out, "- operator: add\n        path: /data/region\n        value: eu-west-2\n", "KubeFed's replace of a missing key becomes add")
+	assert.Contains(t, out, "- operator: replace\n        path: /data/mode\n        value: eu\n")
+	assert.Contains(t, out, "conflictResolution: Overwrite")
+	assert.Contains(t, out, "  placement: {}\n", "placed everywhere: Karmada's empty affinity selects every cluster")
+
+	out, _, err = run(t, threeClusters, "--to", "karmada", "-f", filepath.Join(rulesDir, "empty-placement.yaml"))
+	require.NoError(t, err)
+	assert.NotContains(t, out, "name: nowhere", "an empty KubeFed placement selects nothing; an empty Karmada one everything: left out")
+	assert.Contains(t, out, "clusterNames:\n      - cluster3\n", "a selector becomes today's members by name")
+
+	out, _, err = run(t, threeClusters, "--to", "karmada", "-f", filepath.Join(rulesDir, "star-weights.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, out, "replicas: 10")
+	assert.Contains(t, out, "- cluster1\n          weight: 6\n")
+	assert.NotContains(t, out, `"*"`)
+	assert.Contains(t, out, "replicaSchedulingType: Divided")
+
+	out, _, err = run(t, threeClusters, "--to", "karmada", "-f", filepath.Join(rulesDir, "cluster-scoped.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, out, "kind: ClusterPropagationPolicy")
+	assert.Contains(t, out, "kind: ClusterOverridePolicy")
+	assert.NotContains(t, out, "kind: PropagationPolicy")
+}
+
+// TestKarmadaExamples: the examples (an RSP with minimums and maximums,
+// overrides, a FederatedNamespace) convert, verify, and exit 3 for the
+// RSP's bounds.
+func TestKarmadaExamples(t *testing.T) {
+	t.Parallel()
+	out, errOut, err := run(t, threeClusters, "--to", "karmada", "-f", "../../testdata/examples", "--verify")
+	assert.Equal(t, ExitApproximated, exitCode(err), errOut)
+	// the golden file of federate --to karmada, which is this command
+	testutil.AssertGolden(t, []byte(out), "../../testdata/golden/federate/examples-karmada.yaml")
+	testutil.AssertGolden(t, []byte(errOut), filepath.Join(goldenDir, "examples.stderr"))
+}
+
+// TestKarmadaJSON: -o json is the report, with the documents, each note at
+// its file:line, the verdict and the registration commands.
+func TestKarmadaJSON(t *testing.T) {
+	t.Parallel()
+	out, _, err := run(t, threeClusters, "--to", "karmada", "-f", filepath.Join(rulesDir, "min-max-rebalance.yaml"), "-o", "json", "--verify")
+	assert.Equal(t, ExitApproximated, exitCode(err))
+	var rep Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	assert.Equal(t, "ConversionReport", rep.Kind)
+	assert.Equal(t, "karmada", rep.To)
+	require.Len(t, rep.Approximated, 2)
+	assert.Equal(t, "../../testdata/convert/min-max-rebalance.yaml:30", rep.Approximated[0].Where)
+	assert.Equal(t, "ReplicaSchedulingPreference shop/api", rep.Approximated[0].Object)
+	assert.False(t, rep.Approximated[0].Exact)
+	require.NotNil(t, rep.Verified)
+	assert.True(t, *rep.Verified)
+	assert.Len(t, rep.Items, 3, "the Namespace (everywhere: no policy), the Deployment and its PropagationPolicy (no member differs: no OverridePolicy)")
+	assert.Equal(t, []Registration{
+		{Member: "cluster1", Name: "cluster1", Command: "karmadactl join cluster1 --cluster-context cluster1"},
+		{Member: "cluster2", Name: "cluster2", Command: "karmadactl join cluster2 --cluster-context cluster2"},
+		{Member: "cluster3", Name: "cluster3", Command: "karmadactl join cluster3 --cluster-context cluster3"},
+	}, rep.Clusters)
+}
+
+// TestKarmadaOutputDir: one file per document under NAMESPACE/ (or
+// _cluster/), join-clusters.sh, and on the next run the files of objects
+// that left the input are removed; a directory fedctl did not write is
+// refused.
+func TestKarmadaOutputDir(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "karmada")
+	_, errOut, err := run(t, threeClusters, "--to", "karmada", "-f", filepath.Join(rulesDir, "replace-missing-key.yaml"), "-f", filepath.Join(rulesDir, "cluster-scoped.yaml"), "--output-dir", dir)
+	require.NoError(t, err, errOut)
+	assert.Equal(t, []string{
+		".fedctl-convert",
+		"_cluster/clusteroverridepolicy_clusterrole-reader.yaml",
+		"_cluster/clusterpropagationpolicy_clusterrole-reader.yaml",
+		"_cluster/clusterrole_reader.yaml",
+		"_cluster/namespace_shop.yaml",
+		"join-clusters.sh",
+		"shop/configmap_settings.yaml",
+		"shop/overridepolicy_configmap-settings.yaml",
+		"shop/propagationpolicy_configmap-settings.yaml",
+	}, listFiles(t, dir))
+	assert.Contains(t, errOut, "wrote 7 documents to "+dir+" (8 files)")
+	st, err := os.Stat(filepath.Join(dir, "join-clusters.sh"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), st.Mode().Perm())
+	script := read(t, filepath.Join(dir, "join-clusters.sh"))
+	assert.Contains(t, script, "karmadactl join cluster2 --cluster-context cluster2\n")
+
+	_, _, err = run(t, threeClusters, "--to", "karmada", "-f", filepath.Join(rulesDir, "cluster-scoped.yaml"), "--output-dir", dir)
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		".fedctl-convert",
+		"_cluster/clusteroverridepolicy_clusterrole-reader.yaml",
+		"_cluster/clusterpropagationpolicy_clusterrole-reader.yaml",
+		"_cluster/clusterrole_reader.yaml",
+		"join-clusters.sh",
+	}, listFiles(t, dir), "the ConfigMap, its policies and the Namespace left the input: their files go, and so does the emptied shop/")
+
+	foreign := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(foreign, "keep.yaml"), []byte("x: 1\n"), 0o644))
+	_, _, err = run(t, threeClusters, "--to", "karmada", "-f", filepath.Join(rulesDir, "cluster-scoped.yaml"), "--output-dir", foreign)
+	require.EqualError(t, err, "--output-dir "+foreign+" is not empty and was not written by fedctl convert --to karmada; choose an empty or new directory")
+	assert.Equal(t, []string{"keep.yaml"}, listFiles(t, foreign))
+}
+
+// TestArgoCD: render's tree without fedctl's markers, the ApplicationSet
+// beside it, the registration commands; the tree holds exactly what render
+// gives each member.
+func TestArgoCD(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "deploy")
+	out, errOut, err := run(t, threeClusters, "--to", "argocd", "-f", "../../testdata/examples", "--repo", "https://git.example.com/shop.git", "--path", "deploy", "--output-dir", dir, "-o", "json")
+	require.NoError(t, err, errOut)
+	files := listFiles(t, dir)
+	assert.Contains(t, files, "applicationset.yaml")
+	assert.Contains(t, files, "register-clusters.sh")
+	assert.Contains(t, files, "cluster1/shop/deployment_web.yaml")
+	assert.Contains(t, files, "cluster3/_cluster/namespace_shop.yaml")
+	for _, f := range files {
+		if strings.HasPrefix(f, "cluster") {
+			body := read(t, filepath.Join(dir, f))
+			assert.NotContains(t, body, "fedctl.io/", f)
+			assert.NotContains(t, body, "kubefed.io/managed", f)
+			assert.NotContains(t, body, "managed-by: fedctl", f)
+		}
+	}
+	testutil.AssertGolden(t, []byte(read(t, filepath.Join(dir, "applicationset.yaml"))), filepath.Join(goldenDir, "applicationset.yaml"))
+	assert.Equal(t, "#!/bin/sh\n# Registers the members with Argo CD under the names the ApplicationSet uses.\n# Run after argocd login.\nset -e\n"+
+		"argocd cluster add cluster1 --name cluster1 --yes\nargocd cluster add cluster2 --name cluster2 --yes\nargocd cluster add cluster3 --name cluster3 --yes\n",
+		read(t, filepath.Join(dir, "register-clusters.sh")))
+
+	var rep Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	assert.Equal(t, "argocd", rep.To)
+	assert.Empty(t, rep.Approximated)
+	require.Len(t, rep.Notes, 1)
+	assert.Contains(t, rep.Notes[0].Message, "the replica split is written as each member's count")
+	assert.Len(t, rep.Clusters, 3)
+	assert.Contains(t, errOut, "commit it at deploy in https://git.example.com/shop.git, then kubectl apply -n argocd -f "+filepath.Join(dir, "applicationset.yaml"))
+
+	// The tree is render's: the same files, the markers aside.
+	rendered := filepath.Join(t.TempDir(), "rendered")
+	ios, _, _, errOut2 := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load(threeClusters) }}
+	cmd := rendercmd.NewCmdRender(f, nil)
+	cmd.SetArgs([]string{"-f", "../../testdata/examples", "--output-dir", rendered})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	require.NoError(t, cmd.Execute(), errOut2.String())
+	var want []string
+	for _, f := range listFiles(t, rendered) {
+		if strings.HasPrefix(f, "cluster") {
+			want = append(want, f)
+			assert.Equal(t, withoutMarkers(t, read(t, filepath.Join(rendered, f))), parse(t, read(t, filepath.Join(dir, f))), f)
+		}
+	}
+	var trees []string
+	for _, f := range files {
+		if strings.HasPrefix(f, "cluster") {
+			trees = append(trees, f)
+		}
+	}
+	assert.Equal(t, want, trees)
+}
+
+// withoutMarkers is a rendered file's object without fedctl's markers.
+func withoutMarkers(t *testing.T, body string) map[string]any {
+	t.Helper()
+	var obj map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(body), &obj))
+	return export.Unmarked(obj)
+}
+
+func parse(t *testing.T, body string) map[string]any {
+	t.Helper()
+	var obj map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(body), &obj))
+	return obj
+}
+
+// TestValidate: the flags each system needs.
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"-f", "x.yaml"}, "give --to karmada or --to argocd"},
+		{[]string{"-f", "x.yaml", "--to", "flux"}, `--to must be karmada or argocd, got "flux"`},
+		{[]string{"-f", "x.yaml", "--to", "argocd", "--output-dir", "d"}, "--to argocd needs --repo URL and --path PATH: where the tree is committed, for the ApplicationSet to point at"},
+		{[]string{"-f", "x.yaml", "--to", "argocd", "--repo", "r", "--path", "p"}, "--to argocd writes a tree of files: give --output-dir DIR (the directory committed at --path)"},
+		{[]string{"-f", "x.yaml", "--to", "argocd", "--repo", "r", "--path", "p", "--output-dir", "d", "--verify"}, "--verify is for --to karmada; the Argo CD tree is render's output itself"},
+		{[]string{"-f", "x.yaml", "--to", "karmada", "--repo", "r"}, "--repo and --path are for --to argocd"},
+		{[]string{"--to", "karmada"}, "-f is required: a file, a directory, an http(s) URL or - for standard input; or -k DIR for a kustomization"},
+		{[]string{"-f", "x.yaml", "--to", "karmada", "-o", "wide"}, `--output must be yaml or json, got "wide"`},
+	} {
+		_, _, err := run(t, threeClusters, tc.args...)
+		require.Error(t, err, tc.args)
+		assert.Equal(t, tc.err, err.Error(), tc.args)
+		var usage *cmdutil.FlagError
+		assert.ErrorAs(t, err, &usage, "a usage error (exit 2): %v", tc.args)
+	}
+}
+
+func listFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		out = append(out, filepath.ToSlash(rel))
+		return err
+	}))
+	return out
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(data)
+}

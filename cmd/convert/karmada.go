@@ -1,0 +1,73 @@
+package convert
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/export"
+	"github.com/fedctl/fedctl/pkg/members"
+)
+
+// runKarmada converts the rendered input into Karmada's templates and
+// policies, reads them back when asked, and writes them with the report.
+func (o *ConvertOptions) runKarmada(in *cmdutil.Rendered) error {
+	conv, err := export.ToKarmada(export.Input{Set: in.Set, Result: in.Result, Members: in.Members})
+	if err != nil {
+		return err
+	}
+	rep := newReport("karmada", conv.Notes)
+	for _, name := range in.Federation.Names() {
+		m, _ := in.Federation.Member(name)
+		rep.Clusters = append(rep.Clusters, Registration{Member: name, Name: conv.ClusterNames[name], Command: karmadaJoin(in.File, m, conv.ClusterNames[name])})
+	}
+	if o.Verify {
+		diffs, err := export.Verify(conv.Documents, in.Types, in.Members, conv.ClusterNames, in.Result, conv.Notes)
+		if err != nil {
+			return fmt.Errorf("internal error, please report: the converted output does not read back as Karmada input: %w", err)
+		}
+		verified := len(diffs) == 0
+		rep.Verified, rep.Differences = &verified, diffs
+	}
+	if o.OutputDir != "" {
+		files, err := writeKarmadaDir(o.OutputDir, conv.Documents, rep.Clusters)
+		if err != nil {
+			return err
+		}
+		rep.OutputDir, rep.Files = o.OutputDir, files
+		fmt.Fprintf(o.IO.ErrOut, "%s wrote %d documents to %s (%d files)\n", o.IO.ErrColorScheme().SuccessIcon(), len(conv.Documents), o.OutputDir, len(files))
+	} else if o.Output == "json" {
+		rep.Items = conv.Documents
+	}
+	return o.finish(rep, conv.Documents, "karmadactl join (on the Karmada control plane's kubeconfig)")
+}
+
+// karmadaJoin is the command that registers member m with Karmada under
+// name, in Push mode, from the kubeconfig fedctl reaches it with.
+func karmadaJoin(file *members.File, m members.Member, name string) string {
+	cmd := []string{"karmadactl", "join", name, "--cluster-context", shellQuote(m.ContextName())}
+	if m.Kubeconfig != "" {
+		cmd = append(cmd, "--cluster-kubeconfig", shellQuote(recordedPath(file, m.Kubeconfig)))
+	}
+	return strings.Join(cmd, " ")
+}
+
+// recordedPath resolves a kubeconfig path of the federation file, which is
+// relative to the file, as the shell sees it from here.
+func recordedPath(file *members.File, path string) string {
+	if filepath.IsAbs(path) || file == nil || file.Path == "" {
+		return path
+	}
+	return filepath.Join(filepath.Dir(file.Path), path)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=+,", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,110 @@
+package convert
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/export"
+)
+
+// Report is what a conversion says: -o json prints it on stdout, and the
+// human form goes to stderr.
+type Report struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// To is the system converted for: karmada or argocd.
+	To string `json:"to"`
+	// OutputDir and Files are where the output went, with --output-dir.
+	OutputDir string   `json:"outputDir,omitempty"`
+	Files     []string `json:"files,omitempty"`
+	// Items are the converted documents, without --output-dir.
+	Items []map[string]any `json:"items,omitempty"`
+	// Approximated are the constructs the other system cannot express
+	// exactly: any makes the exit code 3.
+	Approximated []export.Note `json:"approximated"`
+	// Notes inform: the other system makes the same member objects.
+	Notes []export.Note `json:"notes"`
+	// Verified is set by --verify: whether the output, read back, renders
+	// as the input does; Differences says where not.
+	Verified    *bool    `json:"verified,omitempty"`
+	Differences []string `json:"differences,omitempty"`
+	// Clusters are the commands that register each member with the other
+	// system, under the name the output uses.
+	Clusters []Registration `json:"clusters"`
+}
+
+// Registration is one member's registration with the other system.
+type Registration struct {
+	Member  string `json:"member"`
+	Name    string `json:"name"`
+	Command string `json:"command"`
+}
+
+func newReport(to string, notes []export.Note) *Report {
+	r := &Report{APIVersion: "fedctl.io/v1alpha1", Kind: "ConversionReport", To: to, Approximated: []export.Note{}, Notes: []export.Note{}}
+	for _, n := range notes {
+		if n.Exact {
+			r.Notes = append(r.Notes, n)
+		} else {
+			r.Approximated = append(r.Approximated, n)
+		}
+	}
+	return r
+}
+
+// finish prints the documents (yaml, without --output-dir) or the report
+// (json) on stdout, the notes, differences and registration commands on
+// stderr, and returns exit code 3 when anything is not exact.
+func (o *ConvertOptions) finish(rep *Report, docs []map[string]any, register string) error {
+	w := bufio.NewWriter(o.IO.Out)
+	switch {
+	case o.Output == "json":
+		data, err := json.MarshalIndent(rep, "", "    ")
+		if err != nil {
+			return err
+		}
+		w.Write(data)
+		w.WriteByte('\n')
+	case o.OutputDir == "":
+		for i, d := range docs {
+			if i > 0 {
+				w.WriteString("---\n")
+			}
+			data, err := yaml.Marshal(d)
+			if err != nil {
+				return err
+			}
+			w.Write(data)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	cs := o.IO.ErrColorScheme()
+	for _, n := range rep.Notes {
+		fmt.Fprintf(o.IO.ErrOut, "note: %s\n", n)
+	}
+	for _, n := range rep.Approximated {
+		fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.WarningIcon(), n)
+	}
+	for _, d := range rep.Differences {
+		fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.WarningIcon(), d)
+	}
+	if rep.Verified != nil && *rep.Verified {
+		fmt.Fprintf(o.IO.ErrOut, "%s verified: read back as %s input, the output renders every member object as the input does\n", cs.SuccessIcon(), rep.To)
+	}
+	if len(rep.Clusters) > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "Register the members with %s:\n", register)
+		for _, c := range rep.Clusters {
+			fmt.Fprintf(o.IO.ErrOut, "  %s\n", c.Command)
+		}
+	}
+	if n := len(rep.Approximated) + len(rep.Differences); n > 0 {
+		return &cmdutil.ExitError{Code: ExitApproximated, Err: fmt.Errorf("%d construct(s) could not be converted exactly; %s would differ as listed above", n, rep.To)}
+	}
+	return nil
+}

@@ -1,0 +1,77 @@
+package export
+
+import (
+	"fmt"
+	"path"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+)
+
+// ArgoCD says where the rendered tree is committed and how its
+// Applications are named.
+type ArgoCD struct {
+	// Repo and Path are the Git repository and the tree's directory in it;
+	// each member's directory is Path/<member>.
+	Repo, Path string
+	// Revision is the repository revision to sync.
+	Revision string
+	// Name is the ApplicationSet's name; each Application is
+	// <Name>-<member>.
+	Name string
+	// Project and Namespace are Argo CD's project and its own namespace.
+	Project, Namespace string
+}
+
+// ApplicationSet is one Argo CD ApplicationSet whose list generator maps
+// each member to its directory of the tree (render's --output-dir layout)
+// and to the Argo CD cluster of the member's name. The Applications sync
+// with server-side apply, so that they take over, field by field, the
+// objects fedctl applied once fedctl has released them, and reconcile
+// from then on (automated, self-healing, pruning what leaves the tree).
+func ApplicationSet(a ArgoCD, members []string) map[string]any {
+	elements := make([]any, len(members))
+	for i, m := range members {
+		elements[i] = map[string]any{"cluster": m, "path": path.Join(a.Path, m)}
+	}
+	return map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1",
+		"kind":       "ApplicationSet",
+		"metadata":   map[string]any{"name": a.Name, "namespace": a.Namespace},
+		"spec": map[string]any{
+			"goTemplate":        true,
+			"goTemplateOptions": []any{"missingkey=error"},
+			"generators":        []any{map[string]any{"list": map[string]any{"elements": elements}}},
+			"template": map[string]any{
+				"metadata": map[string]any{"name": a.Name + "-{{.cluster}}"},
+				"spec": map[string]any{
+					"project": a.Project,
+					"source": map[string]any{
+						"repoURL":        a.Repo,
+						"targetRevision": a.Revision,
+						"path":           "{{.path}}",
+						// Each member's directory holds one directory per
+						// namespace.
+						"directory": map[string]any{"recurse": true},
+					},
+					"destination": map[string]any{"name": "{{.cluster}}"},
+					"syncPolicy": map[string]any{
+						"automated":   map[string]any{"prune": true, "selfHeal": true},
+						"syncOptions": []any{"ServerSideApply=true"},
+					},
+				},
+			},
+		},
+	}
+}
+
+// ArgoCDNotes inform about what Argo CD keeps as fedctl rendered it today
+// rather than deciding again: replica splits of ReplicaScheduling-
+// Preferences are files, planned anew only when the tree is rendered again.
+func ArgoCDNotes(set *federation.Set) []Note {
+	var notes []Note
+	for _, rsp := range set.RSPs {
+		notes = append(notes, Note{Where: fmt.Sprintf("%s:%d", rsp.Pos.File(), rsp.Pos.Line("")), Object: rsp.ID(), Exact: true,
+			Message: "the replica split is written as each member's count: it is planned again only when the tree is rendered again (fedctl convert or render --output-dir in the pipeline)"})
+	}
+	return notes
+}
