@@ -8,7 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
@@ -79,4 +81,77 @@ spec:
 	_ = rep
 	_, err = dc.Resource(cmGVR).Namespace(ns).Get(context.Background(), "cfg", metav1.GetOptions{})
 	assert.NoError(t, err, "a released object is not fedctl's to delete")
+}
+
+// TestReleaseApplySet: with --applyset, the set's parent stays while the
+// set still holds objects in a member (a release of some of them, named in
+// the member's line) and in a dry run, and goes once the set is empty; the
+// released objects stay, with the same UIDs.
+func TestReleaseApplySet(t *testing.T) {
+	const ns = "release-set"
+	fed := federationOf()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(`apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: release-set, namespace: release-set, labels: {part: base}}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: one, namespace: release-set, labels: {part: first}}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: two, namespace: release-set, labels: {part: base}}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+`), 0o600))
+	runApply(t, fed, "-f", dir, "--prune", "--applyset", "shop", "-n", ns)
+
+	cfg, err := testenv.Require(t, env).RESTConfig("cluster1")
+	require.NoError(t, err)
+	dc, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	secrets := dc.Resource(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}).Namespace(ns)
+	parent, err := secrets.Get(context.Background(), "shop", metav1.GetOptions{})
+	require.NoError(t, err)
+	uid, err := dc.Resource(cmGVR).Namespace(ns).Get(context.Background(), "one", metav1.GetOptions{})
+	require.NoError(t, err)
+
+	release := func(args ...string) string {
+		t.Helper()
+		f, output := factory(t, fed)
+		cmd := NewCmdRelease(f, nil)
+		cmd.SetArgs(args)
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		require.NoError(t, cmd.ExecuteContext(context.Background()))
+		_, errOut := output()
+		return errOut
+	}
+
+	errOut := release("-f", dir, "-l", "part=first", "--applyset", "shop", "-n", ns)
+	assert.Contains(t, errOut, "cluster cluster1: 1 objects released; the ApplySet parent stays: the set still holds ConfigMap release-set/two, Namespace release-set")
+	_, err = secrets.Get(context.Background(), "shop", metav1.GetOptions{})
+	require.NoError(t, err, "the set is not empty: its parent stays")
+
+	errOut = release("-f", dir, "--applyset", "shop", "--dry-run=server")
+	assert.Contains(t, errOut, "ApplySet shop: using namespace release-set, where its parent Secret shop is", "found without -n, as apply finds it")
+	assert.Contains(t, errOut, "cluster cluster1: 2 objects released; ApplySet parent Secret release-set/shop removed")
+	_, err = secrets.Get(context.Background(), "shop", metav1.GetOptions{})
+	require.NoError(t, err, "a server dry run removes nothing")
+
+	errOut = release("-f", dir, "--applyset", "shop", "-n", ns)
+	assert.Contains(t, errOut, "cluster cluster1: 2 objects released; ApplySet parent Secret release-set/shop removed")
+	assert.Contains(t, errOut, "cluster cluster2: 2 objects released; ApplySet parent Secret release-set/shop removed")
+	_, err = secrets.Get(context.Background(), "shop", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the empty set's parent %s is gone: %v", parent.GetUID(), err)
+	after, err := dc.Resource(cmGVR).Namespace(ns).Get(context.Background(), "one", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, uid.GetUID(), after.GetUID(), "released objects stay as they were")
+	_, err = dc.Resource(cmGVR).Namespace(ns).Get(context.Background(), "two", metav1.GetOptions{})
+	require.NoError(t, err)
 }

@@ -105,31 +105,6 @@ func Compare(ctx context.Context, in Input) *Report {
 	return runMembers(ctx, in, compareMode, (*memberSync).run)
 }
 
-// Release hands every member object of the input's federated objects over
-// to whoever applies them next, in place: fedctl's labels and annotations
-// (the ApplySet's part-of label included) go, and so do fedctl's
-// managedFields entries, so that a server-side apply by another field
-// manager takes the fields over without a conflict. Nothing is deleted or
-// otherwise changed (fedctl release).
-func Release(ctx context.Context, in Input) *Report {
-	return runMembers(ctx, in, releaseMode(in.DryRun), func(s *memberSync, mctx context.Context) ClusterResult {
-		cr := ClusterResult{Cluster: s.cluster, Objects: []ObjectResult{}}
-		a, err := s.in.Clients(s.cluster)
-		if err != nil {
-			cr.Error = members.RequestError(err).Error()
-			return cr
-		}
-		s.client = a
-		if err := s.list(mctx, nil); err != nil {
-			cr.Error = err.Error()
-			return cr
-		}
-		cr.Objects = append(cr.Objects, s.removeAll(mctx, func(render.Placed) bool { return true })...)
-		cr.Error = s.unreadReason()
-		return cr
-	})
-}
-
 // Delete removes from every member of in.Clusters the objects fedctl
 // manages for the federated objects in in.Result, wherever they are placed
 // (fedctl delete, as KubeFed's sync controller deletes: pkg/controller/sync/controller.go): deleted with the options of the federated
