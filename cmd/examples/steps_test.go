@@ -316,6 +316,8 @@ var steps = []step{
 	// release, as a server-side dry run: later examples still use manifests/
 	{line: "fedctl release -f manifests/", run: "fedctl release -f manifests/ --dry-run=server", why: "the examples after it still need fedctl to own manifests/",
 		errOut: []string{"cluster eu-1: 3 objects released", "cluster us-1: 3 objects released"}},
+	{line: "fedctl release -f manifests/ --applyset shop -n shop", run: "fedctl release -f manifests/ --applyset shop -n shop --dry-run=server", why: "the examples after it still need fedctl to own manifests/",
+		errOut: []string{"cluster eu-1: 3 objects released; ApplySet parent Secret shop/shop removed", "cluster us-1: 3 objects released; ApplySet parent Secret shop/shop removed"}},
 
 	// dns: a Service with a load balancer in each member, a Domain and a
 	// ServiceDNSRecord in dns/ (manifests/ has no DNS records)
