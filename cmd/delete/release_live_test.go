@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/testenv"
 )
 
@@ -40,20 +40,12 @@ spec:
 `), 0o600))
 	runApply(t, fed, "-f", dir, "--prune", "--applyset", "app", "-n", ns)
 
-	cfg, err := testenv.Require(t, env).RESTConfig("cluster1")
-	require.NoError(t, err)
-	dc, err := dynamic.NewForConfig(cfg)
-	require.NoError(t, err)
+	dc := testenv.Require(t, env).Dynamic(t, "cluster1")
 	before, err := dc.Resource(cmGVR).Namespace(ns).Get(context.Background(), "cfg", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, federation.ManagedByValue, before.GetLabels()[federation.ManagedByLabel])
 
-	f, output := factory(t, fed)
-	cmd := NewCmdRelease(f, nil)
-	cmd.SetArgs([]string{"-f", dir})
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	require.NoError(t, cmd.ExecuteContext(context.Background()))
-	_, errOut := output()
+	errOut := runRelease(t, fed, "-f", dir)
 	t.Logf("stderr:\n%s", errOut)
 	assert.Contains(t, errOut, "cluster cluster1: 2 objects released")
 
@@ -112,39 +104,25 @@ spec:
 `), 0o600))
 	runApply(t, fed, "-f", dir, "--prune", "--applyset", "shop", "-n", ns)
 
-	cfg, err := testenv.Require(t, env).RESTConfig("cluster1")
-	require.NoError(t, err)
-	dc, err := dynamic.NewForConfig(cfg)
-	require.NoError(t, err)
+	dc := testenv.Require(t, env).Dynamic(t, "cluster1")
 	secrets := dc.Resource(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}).Namespace(ns)
 	parent, err := secrets.Get(context.Background(), "shop", metav1.GetOptions{})
 	require.NoError(t, err)
 	uid, err := dc.Resource(cmGVR).Namespace(ns).Get(context.Background(), "one", metav1.GetOptions{})
 	require.NoError(t, err)
 
-	release := func(args ...string) string {
-		t.Helper()
-		f, output := factory(t, fed)
-		cmd := NewCmdRelease(f, nil)
-		cmd.SetArgs(args)
-		cmd.SilenceErrors, cmd.SilenceUsage = true, true
-		require.NoError(t, cmd.ExecuteContext(context.Background()))
-		_, errOut := output()
-		return errOut
-	}
-
-	errOut := release("-f", dir, "-l", "part=first", "--applyset", "shop", "-n", ns)
+	errOut := runRelease(t, fed, "-f", dir, "-l", "part=first", "--applyset", "shop", "-n", ns)
 	assert.Contains(t, errOut, "cluster cluster1: 1 objects released; the ApplySet parent stays: the set still holds ConfigMap release-set/two, Namespace release-set")
 	_, err = secrets.Get(context.Background(), "shop", metav1.GetOptions{})
 	require.NoError(t, err, "the set is not empty: its parent stays")
 
-	errOut = release("-f", dir, "--applyset", "shop", "--dry-run=server")
+	errOut = runRelease(t, fed, "-f", dir, "--applyset", "shop", "--dry-run=server")
 	assert.Contains(t, errOut, "ApplySet shop: using namespace release-set, where its parent Secret shop is", "found without -n, as apply finds it")
 	assert.Contains(t, errOut, "cluster cluster1: 2 objects released; ApplySet parent Secret release-set/shop removed")
 	_, err = secrets.Get(context.Background(), "shop", metav1.GetOptions{})
 	require.NoError(t, err, "a server dry run removes nothing")
 
-	errOut = release("-f", dir, "--applyset", "shop", "-n", ns)
+	errOut = runRelease(t, fed, "-f", dir, "--applyset", "shop", "-n", ns)
 	assert.Contains(t, errOut, "cluster cluster1: 2 objects released; ApplySet parent Secret release-set/shop removed")
 	assert.Contains(t, errOut, "cluster cluster2: 2 objects released; ApplySet parent Secret release-set/shop removed")
 	_, err = secrets.Get(context.Background(), "shop", metav1.GetOptions{})
@@ -154,4 +132,17 @@ spec:
 	assert.Equal(t, uid.GetUID(), after.GetUID(), "released objects stay as they were")
 	_, err = dc.Resource(cmGVR).Namespace(ns).Get(context.Background(), "two", metav1.GetOptions{})
 	require.NoError(t, err)
+}
+
+// runRelease runs fedctl release, which must succeed, and returns its
+// stderr.
+func runRelease(t *testing.T, fed *members.Federation, args ...string) string {
+	t.Helper()
+	f, output := factory(t, fed)
+	cmd := NewCmdRelease(f, nil)
+	cmd.SetArgs(args)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	require.NoError(t, cmd.ExecuteContext(context.Background()))
+	_, errOut := output()
+	return errOut
 }

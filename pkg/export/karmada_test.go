@@ -76,13 +76,8 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-const zeroReplicas = `apiVersion: types.kubefed.io/v1beta1
-kind: FederatedNamespace
-metadata: {name: ns, namespace: ns}
-spec:
-  placement: {clusters: [{name: a}, {name: b}]}
----
-apiVersion: types.kubefed.io/v1beta1
+// web is a FederatedDeployment of one replica everywhere in namespace ns.
+const web = `apiVersion: types.kubefed.io/v1beta1
 kind: FederatedDeployment
 metadata: {name: web, namespace: ns}
 spec:
@@ -94,7 +89,15 @@ spec:
         metadata: {labels: {app: web}}
         spec: {containers: [{name: web, image: nginx}]}
   placement: {clusterSelector: {}}
+`
+
+const zeroReplicas = `apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: ns, namespace: ns}
+spec:
+  placement: {clusters: [{name: a}, {name: b}]}
 ---
+` + web + `---
 apiVersion: scheduling.kubefed.io/v1alpha1
 kind: ReplicaSchedulingPreference
 metadata: {name: web, namespace: ns}
@@ -192,19 +195,7 @@ metadata: {name: ns, namespace: ns}
 spec:
   placement: {clusterSelector: {}}
 ---
-apiVersion: types.kubefed.io/v1beta1
-kind: FederatedDeployment
-metadata: {name: web, namespace: ns}
-spec:
-  template:
-    spec:
-      replicas: 1
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec: {containers: [{name: web, image: nginx}]}
-  placement: {clusterSelector: {}}
----
+` + web + `---
 apiVersion: scheduling.kubefed.io/v1alpha1
 kind: ReplicaSchedulingPreference
 metadata: {name: web, namespace: ns}

@@ -112,20 +112,5 @@ func Compare(ctx context.Context, in Input) *Report {
 // unmarked when it says kubefed.io/orphan: "true". Members fail alone, an
 // unreachable one included (kubefed#1254).
 func Delete(ctx context.Context, in Input) *Report {
-	return runMembers(ctx, in, deleteMode(in.DryRun), func(s *memberSync, mctx context.Context) ClusterResult {
-		cr := ClusterResult{Cluster: s.cluster, Objects: []ObjectResult{}}
-		a, err := s.in.Clients(s.cluster)
-		if err != nil {
-			cr.Error = members.RequestError(err).Error()
-			return cr
-		}
-		s.client = a
-		if err := s.list(mctx, nil); err != nil {
-			cr.Error = err.Error()
-			return cr
-		}
-		cr.Objects = append(cr.Objects, s.removeAll(mctx, func(render.Placed) bool { return true })...)
-		cr.Error = s.unreadReason()
-		return cr
-	})
+	return runMembers(ctx, in, deleteMode(in.DryRun), (*memberSync).removeInput)
 }

@@ -33,28 +33,8 @@ const ReasonApplySetNotEmpty = "ApplySetNotEmpty"
 // other objects are still in the set or some could not be read.
 func Release(ctx context.Context, in Input) *Report {
 	return runMembers(ctx, in, releaseMode(in.DryRun), func(s *memberSync, mctx context.Context) ClusterResult {
-		cr := ClusterResult{Cluster: s.cluster, Objects: []ObjectResult{}}
-		a, err := s.in.Clients(s.cluster)
-		if err != nil {
-			cr.Error = members.RequestError(err).Error()
-			return cr
-		}
-		s.client = a
-		var setKinds sets.Set[schema.GroupKind]
-		if s.in.ApplySet != nil {
-			if err := s.readApplySet(mctx); err != nil {
-				cr.Error = err.Error()
-				return cr
-			}
-			setKinds = s.applySet.groupKinds
-		}
-		if err := s.list(mctx, setKinds); err != nil {
-			cr.Error = err.Error()
-			return cr
-		}
-		cr.Objects = append(cr.Objects, s.removeAll(mctx, func(render.Placed) bool { return true })...)
-		cr.Error = s.unreadReason()
-		if s.in.ApplySet != nil && s.applySet.live != nil {
+		cr := s.removeInput(mctx)
+		if s.in.ApplySet != nil && s.applySet != nil && s.applySet.live != nil {
 			res, err := s.releaseApplySet(mctx, cr)
 			if err != nil {
 				cr.Error = joinErrors(cr.Error, err.Error())
@@ -63,6 +43,34 @@ func Release(ctx context.Context, in Input) *Report {
 		}
 		return cr
 	})
+}
+
+// removeInput is one member's Delete or Release: it reads fedctl's
+// objects there (and the ApplySet's parent and kinds, with one), then
+// removes every member object of the input as the mode says.
+func (s *memberSync) removeInput(ctx context.Context) ClusterResult {
+	cr := ClusterResult{Cluster: s.cluster, Objects: []ObjectResult{}}
+	a, err := s.in.Clients(s.cluster)
+	if err != nil {
+		cr.Error = members.RequestError(err).Error()
+		return cr
+	}
+	s.client = a
+	var setKinds sets.Set[schema.GroupKind]
+	if s.in.ApplySet != nil {
+		if err := s.readApplySet(ctx); err != nil {
+			cr.Error = err.Error()
+			return cr
+		}
+		setKinds = s.applySet.groupKinds
+	}
+	if err := s.list(ctx, setKinds); err != nil {
+		cr.Error = err.Error()
+		return cr
+	}
+	cr.Objects = append(cr.Objects, s.removeAll(ctx, func(render.Placed) bool { return true })...)
+	cr.Error = s.unreadReason()
+	return cr
 }
 
 // releaseApplySet removes the set's parent when no object of the member is
