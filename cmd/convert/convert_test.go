@@ -71,6 +71,9 @@ func TestKarmadaRules(t *testing.T) {
 		{rule: "zero-replicas", code: 3, errOut: []string{"zero-replicas.yaml:9: FederatedDeployment shop/batch: member cluster3 is planned 0 replicas"}},
 		{rule: "namespace-some-members"},
 		{rule: "cluster-scoped"},
+		{rule: "namespace-scoped", federation: filepath.Join(rulesDir, "namespace-scoped.federation.yaml"), errOut: []string{
+			"note: federation file: namespace team: holds the templates in Karmada and is not synced to members",
+		}},
 		{rule: "member-names", federation: filepath.Join(rulesDir, "member-names.federation.yaml"), errOut: []string{
 			"note: federation file: member eu.west: Karmada takes cluster names that are DNS-1123 labels of at most 48 characters: it is the Karmada cluster eu-west-46bb3d",
 			"karmadactl join ap-southeast-production-cluster-number-on-47948a",

@@ -100,6 +100,18 @@ func ToKarmada(in Input) (*Karmada, error) {
 		info := func(format string, args ...any) {
 			out.Notes = append(out.Notes, Note{Where: where, Object: o.ID(), Message: fmt.Sprintf(format, args...), Exact: true})
 		}
+		if o.Rules.PlacementOnly {
+			// A namespace-scoped federation's FederatedNamespace only
+			// limits placement: fedctl never creates or deletes the
+			// namespace. Karmada needs it to hold the templates, and is
+			// told not to sync it to any member.
+			if o.IsNamespace() {
+				out.Documents = append(out.Documents, map[string]any{"apiVersion": "v1", "kind": "Namespace",
+					"metadata": map[string]any{"name": o.Name, "labels": map[string]any{skipAutoPropagationLabel: "true"}}})
+				info("namespace %s holds the templates in Karmada and is not synced to members (labelled %s): the namespace-scoped federation neither creates nor deletes it", o.Name, skipAutoPropagationLabel)
+			}
+			continue
+		}
 		if o.IsNamespace() && render.SystemNamespace(o.Name) {
 			info("not converted: KubeFed never propagates namespace %s as an object, and Karmada does not sync it", o.Name)
 			continue
@@ -124,6 +136,14 @@ func ToKarmada(in Input) (*Karmada, error) {
 			continue
 		}
 		out.Documents = append(out.Documents, docs...)
+	}
+	if ns := in.Result.Namespace; ns != "" && !slices.ContainsFunc(out.Documents, func(d map[string]any) bool {
+		return d["kind"] == "Namespace" && nested(d, "metadata", "name") == ns
+	}) {
+		out.Documents = append([]map[string]any{{"apiVersion": "v1", "kind": "Namespace",
+			"metadata": map[string]any{"name": ns, "labels": map[string]any{skipAutoPropagationLabel: "true"}}}}, out.Documents...)
+		out.Notes = append(out.Notes, Note{Where: "federation file", Object: "namespace " + ns, Exact: true,
+			Message: fmt.Sprintf("holds the templates in Karmada and is not synced to members (labelled %s): the namespace-scoped federation neither creates nor deletes it", skipAutoPropagationLabel)})
 	}
 	return out, errors.Join(errs...)
 }
