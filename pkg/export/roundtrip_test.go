@@ -30,14 +30,17 @@ const federations = 1200
 // Only the notes the conversion documents occur.
 func TestRoundTripGenerated(t *testing.T) {
 	t.Parallel()
-	var objects, memberObjects, approximated, explainedAway, skipped int
+	var objects, memberObjects, approximated, explainedAway, skipped, scoped int
 	for seed := range uint64(federations) {
 		r := rand.New(rand.NewPCG(seed, 0x5eed))
-		fed, text := generateFederation(r)
+		fed, text, scope := generateFederation(r)
 		docs, err := manifest.Split(fmt.Sprintf("gen-%d.yaml", seed), []byte(text))
 		require.NoError(t, err)
-		out, err := pipeline.Run(pipeline.Input{Docs: docs, DefaultNamespace: "default", Members: fed, Types: typeconfig.Builtin()})
+		out, err := pipeline.Run(pipeline.Input{Docs: docs, DefaultNamespace: "default", Members: fed, Types: typeconfig.Builtin(), Namespace: scope})
 		require.NoError(t, err, text)
+		if scope != "" {
+			scoped++
+		}
 		if out.Result.Err() != nil {
 			// A remove after an add of the whole map fails in that
 			// member; such an input is refused (TestRefusesErrors).
@@ -51,7 +54,8 @@ func TestRoundTripGenerated(t *testing.T) {
 			case strings.HasPrefix(n.Object, "ReplicaSchedulingPreference "),
 				strings.Contains(n.Message, "is planned 0 replicas"),
 				n.Message == "not converted: placed in no member",
-				strings.HasPrefix(n.Object, "member ") && n.Exact:
+				strings.HasPrefix(n.Object, "member ") && n.Exact,
+				strings.Contains(n.Message, "the namespace-scoped federation neither creates nor deletes it") && n.Exact:
 			default:
 				t.Errorf("seed %d: a note the conversion does not document: %s\n%s", seed, n, text)
 			}
@@ -68,8 +72,9 @@ func TestRoundTripGenerated(t *testing.T) {
 		objects += len(out.Set.Objects)
 		memberObjects += len(out.Result.Targets)
 	}
-	t.Logf("%d federations (%d refused for failing overrides): %d federated objects, %d member objects identical after the round trip; %d approximations reported, %d member objects explained by a note",
-		federations, skipped, objects, memberObjects, approximated, explainedAway)
+	t.Logf("%d federations (%d namespace-scoped; %d refused for failing overrides): %d federated objects, %d member objects identical after the round trip; %d approximations reported, %d member objects explained by a note",
+		federations, scoped, skipped, objects, memberObjects, approximated, explainedAway)
+	assert.Greater(t, scoped, federations/10)
 	assert.Less(t, skipped, federations/10, "the generator must mostly make valid input")
 	assert.Greater(t, memberObjects, federations*3)
 }
@@ -102,8 +107,15 @@ var (
 	regions    = []string{"eu", "us", "ap"}
 )
 
-// generateFederation makes 2–5 members and a random input for them.
-func generateFederation(r *rand.Rand) ([]placement.Cluster, string) {
+// generateFederation makes 2–5 members and a random input for them; one
+// in five federations is scoped to the namespace it returns (its
+// FederatedNamespace then only limits placement, and there is no
+// cluster-scoped object).
+func generateFederation(r *rand.Rand) ([]placement.Cluster, string, string) {
+	scope := ""
+	if r.IntN(5) == 0 {
+		scope = "app"
+	}
 	n := 2 + r.IntN(4)
 	perm := r.Perm(len(memberPool))[:n]
 	var fed []placement.Cluster
@@ -114,13 +126,19 @@ func generateFederation(r *rand.Rand) ([]placement.Cluster, string) {
 		names = append(names, name)
 	}
 	var docs []map[string]any
-	docs = append(docs, map[string]any{
-		"apiVersion": "types.kubefed.io/v1beta1", "kind": "FederatedNamespace",
-		"metadata": map[string]any{"name": "app", "namespace": "app"},
-		"spec":     map[string]any{"placement": randomPlacement(r, names, true), "overrides": randomOverrides(r, names, labelOps)},
-	})
+	if scope == "" || r.IntN(2) == 0 {
+		docs = append(docs, map[string]any{
+			"apiVersion": "types.kubefed.io/v1beta1", "kind": "FederatedNamespace",
+			"metadata": map[string]any{"name": "app", "namespace": "app"},
+			"spec":     map[string]any{"placement": randomPlacement(r, names, true), "overrides": randomOverrides(r, names, labelOps)},
+		})
+	}
+	kinds := 3
+	if scope != "" {
+		kinds = 2 // no cluster-scoped objects
+	}
 	for i := range 1 + r.IntN(4) {
-		switch r.IntN(3) {
+		switch r.IntN(kinds) {
 		case 0:
 			docs = append(docs, map[string]any{
 				"apiVersion": "types.kubefed.io/v1beta1", "kind": "FederatedConfigMap",
@@ -173,7 +191,7 @@ func generateFederation(r *rand.Rand) ([]placement.Cluster, string) {
 		b.WriteString("---\n")
 		b.Write(data)
 	}
-	return fed, b.String()
+	return fed, b.String(), scope
 }
 
 // randomPlacement is a list of names (perhaps empty: nowhere), a label
