@@ -191,18 +191,18 @@ func (o *UnjoinOptions) reportLeftovers(m members.Member, left []members.Resourc
 			}
 		}
 		if len(deletable) > 0 {
-			fmt.Fprintf(o.IO.ErrOut, "  to delete them, namespaces excepted: kubectl --context %s delete %s -A -l %s\n", m.ContextName(), strings.Join(deletable, ","), selector)
+			fmt.Fprintf(o.IO.ErrOut, "  to delete them, namespaces excepted: %s delete %s -A -l %s\n", m.Kubectl(), strings.Join(deletable, ","), selector)
 		}
 		if nsLeft != nil {
 			fmt.Fprintf(o.IO.ErrOut, "  namespaces: %s\n", names(nsLeft.Names))
-			fmt.Fprintf(o.IO.ErrOut, "  namespaces are in no delete command: deleting one deletes everything in it, not only what fedctl created; check what each holds (kubectl --context %s get all -n NAMESPACE) first\n", m.ContextName())
+			fmt.Fprintf(o.IO.ErrOut, "  namespaces are in no delete command: deleting one deletes everything in it, not only what fedctl created; check what each holds (%s get all -n NAMESPACE) first\n", m.Kubectl())
 		}
 	}
 	if len(parents) > 0 {
 		fmt.Fprintf(o.IO.ErrOut, "%s fedctl's ApplySet parents left in cluster %s (secrets, bookkeeping of apply --prune --applyset): %s\n", cs.WarningIcon(), m.Name, names(parents))
 		for _, p := range parents {
 			ns, name, _ := strings.Cut(p, "/")
-			fmt.Fprintf(o.IO.ErrOut, "  kubectl --context %s delete secret -n %s %s\n", m.ContextName(), ns, name)
+			fmt.Fprintf(o.IO.ErrOut, "  %s delete secret -n %s %s\n", m.Kubectl(), ns, name)
 		}
 	}
 	switch {

@@ -126,7 +126,10 @@ func NewFactory(ios *iostreams.IOStreams, v *viper.Viper, build BuildInfo) *Fact
 		}, nil
 	}
 
-	// Depends on Settings.
+	// Depends on Settings. One cache of what members from Cluster API read
+	// from their management clusters for the whole run, so that each
+	// kubeconfig Secret is read once however many clients a command makes.
+	capi := members.NewCAPICache()
 	f.Access = func() (members.Access, error) {
 		s, err := f.Settings()
 		if err != nil {
@@ -138,6 +141,7 @@ func NewFactory(ios *iostreams.IOStreams, v *viper.Viper, build BuildInfo) *Fact
 			BaseDir:     filepath.Dir(s.ConfigPath),
 			UserAgent:   "fedctl/" + f.Build.Version,
 			Warnings:    ios.ErrOut,
+			CAPI:        capi,
 		}
 		if s.Verbosity >= RequestLogVerbosity {
 			a.RequestLog = ios.ErrOut

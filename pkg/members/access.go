@@ -47,8 +47,13 @@ type Access struct {
 	Stats *RequestStats
 	// Impersonate acts as another user in every member (--as, --as-group,
 	// --as-uid), as kubectl's flags do: it replaces any impersonation the
-	// kubeconfig's user sets.
+	// kubeconfig's user sets. It does not apply to the management clusters
+	// of members from Cluster API, which are no members.
 	Impersonate Impersonation
+	// CAPI keeps for the run what members from Cluster API read from their
+	// management clusters, so that each kubeconfig Secret is read once per
+	// run; nil reads it whenever a client is made (tests).
+	CAPI *CAPICache
 }
 
 // Impersonation is a user to act as; the zero value acts as oneself.
@@ -119,8 +124,22 @@ func (e *ConfigError) inMember() error {
 	return fmt.Errorf("context %q in %s: %w", e.Context, e.Source, e.Err)
 }
 
-// RawConfig loads the kubeconfig that holds m's context.
+// clientError is the error of a client that cannot be made from m's
+// configuration.
+func clientError(m Member, err error) error {
+	if m.CAPI != nil {
+		return &ClusterAPIError{Member: m.Name, Err: fmt.Errorf("the kubeconfig in Secret %s/%s in management cluster %s: %w", m.CAPI.Namespace, m.CAPI.SecretName(), m.CAPI.ManagementContext, err)}
+	}
+	return &ConfigError{Member: m.Name, Context: m.ContextName(), Source: "kubeconfig", Err: err}
+}
+
+// RawConfig loads the kubeconfig that holds m's context; for a member from
+// Cluster API, the kubeconfig in its Cluster's Secret (read once per run
+// with a.CAPI; the result is shared: do not change it).
 func (a Access) RawConfig(m Member) (*clientcmdapi.Config, error) {
+	if m.CAPI != nil {
+		return a.capiKubeconfig(m)
+	}
 	rules := a.loadingRules(m)
 	raw, err := rules.Load()
 	if err != nil {
@@ -129,9 +148,41 @@ func (a Access) RawConfig(m Member) (*clientcmdapi.Config, error) {
 	return raw, nil
 }
 
-// RESTConfig resolves m's context into a client configuration. When the
-// context does not exist the error lists the ones that do.
+// contextIn is the context of raw (from RawConfig) that reaches m.
+func contextIn(raw *clientcmdapi.Config, m Member) string {
+	if m.CAPI != nil {
+		return raw.CurrentContext
+	}
+	return m.ContextName()
+}
+
+// RESTConfig resolves m into a client configuration: its kubeconfig
+// context (when the context does not exist the error lists the ones that
+// do), or for a member from Cluster API the kubeconfig in its Cluster's
+// Secret. Both get the same settings of the run: timeout, user agent,
+// --as, rate limit, warnings, request counts and log.
 func (a Access) RESTConfig(m Member) (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if m.CAPI != nil {
+		cfg, err = a.capiRESTConfig(m)
+	} else {
+		cfg, err = a.contextRESTConfig(m, a.overrides())
+	}
+	if err != nil {
+		return nil, err
+	}
+	var count *MemberRequests
+	if a.Stats != nil {
+		count = a.Stats.Member(m.Name)
+	}
+	a.wrap(cfg, m.Name, count)
+	return cfg, nil
+}
+
+// contextRESTConfig resolves m's kubeconfig context into a bare client
+// configuration with overrides.
+func (a Access) contextRESTConfig(m Member, overrides *clientcmd.ConfigOverrides) (*rest.Config, error) {
 	rules := a.loadingRules(m)
 	fail := func(err error) error {
 		return &ConfigError{Member: m.Name, Context: m.ContextName(), Source: describeSource(rules), Err: err}
@@ -144,14 +195,27 @@ func (a Access) RESTConfig(m Member) (*rest.Config, error) {
 	if _, ok := raw.Contexts[ctxName]; !ok {
 		return nil, fail(missingContext(raw))
 	}
-	overrides := &clientcmd.ConfigOverrides{}
-	if !a.Impersonate.IsZero() {
-		overrides.AuthInfo = clientcmdapi.AuthInfo{Impersonate: a.Impersonate.User, ImpersonateGroups: a.Impersonate.Groups, ImpersonateUID: a.Impersonate.UID}
-	}
 	cfg, err := clientcmd.NewNonInteractiveClientConfig(*raw, ctxName, overrides, rules).ClientConfig()
 	if err != nil {
 		return nil, fail(err)
 	}
+	return cfg, nil
+}
+
+// overrides apply --as, --as-group and --as-uid, which replace any
+// impersonation of the kubeconfig's user, as kubectl's flags do.
+func (a Access) overrides() *clientcmd.ConfigOverrides {
+	overrides := &clientcmd.ConfigOverrides{}
+	if !a.Impersonate.IsZero() {
+		overrides.AuthInfo = clientcmdapi.AuthInfo{Impersonate: a.Impersonate.User, ImpersonateGroups: a.Impersonate.Groups, ImpersonateUID: a.Impersonate.UID}
+	}
+	return overrides
+}
+
+// wrap gives cfg the settings of the run: timeout, user agent, rate limit,
+// warnings and request log, its lines labelled name; and count, when set,
+// counts its requests (a member's, -v 4).
+func (a Access) wrap(cfg *rest.Config, name string, count *MemberRequests) {
 	cfg.Timeout = a.Timeout
 	cfg.UserAgent = a.UserAgent
 	// One limiter for every client of the member (dynamic, metadata,
@@ -171,17 +235,15 @@ func (a Access) RESTConfig(m Member) (*rest.Config, error) {
 	if a.Warnings != nil {
 		cfg.WarningHandler = rest.NewWarningWriter(a.Warnings, rest.WarningWriterOptions{Deduplicate: true})
 	}
-	if a.Stats != nil {
-		count := a.Stats.Member(m.Name)
+	if count != nil {
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &countingTransport{next: rt, count: count} })
 	}
 	if a.RequestLog != nil {
 		log, bodies := a.RequestLog, a.RequestBodies
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-			return &loggingTransport{next: rt, out: log, member: m.Name, bodies: bodies}
+			return &loggingTransport{next: rt, out: log, member: name, bodies: bodies}
 		})
 	}
-	return cfg, nil
 }
 
 func missingContext(raw *clientcmdapi.Config) error {

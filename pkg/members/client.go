@@ -161,7 +161,7 @@ func NewMemberClient(a Access, m Member) (Client, error) {
 	}
 	c, err := NewClient(cfg)
 	if err != nil {
-		return nil, &ConfigError{Member: m.Name, Context: m.ContextName(), Source: "kubeconfig", Err: err}
+		return nil, clientError(m, err)
 	}
 	c.(*dynamicClient).member = m.Name
 	return c, nil

@@ -90,7 +90,7 @@ func IntegerReplicas(ctx context.Context, a Access, m Member, t typeconfig.Type)
 	if t.Group != "" {
 		client, err := apiextclient.NewForConfig(cfg)
 		if err != nil {
-			return false, &ConfigError{Member: m.Name, Context: m.ContextName(), Source: "kubeconfig", Err: err}
+			return false, clientError(m, err)
 		}
 		crd, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, t.Name(), metav1.GetOptions{})
 		switch {
@@ -102,7 +102,7 @@ func IntegerReplicas(ctx context.Context, a Access, m Member, t typeconfig.Type)
 	}
 	client, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
-		return false, &ConfigError{Member: m.Name, Context: m.ContextName(), Source: "kubeconfig", Err: err}
+		return false, clientError(m, err)
 	}
 	gv := schema.GroupVersion{Group: t.Group, Version: t.Version}
 	paths, err := client.OpenAPIV3WithContext(ctx).PathsWithContext(ctx)

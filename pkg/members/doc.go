@@ -5,5 +5,7 @@
 // KubeFed's cluster controller does.
 //
 // The federation file never holds credentials: a member points at a context
-// in a kubeconfig, which keeps them.
+// in a kubeconfig, which keeps them, or at a Cluster API Cluster, whose
+// kubeconfig Secret in the management cluster keeps them; fedctl reads that
+// Secret once per run, in memory only.
 package members

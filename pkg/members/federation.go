@@ -48,16 +48,24 @@ type Federation struct {
 }
 
 // Member is one member cluster: a name that placement and overrides use, and
-// the kubeconfig context that reaches it. It holds no credentials.
+// what reaches it: a kubeconfig context, or a Cluster API Cluster whose
+// kubeconfig Secret is read at run time (CAPI). It holds no credentials.
 type Member struct {
 	Name string `json:"name" yaml:"name"`
-	// Context is the kubeconfig context; empty means the same as Name.
+	// Context is the kubeconfig context; empty means the same as Name
+	// (none for a member from Cluster API).
 	Context string `json:"context,omitempty" yaml:"context,omitempty"`
 	// Kubeconfig is the kubeconfig file holding Context. Empty means the
 	// --kubeconfig flag, else the standard loading rules (KUBECONFIG,
 	// ~/.kube/config). A relative path is relative to the federation file.
-	Kubeconfig string            `json:"kubeconfig,omitempty" yaml:"kubeconfig,omitempty"`
-	Labels     map[string]string `json:"labels,omitempty" yaml:"labels,omitempty"`
+	Kubeconfig string `json:"kubeconfig,omitempty" yaml:"kubeconfig,omitempty"`
+	// CAPI, when set, takes the member's credentials from Cluster API
+	// instead of a kubeconfig context: the kubeconfig in the Cluster's
+	// Secret, read from the management cluster on every run (so rotated
+	// credentials are used at once), never written anywhere. Context and
+	// Kubeconfig are then empty.
+	CAPI   *CAPI             `json:"capi,omitempty" yaml:"capi,omitempty"`
+	Labels map[string]string `json:"labels,omitempty" yaml:"labels,omitempty"`
 	// Provider, Region and Zones describe where the member runs, as
 	// Karmada's Cluster spec does; Karmada policies select members by them
 	// (clusterAffinity.fieldSelector).
@@ -89,12 +97,36 @@ type Cordon struct {
 	Since string `json:"since,omitempty" yaml:"since,omitempty"`
 }
 
-// ContextName is the kubeconfig context of the member.
+// ContextName is the kubeconfig context of the member: Context, else
+// Name. A member from Cluster API has none: "".
 func (m Member) ContextName() string {
-	if m.Context != "" {
+	switch {
+	case m.CAPI != nil:
+		return ""
+	case m.Context != "":
 		return m.Context
 	}
 	return m.Name
+}
+
+// Origin says in words what reaches the member, for messages: `context
+// "eu-1"`, or "Cluster API cluster capi/web-1 in management cluster mgmt".
+func (m Member) Origin() string {
+	if m.CAPI != nil {
+		return m.CAPI.String()
+	}
+	return fmt.Sprintf("context %q", m.ContextName())
+}
+
+// Kubectl is the kubectl command line that reaches the member, for the
+// commands that messages suggest: "kubectl --context eu-1", or for a
+// member from Cluster API a kubectl given the kubeconfig that clusterctl
+// reads from the management cluster, as fedctl does.
+func (m Member) Kubectl() string {
+	if c := m.CAPI; c != nil {
+		return fmt.Sprintf("kubectl --kubeconfig <(%s)", c.Clusterctl("get kubeconfig "+c.Cluster))
+	}
+	return "kubectl --context " + m.ContextName()
 }
 
 // Defaults are defaults for fedctl's global flags.
@@ -174,6 +206,9 @@ func (f *Federation) validate(pos manifest.Positions) error {
 			errs = append(errs, pos.Errorf(path+".name", "duplicate cluster name %q (also clusters[%d])", m.Name, first))
 		}
 		seen[m.Name] = i
+		if m.CAPI != nil {
+			errs = append(errs, m.validateCAPI(pos, path)...)
+		}
 		for _, k := range slices.Sorted(maps.Keys(m.Labels)) {
 			for _, msg := range ValidateLabel(k, m.Labels[k]) {
 				errs = append(errs, pos.Errorf(path+".labels."+k, "%s", msg))
@@ -322,6 +357,10 @@ func (f *Federation) Clone() *Federation {
 			m.Cordoned = &cordon
 		}
 		m.Migrations = slices.Clone(m.Migrations)
+		if m.CAPI != nil {
+			ref := *m.CAPI
+			m.CAPI = &ref
+		}
 		c.Clusters[i] = m
 	}
 	c.Types = slices.Clone(f.Types)
@@ -352,7 +391,7 @@ func (f *Federation) sort() {
 type ExistsError struct{ Member Member }
 
 func (e *ExistsError) Error() string {
-	return fmt.Sprintf("cluster %q is already a member (context %q); use --overwrite to replace it", e.Member.Name, e.Member.ContextName())
+	return fmt.Sprintf("cluster %q is already a member (%s); use --overwrite to replace it", e.Member.Name, e.Member.Origin())
 }
 
 // NotMemberError is returned for a name that is not a member.

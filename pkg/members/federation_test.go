@@ -160,6 +160,81 @@ defaults: {color: sometimes}
 			},
 		},
 		{
+			name: "a member from Cluster API keeps the reference, with a management kubeconfig",
+			in: `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+clusters:
+- name: web-1
+  capi:
+    managementContext: mgmt
+    managementKubeconfig: kube/mgmt.yaml
+    namespace: capi
+    cluster: web-1
+  labels: {env: prod}
+`,
+			want: &members.Federation{
+				APIVersion: members.APIVersion, Kind: members.Kind, Types: []typeconfig.Type{},
+				Clusters: []members.Member{{Name: "web-1", Labels: map[string]string{"env": "prod"},
+					CAPI: &members.CAPI{ManagementContext: "mgmt", ManagementKubeconfig: "kube/mgmt.yaml", Namespace: "capi", Cluster: "web-1"}}},
+			},
+		},
+		{
+			name: "a member is reached through a context or Cluster API, not both; kubeconfig is the context's",
+			in: `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+clusters:
+- name: a
+  context: kind-a
+  capi: {managementContext: mgmt, namespace: capi, cluster: a}
+- name: b
+  kubeconfig: kube/b.yaml
+  capi:
+    managementContext: mgmt
+    namespace: capi
+    cluster: b
+`,
+			wantErr: []string{
+				`config.yaml:4: clusters[0]: context and capi are both set; a member is reached through a kubeconfig context or through Cluster API, not both`,
+				`config.yaml:8: clusters[1].kubeconfig: kubeconfig is for a member's context; with capi, the management cluster's kubeconfig is capi.managementKubeconfig`,
+			},
+		},
+		{
+			name: "capi's fields are required, at the line of capi when missing and at their own when malformed",
+			in: `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+clusters:
+- name: a
+  capi: {}
+- name: b
+  capi:
+    managementContext: mgmt
+    namespace: Capi_NS
+    cluster: web_1
+`,
+			wantErr: []string{
+				`config.yaml:5: clusters[0].capi.managementContext: is required: the kubeconfig context of the Cluster API management cluster`,
+				`config.yaml:5: clusters[0].capi.namespace: is required: the Cluster's namespace in the management cluster`,
+				`config.yaml:5: clusters[0].capi.cluster: is required: the name of the Cluster API Cluster`,
+				`config.yaml:9: clusters[1].capi.namespace: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				`config.yaml:10: clusters[1].capi.cluster: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+			},
+		},
+		{
+			name: "capi is decoded strictly: a typo names its line and what was meant",
+			in:   "apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters:\n- name: a\n  capi:\n    managementContext: mgmt\n    namespace: capi\n    clustr: a\n",
+			wantErr: []string{
+				`config.yaml:8: clusters[0].capi: unknown field "clustr" (did you mean "cluster"?)`,
+			},
+		},
+		{
+			name: "a credential pasted into capi is rejected with where it belongs",
+			in:   "apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters:\n- name: a\n  capi:\n    managementContext: mgmt\n    namespace: capi\n    cluster: a\n    client-key-data: abc\n",
+			wantErr: []string{
+				`config.yaml:9: clusters[0].capi: unknown field "client-key-data"`,
+				`credentials do not belong in the federation file: keep them in a kubeconfig and name its context with "context:"`,
+			},
+		},
+		{
 			name: "a pasted credential is rejected with where it belongs",
 			in:   "apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters:\n- name: a\n  token: abc\n",
 			wantErr: []string{
@@ -221,6 +296,51 @@ defaults:
 	clone := fed.Clone()
 	clone.DisabledTypes[0] = "changed"
 	assert.Equal(t, []string{"jobs.batch"}, fed.DisabledTypes, "Clone copies disabledTypes")
+}
+
+// TestEncodeMemberFromClusterAPI: capi comes after kubeconfig and before
+// labels, its fields in the documented order, and Clone copies it.
+func TestEncodeMemberFromClusterAPI(t *testing.T) {
+	t.Parallel()
+	fed := members.New()
+	require.NoError(t, fed.Put(members.Member{Name: "web-1", Labels: map[string]string{"env": "prod"},
+		CAPI: &members.CAPI{ManagementContext: "mgmt", Namespace: "capi", Cluster: "web-1"}}, false))
+	data, err := members.Encode(fed)
+	require.NoError(t, err)
+	assert.Equal(t, `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+clusters:
+  - name: web-1
+    capi:
+      managementContext: mgmt
+      namespace: capi
+      cluster: web-1
+    labels:
+      env: prod
+types: []
+`, string(data))
+	back, err := members.Decode(doc(string(data)))
+	require.NoError(t, err)
+	assert.Equal(t, fed, back)
+
+	clone := fed.Clone()
+	clone.Clusters[0].CAPI.Cluster = "changed"
+	assert.Equal(t, "web-1", fed.Clusters[0].CAPI.Cluster, "Clone copies capi")
+}
+
+// TestMemberOrigin: what messages say reaches a member, and the kubectl
+// command they suggest for it.
+func TestMemberOrigin(t *testing.T) {
+	t.Parallel()
+	ctx := members.Member{Name: "eu-1", Context: "kind-eu-1"}
+	assert.Equal(t, `context "kind-eu-1"`, ctx.Origin())
+	assert.Equal(t, "kubectl --context kind-eu-1", ctx.Kubectl())
+	capi := members.Member{Name: "web", CAPI: &members.CAPI{ManagementContext: "mgmt", ManagementKubeconfig: "kube/mgmt.yaml", Namespace: "capi", Cluster: "web-1"}}
+	assert.Equal(t, "", capi.ContextName(), "a member from Cluster API has no context")
+	assert.Equal(t, "Cluster API cluster capi/web-1 in management cluster mgmt", capi.Origin())
+	assert.Equal(t, "kubectl --kubeconfig <(clusterctl get kubeconfig web-1 -n capi --kubeconfig kube/mgmt.yaml --kubeconfig-context mgmt)", capi.Kubectl())
+	assert.Equal(t, "kubectl --kubeconfig kube/mgmt.yaml --context mgmt -n capi get cluster web-1", capi.CAPI.Kubectl("get cluster web-1"))
+	assert.EqualError(t, &members.ExistsError{Member: capi}, `cluster "web" is already a member (Cluster API cluster capi/web-1 in management cluster mgmt); use --overwrite to replace it`)
 }
 
 func TestFederationEdits(t *testing.T) {

@@ -45,6 +45,9 @@ type Condition struct {
 type Health struct {
 	Conditions        []Condition `json:"conditions"`
 	KubernetesVersion string      `json:"kubernetesVersion,omitempty"`
+	// ClusterAPI is what the management cluster says of the Cluster of a
+	// member from Cluster API; nil for the others.
+	ClusterAPI *ClusterAPIStatus `json:"clusterAPI,omitempty"`
 }
 
 // State sums Health up in one word: True (ready), False (answers but is not
@@ -82,7 +85,25 @@ func (h Health) Message() string {
 // answer (including an error status) is Offline with ClusterNotReachable. A
 // context that cannot be turned into a client is ConfigMalformed. When the
 // member answers, its version is read from /version. ctx bounds the probe.
+//
+// A member from Cluster API has its Cluster read first (Health.ClusterAPI).
+// One that is deleted, being deleted or failed is not ready, with reason
+// ClusterDeleted, ClusterDeleting or ClusterFailed, and is not probed: its
+// API server is going or gone, and waiting for it would only slow the run.
 func Probe(ctx context.Context, a Access, m Member) Health {
+	if m.CAPI == nil {
+		return probe(ctx, a, m)
+	}
+	status := ReadClusterAPIStatus(ctx, a, m)
+	if reason, msg, ok := status.NotServing(*m.CAPI); ok {
+		return Health{Conditions: []Condition{{Type: ConditionReady, Status: "False", Reason: reason, Message: msg}}, ClusterAPI: &status}
+	}
+	h := probe(ctx, a, m)
+	h.ClusterAPI = &status
+	return h
+}
+
+func probe(ctx context.Context, a Access, m Member) Health {
 	cfg, err := a.RESTConfig(m)
 	if err != nil {
 		return Health{Conditions: []Condition{{Type: ConditionConfigMalformed, Status: "True", Reason: ReasonClusterConfigMalformed, Message: err.Error()}}}
@@ -151,7 +172,7 @@ func Verify(ctx context.Context, a Access, m Member) (string, error) {
 	}
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return "", &ConfigError{Member: m.Name, Context: m.ContextName(), Source: "kubeconfig", Err: err}
+		return "", clientError(m, err)
 	}
 	body, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 	if err != nil {
@@ -171,6 +192,8 @@ func Verify(ctx context.Context, a Access, m Member) (string, error) {
 		// /readyz and /version checks above are all we can do.
 	case err != nil:
 		return "", explain(cfg.Host, m, err)
+	case review.Status.UserInfo.Username == "system:anonymous" && m.CAPI != nil:
+		return "", fmt.Errorf("cluster %s: the kubeconfig in Secret %s/%s in management cluster %s reaches %s without credentials (as system:anonymous)", m.Name, m.CAPI.Namespace, m.CAPI.SecretName(), m.CAPI.ManagementContext, cfg.Host)
 	case review.Status.UserInfo.Username == "system:anonymous":
 		return "", fmt.Errorf("cluster %s: context %q reaches %s without credentials (as system:anonymous); add a user with credentials to the context", m.Name, m.ContextName(), cfg.Host)
 	}
@@ -180,10 +203,16 @@ func Verify(ctx context.Context, a Access, m Member) (string, error) {
 // explain turns a client error into a sentence that says what went wrong
 // with which server and what to do about it.
 func explain(host string, m Member, err error) error {
-	prefix := fmt.Sprintf("cluster %s: API server %s (context %q)", m.Name, host, m.ContextName())
+	return explainAs(fmt.Sprintf("cluster %s: API server %s (%s)", m.Name, host, m.Origin()), m, err)
+}
+
+// explainAs is explain with the words that name the server.
+func explainAs(prefix string, m Member, err error) error {
 	var opErr *net.OpError
 	var urlErr *url.Error
 	switch {
+	case apierrors.IsUnauthorized(err) && m.CAPI != nil:
+		return fmt.Errorf("%s rejected the credentials of the kubeconfig in Secret %s/%s (401 Unauthorized); compare it with what %s gives", prefix, m.CAPI.Namespace, m.CAPI.SecretName(), m.CAPI.Clusterctl("get kubeconfig "+m.CAPI.Cluster))
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("%s rejected the credentials (401 Unauthorized); refresh the user's credentials in the kubeconfig", prefix)
 	case apierrors.IsForbidden(err):

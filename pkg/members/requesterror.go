@@ -34,6 +34,7 @@ func RequestError(err error) error {
 	var hostname x509.HostnameError
 	var invalid x509.CertificateInvalidError
 	var cfgErr *ConfigError
+	var capiErr *ClusterAPIError
 	var deadline *DeadlineError
 	switch {
 	case errors.As(err, &deadline):
@@ -41,6 +42,8 @@ func RequestError(err error) error {
 	case errors.As(err, &cfgErr):
 		// the report names the member already
 		return cfgErr.inMember()
+	case errors.As(err, &capiErr):
+		return capiErr.inMember()
 	case errors.As(err, &status):
 		if apierrors.IsUnauthorized(err) {
 			return errors.New("the API server rejected the credentials (401 Unauthorized); refresh the user's credentials in the kubeconfig")

@@ -1,0 +1,96 @@
+package members
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/fedctl/fedctl/pkg/parallel"
+)
+
+// ClusterAPIJoin is what "join --all --from-capi" does with one Cluster:
+// join it as Member, skip it, or fail.
+type ClusterAPIJoin struct {
+	Cluster ClusterAPICluster
+	// Member is the member the Cluster becomes, named after it.
+	Member Member
+	// Skipped, when set, says why the Cluster is left alone: it is a
+	// member already. A note, not a failure.
+	Skipped string
+	// Err says why the Cluster cannot be joined: a failure.
+	Err error
+	// KubernetesVersion is the version Verify found.
+	KubernetesVersion string
+}
+
+// Joined says whether the Cluster is to be recorded: planned, verified, not
+// skipped.
+func (j ClusterAPIJoin) Joined() bool { return j.Skipped == "" && j.Err == nil }
+
+// PlanClusterAPIJoin decides what becomes of each of clusters (as
+// ListClusterAPIClusters sorts them): a member named after the Cluster,
+// reached through the management cluster of mgmt, with template's
+// provider, region and zones, and with the Cluster's labels when
+// copyLabels. It reads nothing and changes neither fed nor clusters.
+//
+// A Cluster whose name is a member already is skipped, unless overwrite,
+// so that running join --all again joins what is new, as kubectl apply
+// leaves alone what is there. A name that is not a valid member name, the
+// second Cluster of a name (-A, in another namespace), and a Cluster that
+// is deleted, being deleted or failed cannot be joined.
+func PlanClusterAPIJoin(fed *Federation, clusters []ClusterAPICluster, mgmt CAPI, template Member, copyLabels, overwrite bool) []ClusterAPIJoin {
+	out := make([]ClusterAPIJoin, len(clusters))
+	first := map[string]ClusterAPICluster{}
+	for i, cl := range clusters {
+		ref := CAPI{ManagementContext: mgmt.ManagementContext, ManagementKubeconfig: mgmt.ManagementKubeconfig, Namespace: cl.Namespace, Cluster: cl.Name}
+		j := ClusterAPIJoin{Cluster: cl, Member: Member{Name: cl.Name, CAPI: &ref, Provider: template.Provider, Region: template.Region, Zones: template.Zones}}
+		if copyLabels && len(cl.Labels) > 0 {
+			j.Member.Labels = maps.Clone(cl.Labels)
+		}
+		prev, dup := first[cl.Name]
+		if !dup {
+			first[cl.Name] = cl
+		}
+		old, exists := fed.Member(cl.Name)
+		switch {
+		case len(ValidateName(cl.Name)) > 0:
+			j.Err = fmt.Errorf("%q is not a valid member name: %s", cl.Name, strings.Join(ValidateName(cl.Name), "; "))
+		case dup:
+			j.Err = fmt.Errorf("Cluster %s/%s would be joined as %s too; join this one under another name: fedctl join NAME --from-capi %s -n %s --management-context %s",
+				prev.Namespace, prev.Name, cl.Name, cl.Name, cl.Namespace, mgmt.ManagementContext)
+		case exists && !overwrite:
+			j.Skipped = fmt.Sprintf("already a member (%s); --overwrite replaces it", old.Origin())
+		}
+		if j.Err == nil && j.Skipped == "" {
+			if _, msg, gone := cl.Status.NotServing(ref); gone {
+				j.Err = errors.New(msg)
+			}
+		}
+		out[i] = j
+	}
+	return out
+}
+
+// VerifyClusterAPIJoins runs Verify on the members that joins are to
+// record, concurrently (at most concurrency at a time), each within
+// timeout, and keeps each one's version or error in joins.
+func VerifyClusterAPIJoins(ctx context.Context, a Access, joins []ClusterAPIJoin, concurrency int, timeout time.Duration) {
+	sem := make(chan struct{}, max(concurrency, 1))
+	var g parallel.Group
+	for i := range joins {
+		if !joins[i].Joined() {
+			continue
+		}
+		g.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			vctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			joins[i].KubernetesVersion, joins[i].Err = Verify(vctx, a, joins[i].Member)
+		})
+	}
+	g.Wait()
+}
