@@ -62,6 +62,24 @@ var steps = []step{
 	{line: "fedctl join eu-2 --provider aws --region eu-west-2 --zone eu-west-2a --zone eu-west-2b --dry-run=client",
 		out: []string{"name: eu-2\n    provider: aws\n    region: eu-west-2\n    zones:\n      - eu-west-2a\n      - eu-west-2b\n"}},
 
+	// join from Cluster API: mgmt (cluster1) manages web-1 (cluster3) and
+	// web-2 (cluster2); they leave again before cordon, so that the steps
+	// after see eu-1 and us-1 only
+	{name: "a Cluster API management cluster mgmt with Clusters web-1 and web-2 (env=prod) in namespace capi", setup: func(t *testing.T, w *workspace) { w.clusterAPIManagement(t) }},
+	{line: "fedctl join web-1 --from-capi web-1 --management-context mgmt -n capi", errOut: []string{"✓ cluster/web-1 joined (Cluster API cluster capi/web-1 in management cluster mgmt, Kubernetes v"},
+		check: func(t *testing.T, w *workspace, _ result) {
+			assert.Contains(t, read(t, w.federationFile()), "  - name: web-1\n    capi:\n      managementContext: mgmt\n      namespace: capi\n      cluster: web-1\n")
+		}},
+	{line: "fedctl join --all --from-capi --management-context mgmt -n capi -l env=prod --copy-labels",
+		errOut: []string{"! cluster/web-1 skipped: already a member (Cluster API cluster capi/web-1 in management cluster mgmt); --overwrite replaces it\n", "✓ cluster/web-2 joined (Cluster API cluster capi/web-2 in management cluster mgmt, Kubernetes v"},
+		check: func(t *testing.T, w *workspace, _ result) {
+			assert.Contains(t, read(t, w.federationFile()), "      cluster: web-2\n    labels:\n      env: prod\n")
+		}},
+	{line: "fedctl get clusters -o custom-columns=NAME:.name,PHASE:.status.clusterAPI.phase", check: func(t *testing.T, _ *workspace, r result) {
+		assert.Regexp(t, `^NAME\s+PHASE\neu-1\s+<none>\nus-1\s+<none>\nweb-1\s+Provisioned\nweb-2\s+Provisioned\n$`, r.out)
+	}},
+	{name: "web-1 and web-2 leave the federation", setup: func(t *testing.T, w *workspace) { w.leaveClusterAPI(t) }},
+
 	// cordon, uncordon
 	{line: `fedctl cordon eu-1 --reason "node pool upgrade"`, errOut: []string{"cluster/eu-1 cordoned"}, check: func(t *testing.T, w *workspace, _ result) {
 		assert.Contains(t, read(t, w.federationFile()), "reason: node pool upgrade")

@@ -69,6 +69,19 @@ member is not ready (any READY but True) the exit code is 3, after the table,
 so that a pipeline stops on an unhealthy federation; --ignore-not-ready keeps
 it 0. -o name probes nothing and exits 0.
 
+Members from Cluster API (join --from-capi) have their Cluster read from the
+management cluster first: PHASE is its status.phase, and -o wide adds its
+CONTROLPLANEREADY and INFRASTRUCTUREREADY (v1beta1: the conditions of those
+types, else status.controlPlaneReady and status.infrastructureReady; v1beta2:
+the ControlPlaneAvailable and InfrastructureReady conditions, else
+status.initialization) and shows CONTEXT as capi:MGMT/NAMESPACE/CLUSTER. A
+Cluster that is deleted (PHASE NotFound), being deleted (Deleting) or Failed
+is not ready (READY False, reason ClusterDeleted, ClusterDeleting or
+ClusterFailed) and its API server is not probed. PHASE Unknown means the
+Cluster could not be read; MESSAGE says why. -o yaml|json carry the same
+under status.clusterAPI. These columns appear only when a member comes from
+Cluster API.
+
 get TYPE [NAME]: the member objects labelled app.kubernetes.io/managed-by:
 fedctl, merged across members with a CLUSTER column first and the columns
 kubectl shows (the API servers' own table printing; -o wide adds the rest),
@@ -107,6 +120,9 @@ labels for get clusters).`,
 
   # Members with a column for their region label, sorted by it
   fedctl get clusters -L region --sort-by .labels.region
+
+  # The Cluster API phase of each member's Cluster, for scripts
+  fedctl get clusters -o custom-columns=NAME:.name,PHASE:.status.clusterAPI.phase
 
   # The image each member runs, as custom columns after CLUSTER
   fedctl get deployments -n shop -o custom-columns=NAME:.metadata.name,IMAGE:.spec.template.spec.containers[0].image`,
@@ -264,16 +280,27 @@ func (o *GetOptions) printClusters(list ClusterList) error {
 
 // clusterTable is get clusters' table: NAME READY VERSION, and with -o
 // wide CONTEXT LABELS MESSAGE (LABELS only without --show-labels, which
-// adds its own).
+// adds its own). When a member comes from Cluster API, PHASE follows
+// VERSION, and -o wide adds CONTROLPLANEREADY and INFRASTRUCTUREREADY
+// before MESSAGE.
 func clusterTable(list ClusterList, docs []map[string]any, showLabels bool) *printers.ObjectTable {
+	capi := slices.ContainsFunc(list.Items, func(c Cluster) bool { return c.CAPI != nil })
 	t := &printers.ObjectTable{}
-	for _, h := range []string{"NAME", "READY", "VERSION"} {
+	columns := []string{"NAME", "READY", "VERSION"}
+	if capi {
+		columns = append(columns, "PHASE")
+	}
+	for _, h := range columns {
 		t.Columns = append(t.Columns, metav1.TableColumnDefinition{Name: h})
 	}
-	wide := []string{"CONTEXT", "LABELS", "MESSAGE"}
-	if showLabels {
-		wide = []string{"CONTEXT", "MESSAGE"}
+	wide := []string{"CONTEXT"}
+	if !showLabels {
+		wide = append(wide, "LABELS")
 	}
+	if capi {
+		wide = append(wide, "CONTROLPLANEREADY", "INFRASTRUCTUREREADY")
+	}
+	wide = append(wide, "MESSAGE")
 	for _, h := range wide {
 		t.Columns = append(t.Columns, metav1.TableColumnDefinition{Name: h, Priority: 1})
 	}
@@ -295,15 +322,36 @@ func clusterTable(list ClusterList, docs []map[string]any, showLabels bool) *pri
 		if m := c.Status.Message(); m != "" {
 			notes = append(notes, m)
 		}
+		var ca members.ClusterAPIStatus
+		if c.Status.ClusterAPI != nil {
+			ca = *c.Status.ClusterAPI
+		}
 		message := strings.Join(notes, "; ")
-		cells := []any{c.Name, state, c.Status.KubernetesVersion, c.ContextName()}
+		cells := []any{c.Name, state, c.Status.KubernetesVersion}
+		if capi {
+			cells = append(cells, ca.Phase)
+		}
+		cells = append(cells, contextColumn(c.Member))
 		if !showLabels {
 			cells = append(cells, labels.FormatLabels(c.Labels))
+		}
+		if capi {
+			cells = append(cells, ca.ControlPlaneReady, ca.InfrastructureReady)
 		}
 		cells = append(cells, message)
 		t.Rows = append(t.Rows, printers.ObjectRow{Cells: cells, Labels: c.Labels, Doc: docs[i]})
 	}
 	return t
+}
+
+// contextColumn is what CONTEXT shows: the member's context, or for a
+// member from Cluster API capi:MGMT/NAMESPACE/CLUSTER, without spaces so
+// that awk sees one column.
+func contextColumn(m members.Member) string {
+	if c := m.CAPI; c != nil {
+		return fmt.Sprintf("capi:%s/%s/%s", c.ManagementContext, c.Namespace, c.Cluster)
+	}
+	return m.ContextName()
 }
 
 // readyColors colours READY on a terminal: True green, Unknown plain,
