@@ -31,8 +31,17 @@ const (
 
 // Main runs fedctl with the process's arguments and streams and returns the
 // exit code. It is the only place where errors become exit codes.
-func Main() (code int) {
-	ios := iostreams.System()
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Execute(ctx, iostreams.System(), os.Args[0], os.Args[1:])
+}
+
+// Execute runs fedctl once with args (without the program's name argv0) on
+// ios, and returns the exit code: Main for the process, and for tests
+// outside this package that run whole commands (cmd/capi), each call a run
+// of its own, with its own Factory.
+func Execute(ctx context.Context, ios *iostreams.IOStreams, argv0 string, args []string) (code int) {
 	var root *cobra.Command
 	defer func() {
 		// A panic is a bug in fedctl; say so in one line instead of a stack
@@ -45,9 +54,8 @@ func Main() (code int) {
 			code = ExitError
 		}
 	}()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	root = NewRootCmd(ios, os.Args[0])
+	root = NewRootCmd(ios, argv0)
+	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	var p *parallel.Panic
 	if errors.As(err, &p) {

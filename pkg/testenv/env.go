@@ -83,6 +83,7 @@ type Env struct {
 	log     io.Writer
 	ownsDir bool
 	caPEM   []byte
+	auth    *authority   // signs client certificates (ClientCertificate)
 	client  *http.Client // health probes; trusts the environment's CA
 	etcd    *process
 	etcdURL string
@@ -228,7 +229,7 @@ func (e *Env) writePKI() (*authority, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.caPEM = auth.certPEM
+	e.caPEM, e.auth = auth.certPEM, auth
 	return auth, writeFiles(map[string][]byte{
 		e.path("pki", "ca.crt"):        auth.certPEM,
 		e.path("pki", "apiserver.crt"): certPEM,

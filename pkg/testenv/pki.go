@@ -89,6 +89,38 @@ func (a *authority) issueServing(now time.Time, dnsNames []string, ips []net.IP)
 	return pemCert(der), keyPEM, nil
 }
 
+// issueClient returns a client certificate and key in PEM for user in
+// groups (the subject's common name and organizations, which is how
+// kube-apiserver's --client-ca-file authentication reads them), signed by
+// the authority.
+func (a *authority) issueClient(now time.Time, user string, groups []string) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generate client key: %w", err)
+	}
+	serial, err := randomSerial()
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: user, Organization: groups},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(certValidity),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.cert, &key.PublicKey, a.key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create client certificate: %w", err)
+	}
+	keyPEM, err = pemECKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pemCert(der), keyPEM, nil
+}
+
 // newServiceAccountKey returns a key pair in PEM for signing (kube-apiserver
 // --service-account-signing-key-file, kube-controller-manager
 // --service-account-private-key-file) and verifying

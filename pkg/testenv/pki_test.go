@@ -76,3 +76,33 @@ func TestRandomToken(t *testing.T) {
 	assert.Regexp(t, `^[0-9a-f]+$`, a, "safe in tokens.csv")
 	assert.NotEqual(t, a, b)
 }
+
+// TestClientCertificate: what kube-apiserver's --client-ca-file
+// authentication reads, user from CN and groups from O, signed by the
+// environment's CA for client use; each call a new key, as a rotation.
+func TestClientCertificate(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	auth, err := newAuthority(now)
+	require.NoError(t, err)
+	e := &Env{auth: auth, caPEM: auth.certPEM}
+	certPEM, keyPEM, err := e.ClientCertificate("web-1-admin", "system:masters")
+	require.NoError(t, err)
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	require.NoError(t, err, "certificate and key match")
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	require.NoError(t, err)
+	assert.Equal(t, "web-1-admin", leaf.Subject.CommonName)
+	assert.Equal(t, []string{"system:masters"}, leaf.Subject.Organization)
+	roots := x509.NewCertPool()
+	require.True(t, roots.AppendCertsFromPEM(e.CAData()))
+	_, err = leaf.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	assert.NoError(t, err)
+
+	_, again, err := e.ClientCertificate("web-1-admin", "system:masters")
+	require.NoError(t, err)
+	assert.NotEqual(t, keyPEM, again)
+
+	_, _, err = (&Env{}).ClientCertificate("x")
+	assert.EqualError(t, err, "test environment has no certificate authority: it was not started")
+}

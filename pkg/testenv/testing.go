@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -169,3 +170,19 @@ func (e *Env) Dynamic(t testing.TB, name string) dynamic.Interface {
 	}
 	return c
 }
+
+// ClientCertificate issues a client certificate and key in PEM for user in
+// groups, which every API server of the environment accepts (they share
+// the client CA): what Cluster API puts in a workload cluster's kubeconfig
+// Secret, where a token would not be faithful. Each call issues a new
+// pair, as a rotation does.
+func (e *Env) ClientCertificate(user string, groups ...string) (certPEM, keyPEM []byte, err error) {
+	if e.auth == nil {
+		return nil, nil, errors.New("test environment has no certificate authority: it was not started")
+	}
+	return e.auth.issueClient(time.Now(), user, groups)
+}
+
+// CAData is the certificate authority of the API servers' serving
+// certificate, in PEM, for kubeconfigs that tests write themselves.
+func (e *Env) CAData() []byte { return e.caPEM }
