@@ -78,8 +78,14 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 }
 
 // argoCDClusterAdd is the command that registers member m with Argo CD
-// under its fedctl name, from the kubeconfig fedctl reaches it with.
+// under its fedctl name, from the kubeconfig fedctl reaches it with (for
+// a member from Cluster API, its kubeconfig's current context, as fedctl
+// uses).
 func argoCDClusterAdd(file *members.File, m members.Member) string {
+	if m.CAPI != nil {
+		f := capiKubeconfigFile(m)
+		return withCAPIKubeconfig(m, fmt.Sprintf(`argocd cluster add "$(kubectl --kubeconfig %s config current-context)" --name %s --yes --kubeconfig %s`, f, shellQuote(m.Name), f))
+	}
 	cmd := []string{"argocd", "cluster", "add", shellQuote(m.ContextName()), "--name", shellQuote(m.Name), "--yes"}
 	if m.Kubeconfig != "" {
 		cmd = append(cmd, "--kubeconfig", shellQuote(recordedPath(file, m.Kubeconfig)))

@@ -329,3 +329,16 @@ func read(t *testing.T, path string) string {
 	require.NoError(t, err)
 	return string(data)
 }
+
+// TestRegistrationOfClusterAPIMembers: a member from Cluster API has no
+// context; its registration commands write its kubeconfig from the
+// management cluster for the user alone, use it, and remove it.
+func TestRegistrationOfClusterAPIMembers(t *testing.T) {
+	t.Parallel()
+	m := members.Member{Name: "web-1", CAPI: &members.CAPI{ManagementContext: "mgmt", Namespace: "capi", Cluster: "web-1"}}
+	assert.Equal(t, "(umask 077 && clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig) && karmadactl join web-1 --cluster-kubeconfig web-1.kubeconfig; rm -f web-1.kubeconfig",
+		karmadaJoin(nil, m, "web-1"))
+	assert.Equal(t, `(umask 077 && clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig) && argocd cluster add "$(kubectl --kubeconfig web-1.kubeconfig config current-context)" --name web-1 --yes --kubeconfig web-1.kubeconfig; rm -f web-1.kubeconfig`,
+		argoCDClusterAdd(nil, m))
+	assert.Equal(t, "karmadactl join eu-1 --cluster-context 'kind eu' --cluster-kubeconfig /k/eu.yaml", karmadaJoin(nil, members.Member{Name: "eu-1", Context: "kind eu", Kubeconfig: "/k/eu.yaml"}, "eu-1"))
+}

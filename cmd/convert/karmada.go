@@ -46,12 +46,26 @@ func (o *ConvertOptions) runKarmada(in *cmdutil.Rendered) error {
 // karmadaJoin is the command that registers member m with Karmada under
 // name, in Push mode, from the kubeconfig fedctl reaches it with.
 func karmadaJoin(file *members.File, m members.Member, name string) string {
+	if m.CAPI != nil {
+		return withCAPIKubeconfig(m, "karmadactl join "+shellQuote(name)+" --cluster-kubeconfig "+capiKubeconfigFile(m))
+	}
 	cmd := []string{"karmadactl", "join", name, "--cluster-context", shellQuote(m.ContextName())}
 	if m.Kubeconfig != "" {
 		cmd = append(cmd, "--cluster-kubeconfig", shellQuote(recordedPath(file, m.Kubeconfig)))
 	}
 	return strings.Join(cmd, " ")
 }
+
+// withCAPIKubeconfig wraps cmd, which reads the kubeconfig of member m
+// from Cluster API, in writing that file from the management cluster
+// (readable by the user alone) and removing it afterwards: fedctl never
+// stores it, and neither should the commands it prints.
+func withCAPIKubeconfig(m members.Member, cmd string) string {
+	file := capiKubeconfigFile(m)
+	return fmt.Sprintf("(umask 077 && %s > %s) && %s; rm -f %s", m.CAPI.Clusterctl("get kubeconfig "+m.CAPI.Cluster), file, cmd, file)
+}
+
+func capiKubeconfigFile(m members.Member) string { return shellQuote(m.Name + ".kubeconfig") }
 
 // recordedPath resolves a kubeconfig path of the federation file, which is
 // relative to the file, as the shell sees it from here.
