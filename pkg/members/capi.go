@@ -318,10 +318,34 @@ func readKubeconfigSecret(ctx context.Context, mg *management, c CAPI) (*clientc
 	if err != nil {
 		return nil, fmt.Errorf("the kubeconfig in %s (key %q) in management cluster %s cannot be parsed; compare it with what %s gives", ref, CAPIKubeconfigKey, c.ManagementContext, c.Clusterctl("get kubeconfig "+c.Cluster))
 	}
-	if _, ok := raw.Contexts[raw.CurrentContext]; !ok {
+	kctx, ok := raw.Contexts[raw.CurrentContext]
+	if !ok {
 		return nil, fmt.Errorf("the kubeconfig in %s (key %q) in management cluster %s has no current context, which names the context fedctl uses", ref, CAPIKubeconfigKey, c.ManagementContext)
 	}
+	if what := outsideTheSecret(raw, kctx); what != "" {
+		return nil, fmt.Errorf("the kubeconfig in %s (key %q) in management cluster %s %s; fedctl takes only credentials held in the Secret itself, as Cluster API writes them (whoever can write a Secret there must not be able to run commands or read files where fedctl runs)", ref, CAPIKubeconfigKey, c.ManagementContext, what)
+	}
 	return raw, nil
+}
+
+// outsideTheSecret says what of the current context's user and cluster
+// reaches beyond the Secret: a credential plugin to run, or a file to
+// read; "" when nothing does.
+func outsideTheSecret(raw *clientcmdapi.Config, kctx *clientcmdapi.Context) string {
+	if u := raw.AuthInfos[kctx.AuthInfo]; u != nil {
+		switch {
+		case u.Exec != nil:
+			return "runs a credential plugin (exec)"
+		case u.AuthProvider != nil:
+			return "uses an auth-provider"
+		case u.ClientCertificate != "" || u.ClientKey != "" || u.TokenFile != "":
+			return "names credential files"
+		}
+	}
+	if cl := raw.Clusters[kctx.Cluster]; cl != nil && cl.CertificateAuthority != "" {
+		return "names a certificate-authority file"
+	}
+	return ""
 }
 
 // statusMessage is an API error's own message.

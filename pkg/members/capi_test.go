@@ -346,6 +346,16 @@ func TestCAPIRESTConfigErrors(t *testing.T) {
 			wantErr: `cluster web-1: the kubeconfig in Secret capi/web-1-kubeconfig (key "value") in management cluster mgmt has no current context, which names the context fedctl uses`,
 		},
 		{
+			name:    "a credential plugin",
+			value:   []byte(strings.Replace(string(workloadKubeconfig("https://x", leak)), "user: {token: "+leak+"}", "user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/touch, args: [/tmp/pwned-"+leak+"]}}", 1)),
+			wantErr: `cluster web-1: the kubeconfig in Secret capi/web-1-kubeconfig (key "value") in management cluster mgmt runs a credential plugin (exec); fedctl takes only credentials held in the Secret itself, as Cluster API writes them (whoever can write a Secret there must not be able to run commands or read files where fedctl runs)`,
+		},
+		{
+			name:    "credential files",
+			value:   []byte(strings.Replace(string(workloadKubeconfig("https://x", leak)), "user: {token: "+leak+"}", "user: {client-certificate: /etc/"+leak+", client-key: /etc/key}", 1)),
+			wantErr: `cluster web-1: the kubeconfig in Secret capi/web-1-kubeconfig (key "value") in management cluster mgmt names credential files; fedctl takes only credentials held in the Secret itself, as Cluster API writes them (whoever can write a Secret there must not be able to run commands or read files where fedctl runs)`,
+		},
+		{
 			name:    "an empty value",
 			value:   []byte{},
 			wantErr: `cluster web-1: Secret capi/web-1-kubeconfig in management cluster mgmt has no data key "value", where Cluster API keeps the kubeconfig; is it Cluster API's kubeconfig Secret? kubectl --context mgmt -n capi describe secret web-1-kubeconfig`,
