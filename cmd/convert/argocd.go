@@ -25,7 +25,7 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 	clusters := slices.Sorted(slices.Values(in.Federation.Names()))
 	targets := make([]render.Target, len(in.Result.Targets))
 	for i, t := range in.Result.Targets {
-		t.Object = export.Unmarked(t.Object)
+		t.Object = export.ArgoCDObject(t)
 		targets[i] = t
 	}
 	if err := printers.WriteTree(o.OutputDir, clusters, targets); err != nil {

@@ -70,6 +70,11 @@ func TestKarmadaRules(t *testing.T) {
 		}},
 		{rule: "zero-replicas", code: 3, errOut: []string{"zero-replicas.yaml:9: FederatedDeployment shop/batch: member cluster3 is planned 0 replicas"}},
 		{rule: "namespace-some-members"},
+		{rule: "orphan-retain-dns", code: 3, errOut: []string{
+			`orphan-retain-dns.yaml:13: FederatedDeployment shop/web: kubefed.io/orphan: "true" becomes preserveResourcesOnDeletion`,
+			"orphan-retain-dns.yaml:13: FederatedDeployment shop/web: retainReplicas becomes the template label resourcetemplate.karmada.io/retain-replicas",
+			"orphan-retain-dns.yaml:35: ServiceDNSRecord shop/web: not converted: Karmada does not write fedctl's DNSEndpoints",
+		}},
 		{rule: "cluster-scoped"},
 		{rule: "namespace-scoped", federation: filepath.Join(rulesDir, "namespace-scoped.federation.yaml"), errOut: []string{
 			"note: federation file: namespace team: holds the templates in Karmada and is not synced to members",
@@ -341,4 +346,20 @@ func TestRegistrationOfClusterAPIMembers(t *testing.T) {
 	assert.Equal(t, `(umask 077 && clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig) && argocd cluster add "$(kubectl --kubeconfig web-1.kubeconfig config current-context)" --name web-1 --yes --kubeconfig web-1.kubeconfig; rm -f web-1.kubeconfig`,
 		argoCDClusterAdd(nil, m))
 	assert.Equal(t, "karmadactl join eu-1 --cluster-context 'kind eu' --cluster-kubeconfig /k/eu.yaml", karmadaJoin(nil, members.Member{Name: "eu-1", Context: "kind eu", Kubeconfig: "/k/eu.yaml"}, "eu-1"))
+}
+
+// TestArgoCDOrphanAndDNS: an orphaned federated object's member objects
+// get Argo CD's sync option Delete=false (kept when pruned, as KubeFed
+// keeps them); a DNS record is not converted (exit 3).
+func TestArgoCDOrphanAndDNS(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "deploy")
+	_, errOut, err := run(t, threeClusters, "--to", "argocd", "-f", filepath.Join(rulesDir, "orphan-retain-dns.yaml"), "--repo", "r", "--path", "deploy", "--output-dir", dir)
+	assert.Equal(t, ExitApproximated, exitCode(err), errOut)
+	web := parse(t, read(t, filepath.Join(dir, "cluster1", "shop", "deployment_web.yaml")))
+	assert.Equal(t, map[string]any{"argocd.argoproj.io/sync-options": "Delete=false"}, web["metadata"].(map[string]any)["annotations"])
+	svc := parse(t, read(t, filepath.Join(dir, "cluster1", "shop", "service_web.yaml")))
+	assert.NotContains(t, svc["metadata"], "annotations", "the Service is not orphaned")
+	assert.Contains(t, errOut, `note: ../../testdata/convert/orphan-retain-dns.yaml:18: FederatedDeployment shop/web: kubefed.io/orphan: "true" becomes the member objects' annotation argocd.argoproj.io/sync-options: Delete=false`)
+	assert.Contains(t, errOut, "orphan-retain-dns.yaml:35: ServiceDNSRecord shop/web: not converted: Argo CD does not write fedctl's DNSEndpoints")
 }

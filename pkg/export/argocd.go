@@ -5,6 +5,7 @@ import (
 	"path"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/render"
 )
 
 // ArgoCD says where the rendered tree is committed and how its
@@ -64,14 +65,42 @@ func ApplicationSet(a ArgoCD, members []string) map[string]any {
 	}
 }
 
+// ArgoCDObject is the member object of t as the Argo CD tree holds it:
+// without fedctl's markers, and for a federated object that says
+// kubefed.io/orphan: "true", with Argo CD's sync option Delete=false,
+// which keeps it when it leaves the tree (pruned) or the Application is
+// deleted, as KubeFed keeps it when it is no longer wanted.
+func ArgoCDObject(t render.Target) map[string]any {
+	obj := Unmarked(t.Object)
+	if t.Source != nil && t.Source.Annotations[federation.OrphanAnnotation] == "true" {
+		meta, _ := obj["metadata"].(map[string]any)
+		annotations, _ := meta["annotations"].(map[string]any)
+		if annotations == nil {
+			annotations = map[string]any{}
+			meta["annotations"] = annotations
+		}
+		annotations[argoCDSyncOptions] = "Delete=false"
+	}
+	return obj
+}
+
+// argoCDSyncOptions is Argo CD's per-resource sync option annotation.
+const argoCDSyncOptions = "argocd.argoproj.io/sync-options"
+
 // ArgoCDNotes inform about what Argo CD keeps as fedctl rendered it today
 // rather than deciding again: replica splits of ReplicaScheduling-
 // Preferences are files, planned anew only when the tree is rendered again.
 func ArgoCDNotes(set *federation.Set) []Note {
 	var notes []Note
+	for _, o := range set.Objects {
+		if o.Annotations[federation.OrphanAnnotation] == "true" {
+			notes = append(notes, Note{Where: fmt.Sprintf("%s:%d", o.Pos.File(), o.Pos.Line("metadata.annotations")), Object: o.ID(), Exact: true,
+				Message: fmt.Sprintf("%s: \"true\" becomes the member objects' annotation %s: Delete=false, which keeps them when pruned or when the Application is deleted", federation.OrphanAnnotation, argoCDSyncOptions)})
+		}
+	}
 	for _, rsp := range set.RSPs {
 		notes = append(notes, Note{Where: fmt.Sprintf("%s:%d", rsp.Pos.File(), rsp.Pos.Line("")), Object: rsp.ID(), Exact: true,
 			Message: "the replica split is written as each member's count: it is planned again only when the tree is rendered again (fedctl convert or render --output-dir in the pipeline)"})
 	}
-	return notes
+	return append(notes, DNSNotes(set, "Argo CD")...)
 }

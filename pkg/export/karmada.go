@@ -19,6 +19,9 @@ import (
 const (
 	karmadaPolicyAPIVersion  = "policy.karmada.io/v1alpha1"
 	skipAutoPropagationLabel = "namespace.karmada.io/skip-auto-propagation"
+	// retainReplicasLabel on a template keeps each member's spec.replicas
+	// (pkg/resourceinterpreter/default/native/retain.go).
+	retainReplicasLabel = "resourcetemplate.karmada.io/retain-replicas"
 )
 
 // Input is what ToKarmada converts: the federated objects and what fedctl
@@ -137,6 +140,7 @@ func ToKarmada(in Input) (*Karmada, error) {
 		}
 		out.Documents = append(out.Documents, docs...)
 	}
+	out.Notes = append(out.Notes, DNSNotes(in.Set, "Karmada")...)
 	if ns := in.Result.Namespace; ns != "" && !slices.ContainsFunc(out.Documents, func(d map[string]any) bool {
 		return d["kind"] == "Namespace" && nested(d, "metadata", "name") == ns
 	}) {
@@ -214,18 +218,19 @@ func convertOne(o *federation.Object, p render.Placed, targets map[string]map[st
 
 	var docs []map[string]any
 	selector := map[string]any{"apiVersion": t.APIVersion(), "kind": t.Kind, "name": o.Name}
+	if r := o.Spec.RetainReplicas; r != nil && *r {
+		// Karmada keeps a member's spec.replicas only when the template
+		// carries this label, which the member objects then carry too.
+		setLabel(plain, retainReplicasLabel, "true")
+		note(slices.Clone(p.Clusters), "retainReplicas becomes the template label %s, which Karmada also puts on the member objects", retainReplicasLabel)
+	}
 	if isNamespace {
 		// Karmada syncs every Namespace to every member; one placed on
 		// some members opts out of the sync with a label, is placed by a
 		// ClusterPropagationPolicy, and has the label removed there again
 		// (by the override rules below: the members' copies lack it).
 		if !slices.Equal(members, all) {
-			labels, _ := nested(plain, "metadata", "labels").(map[string]any)
-			if labels == nil {
-				labels = map[string]any{}
-				plain["metadata"].(map[string]any)["labels"] = labels
-			}
-			labels[skipAutoPropagationLabel] = "true"
+			setLabel(plain, skipAutoPropagationLabel, "true")
 		}
 	}
 	docs = append(docs, plain)
@@ -235,11 +240,19 @@ func convertOne(o *federation.Object, p render.Placed, targets map[string]map[st
 		if !t.Namespaced() {
 			kind = "ClusterPropagationPolicy"
 		}
-		docs = append(docs, policy(kind, name, o, t.Namespaced(), map[string]any{
+		spec := map[string]any{
 			"resourceSelectors":  []any{selector},
 			"placement":          placementSpec,
 			"conflictResolution": "Overwrite",
-		}))
+		}
+		if o.Annotations[federation.OrphanAnnotation] == "true" {
+			// Karmada v1.12+: the member objects stay when the template
+			// is deleted. KubeFed's orphan also keeps those of a member
+			// that leaves the placement, which Karmada deletes.
+			spec["preserveResourcesOnDeletion"] = true
+			note(nil, "%s: \"true\" becomes preserveResourcesOnDeletion, which keeps the member objects when the template is deleted but not when a member leaves the placement", federation.OrphanAnnotation)
+		}
+		docs = append(docs, policy(kind, name, o, t.Namespaced(), spec))
 	}
 
 	// Overrides: per member, the operations that turn what Karmada makes
@@ -277,6 +290,20 @@ func convertOne(o *federation.Object, p render.Placed, targets map[string]map[st
 		}))
 	}
 	return docs, nil
+}
+
+func setLabel(obj map[string]any, key, value string) {
+	meta, _ := obj["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		obj["metadata"] = meta
+	}
+	labels, _ := meta["labels"].(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+		meta["labels"] = labels
+	}
+	labels[key] = value
 }
 
 // policyName names an object's policies: its kind and name, so that

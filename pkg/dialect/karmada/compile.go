@@ -118,6 +118,14 @@ func (ps *policySet) compile(in dialect.Input, p plain) (*federation.Object, *ma
 	if len(p.r.Labels) > 0 {
 		obj.Labels = p.r.Labels
 	}
+	if chosen != nil && chosen.Spec.PreserveResourcesOnDeletion != nil && *chosen.Spec.PreserveResourcesOnDeletion {
+		// fedctl delete then leaves the member objects, as Karmada does
+		// when the template is deleted; KubeFed's orphan also leaves
+		// those of a member that leaves the placement, where Karmada
+		// deletes them.
+		obj.Annotations = map[string]string{federation.OrphanAnnotation: "true"}
+		notes = append(notes, fmt.Sprintf("preserveResourcesOnDeletion (%s): member objects are left, not deleted, by fedctl delete (as %s: \"true\", which also leaves those of a member that leaves the placement)", policyID(chosen), federation.OrphanAnnotation))
+	}
 	obj.Spec.Template = tmpl
 	obj.Spec.Placement.Clusters = []federation.ClusterRef{}
 	for _, m := range members {
