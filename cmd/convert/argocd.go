@@ -13,6 +13,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/printers"
 	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/rollout"
 )
 
 // applicationSetFile is the ApplicationSet's file at the top of the tree,
@@ -38,10 +39,22 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 	if err != nil {
 		return err
 	}
-	appSet := export.ApplicationSet(export.ArgoCD{
+	argo := export.ArgoCD{
 		Repo: o.ArgoCD.Repo, Path: o.ArgoCD.Path, Revision: o.ArgoCD.Revision,
 		Name: o.ArgoCD.Name, Project: o.ArgoCD.Project, Namespace: o.ArgoCD.Namespace,
-	}, clusters)
+	}
+	notes := export.ArgoCDNotes(in.Set)
+	if r := in.Federation.Rollout; r != nil && len(r.Waves) > 0 {
+		plan, err := rollout.FromFile(in.File, "")
+		if err != nil {
+			return err
+		}
+		for _, w := range plan.Waves {
+			argo.Waves = append(argo.Waves, export.Wave{Name: w.Name, Clusters: w.Clusters, MaxUpdate: w.MaxConcurrency})
+		}
+		notes = append(notes, export.WaveNotes(argo.Waves, clusters, r.Soak, r.Timeout, r.MaxFailures)...)
+	}
+	appSet := export.ApplicationSet(argo, clusters)
 	data, err := yaml.Marshal(appSet)
 	if err != nil {
 		return err
@@ -49,7 +62,7 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 	if err := writeFileAtomic(filepath.Join(o.OutputDir, applicationSetFile), data, 0o644); err != nil {
 		return fmt.Errorf("--output-dir: %w", err)
 	}
-	rep := newReport("argocd", export.ArgoCDNotes(in.Set))
+	rep := newReport("argocd", notes)
 	var script strings.Builder
 	script.WriteString("#!/bin/sh\n# Registers the members with Argo CD under the names the ApplicationSet uses.\n# Run after argocd login.\nset -e\n")
 	for _, name := range clusters {

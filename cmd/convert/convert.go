@@ -80,7 +80,9 @@ renders.
 without fedctl's markers, plus DIR/applicationset.yaml: one ApplicationSet
 whose list generator maps each member to its directory (--repo, --path) and
 to the Argo CD cluster of the member's name, synced with server-side apply.
-It prints the argocd cluster add command of each member.
+The federation file's rollout waves become the ApplicationSet's RollingSync
+steps (each Application labelled fedctl.io/wave), so that Argo CD syncs the
+members wave by wave. It prints the argocd cluster add command of each member.
 
 Every construct the other system cannot express exactly (a ReplicaScheduling-
 Preference's minReplicas, maxReplicas and rebalance, a member planned 0

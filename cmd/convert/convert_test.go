@@ -363,3 +363,28 @@ func TestArgoCDOrphanAndDNS(t *testing.T) {
 	assert.Contains(t, errOut, `note: ../../testdata/convert/orphan-retain-dns.yaml:18: FederatedDeployment shop/web: kubefed.io/orphan: "true" becomes the member objects' annotation argocd.argoproj.io/sync-options: Delete=false`)
 	assert.Contains(t, errOut, "orphan-retain-dns.yaml:35: ServiceDNSRecord shop/web: not converted: Argo CD does not write fedctl's DNSEndpoints")
 }
+
+// TestArgoCDWaves: the federation file's rollout waves become the
+// ApplicationSet's RollingSync steps over a wave label of each
+// Application; the soak has no equivalent (exit 3).
+func TestArgoCDWaves(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "deploy")
+	_, errOut, err := run(t, filepath.Join(rulesDir, "waves.federation.yaml"), "--to", "argocd", "-f", "../../testdata/examples", "--repo", "https://git.example.com/shop.git", "--path", "deploy", "--output-dir", dir)
+	assert.Equal(t, ExitApproximated, exitCode(err), errOut)
+	testutil.AssertGolden(t, []byte(read(t, filepath.Join(dir, "applicationset.yaml"))), filepath.Join(goldenDir, "applicationset-waves.yaml"))
+	appSet := parse(t, read(t, filepath.Join(dir, "applicationset.yaml")))
+	spec := appSet["spec"].(map[string]any)
+	assert.Equal(t, map[string]any{"type": "RollingSync", "rollingSync": map[string]any{"steps": []any{
+		map[string]any{"matchExpressions": []any{map[string]any{"key": "fedctl.io/wave", "operator": "In", "values": []any{"canary"}}}},
+		map[string]any{"matchExpressions": []any{map[string]any{"key": "fedctl.io/wave", "operator": "In", "values": []any{"rest"}}}, "maxUpdate": float64(1)},
+	}}}, spec["strategy"])
+	elements := spec["generators"].([]any)[0].(map[string]any)["list"].(map[string]any)["elements"]
+	assert.Equal(t, []any{
+		map[string]any{"cluster": "cluster1", "path": "deploy/cluster1", "wave": "canary"},
+		map[string]any{"cluster": "cluster2", "path": "deploy/cluster2", "wave": "rest"},
+		map[string]any{"cluster": "cluster3", "path": "deploy/cluster3", "wave": "rest"},
+	}, elements)
+	assert.Contains(t, errOut, "note: federation file: rollout: the waves become the ApplicationSet's RollingSync steps (label fedctl.io/wave)")
+	assert.Contains(t, errOut, "federation file: rollout: soak 60s has no RollingSync equivalent")
+}

@@ -21,7 +21,22 @@ type ArgoCD struct {
 	Name string
 	// Project and Namespace are Argo CD's project and its own namespace.
 	Project, Namespace string
+	// Waves, when set, are the federation's rollout waves in order: the
+	// Applications are synced wave by wave (Argo CD's RollingSync).
+	Waves []Wave
 }
+
+// Wave is one rollout wave: its members, and how many of them may sync at
+// once (0: all).
+type Wave struct {
+	Name      string
+	Clusters  []string
+	MaxUpdate int
+}
+
+// WaveLabel on each Application names its member's rollout wave, which
+// the ApplicationSet's RollingSync steps select.
+const WaveLabel = "fedctl.io/wave"
 
 // ApplicationSet is one Argo CD ApplicationSet whose list generator maps
 // each member to its directory of the tree (render's --output-dir layout)
@@ -30,11 +45,21 @@ type ArgoCD struct {
 // objects fedctl applied once fedctl has released them, and reconcile
 // from then on (automated, self-healing, pruning what leaves the tree).
 func ApplicationSet(a ArgoCD, members []string) map[string]any {
+	wave := map[string]string{}
+	for _, w := range a.Waves {
+		for _, c := range w.Clusters {
+			wave[c] = w.Name
+		}
+	}
 	elements := make([]any, len(members))
 	for i, m := range members {
-		elements[i] = map[string]any{"cluster": m, "path": path.Join(a.Path, m)}
+		e := map[string]any{"cluster": m, "path": path.Join(a.Path, m)}
+		if a.Waves != nil {
+			e["wave"] = wave[m]
+		}
+		elements[i] = e
 	}
-	return map[string]any{
+	appSet := map[string]any{
 		"apiVersion": "argoproj.io/v1alpha1",
 		"kind":       "ApplicationSet",
 		"metadata":   map[string]any{"name": a.Name, "namespace": a.Namespace},
@@ -63,6 +88,56 @@ func ApplicationSet(a ArgoCD, members []string) map[string]any {
 			},
 		},
 	}
+	if a.Waves != nil {
+		spec := appSet["spec"].(map[string]any)
+		spec["template"].(map[string]any)["metadata"].(map[string]any)["labels"] = map[string]any{WaveLabel: "{{.wave}}"}
+		var steps []any
+		for _, w := range a.Waves {
+			step := map[string]any{"matchExpressions": []any{map[string]any{"key": WaveLabel, "operator": "In", "values": []any{w.Name}}}}
+			if w.MaxUpdate > 0 {
+				step["maxUpdate"] = w.MaxUpdate
+			}
+			steps = append(steps, step)
+		}
+		spec["strategy"] = map[string]any{"type": "RollingSync", "rollingSync": map[string]any{"steps": steps}}
+	}
+	return appSet
+}
+
+// WaveNotes say what of a rollout Argo CD's RollingSync does not do as
+// apply --rollout does: it waits for each wave's Applications to be
+// Healthy, with no soak, no failure budget and no timeout, and members in
+// no wave are not synced by it.
+func WaveNotes(waves []Wave, members []string, soak, timeout string, maxFailures int) []Note {
+	where := "federation file"
+	notes := []Note{{Where: where, Object: "rollout", Exact: true,
+		Message: "the waves become the ApplicationSet's RollingSync steps (label " + WaveLabel + "): each waits until the wave's Applications are Healthy; Argo CD's progressive syncs must be enabled (the ApplicationSet controller's --enable-progressive-syncs)"}}
+	if soak != "" {
+		notes = append(notes, Note{Where: where, Object: "rollout", Message: "soak " + soak + " has no RollingSync equivalent: the next wave starts once the last is Healthy"})
+	}
+	if maxFailures > 0 {
+		notes = append(notes, Note{Where: where, Object: "rollout", Message: fmt.Sprintf("maxFailures %d has no RollingSync equivalent: a wave waits for every Application", maxFailures)})
+	}
+	if timeout != "" {
+		notes = append(notes, Note{Where: where, Object: "rollout", Exact: true, Message: "timeout " + timeout + " has no RollingSync equivalent: a wave waits as long as it takes"})
+	}
+	in := map[string]bool{}
+	for _, w := range waves {
+		for _, c := range w.Clusters {
+			in[c] = true
+		}
+	}
+	var outside []string
+	for _, m := range members {
+		if !in[m] {
+			outside = append(outside, m)
+		}
+	}
+	if len(outside) > 0 {
+		notes = append(notes, Note{Where: where, Object: "rollout", Members: outside,
+			Message: fmt.Sprintf("%v are in no wave: RollingSync leaves their Applications to be synced by hand", outside)})
+	}
+	return notes
 }
 
 // ArgoCDObject is the member object of t as the Argo CD tree holds it:
