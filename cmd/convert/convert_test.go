@@ -388,3 +388,11 @@ func TestArgoCDWaves(t *testing.T) {
 	assert.Contains(t, errOut, "note: federation file: rollout: the waves become the ApplicationSet's RollingSync steps (label fedctl.io/wave)")
 	assert.Contains(t, errOut, "federation file: rollout: soak 60s has no RollingSync equivalent")
 }
+
+// TestKarmadaWaves: Karmada has no rollout waves: reported (exit 3).
+func TestKarmadaWaves(t *testing.T) {
+	t.Parallel()
+	_, errOut, err := run(t, filepath.Join(rulesDir, "waves.federation.yaml"), "--to", "karmada", "-f", filepath.Join(rulesDir, "cluster-scoped.yaml"))
+	assert.Equal(t, ExitApproximated, exitCode(err), errOut)
+	assert.Contains(t, errOut, "federation file: rollout: Karmada has no rollout waves: a change reaches every member at once")
+}

@@ -17,7 +17,12 @@ func (o *ConvertOptions) runKarmada(in *cmdutil.Rendered) error {
 	if err != nil {
 		return err
 	}
-	rep := newReport("karmada", conv.Notes)
+	notes := conv.Notes
+	if r := in.Federation.Rollout; r != nil && len(r.Waves) > 0 {
+		notes = append(notes, export.Note{Where: "federation file", Object: "rollout",
+			Message: "Karmada has no rollout waves: a change reaches every member at once (policies' suspension.dispatchingOnClusters can stage it by hand)"})
+	}
+	rep := newReport("karmada", notes)
 	for _, name := range in.Federation.Names() {
 		m, _ := in.Federation.Member(name)
 		rep.Clusters = append(rep.Clusters, Registration{Member: name, Name: conv.ClusterNames[name], Command: karmadaJoin(in.File, m, conv.ClusterNames[name])})
