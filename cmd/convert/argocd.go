@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/export"
 	"github.com/fedctl/fedctl/pkg/members"
@@ -55,7 +53,7 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 		notes = append(notes, export.WaveNotes(argo.Waves, clusters, r.Soak, r.Timeout, r.MaxFailures)...)
 	}
 	appSet := export.ApplicationSet(argo, clusters)
-	data, err := yaml.Marshal(appSet)
+	data, err := printers.EncodeYAML(appSet)
 	if err != nil {
 		return err
 	}

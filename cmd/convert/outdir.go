@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/fedctl/fedctl/pkg/printers"
 )
 
 // karmadaMarker lists the files the last "convert --to karmada
@@ -41,7 +41,7 @@ func writeKarmadaDir(dir string, docs []map[string]any, clusters []Registration)
 		if _, dup := files[rel]; dup {
 			return nil, fmt.Errorf("internal error, please report: two documents for %s", rel)
 		}
-		data, err := yaml.Marshal(d)
+		data, err := printers.EncodeYAML(d)
 		if err != nil {
 			return nil, err
 		}

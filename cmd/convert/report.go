@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/export"
+	"github.com/fedctl/fedctl/pkg/printers"
 )
 
 // Report is what a conversion says: -o json prints it on stdout, and the
@@ -70,15 +69,8 @@ func (o *ConvertOptions) finish(rep *Report, docs []map[string]any, register str
 		w.Write(data)
 		w.WriteByte('\n')
 	case o.OutputDir == "":
-		for i, d := range docs {
-			if i > 0 {
-				w.WriteString("---\n")
-			}
-			data, err := yaml.Marshal(d)
-			if err != nil {
-				return err
-			}
-			w.Write(data)
+		if err := printers.Documents(w, docs); err != nil {
+			return err
 		}
 	}
 	if err := w.Flush(); err != nil {

@@ -262,8 +262,11 @@ func convertOne(o *federation.Object, p render.Placed, targets map[string]map[st
 	for _, m := range members {
 		before := plain
 		if divided {
-			before = runtime.DeepCopyJSON(plain)
-			before["spec"].(map[string]any)["replicas"] = replicas[m]
+			// the template with this member's replicas; only spec is new
+			before = maps.Clone(plain)
+			spec := maps.Clone(plain["spec"].(map[string]any))
+			spec["replicas"] = replicas[m]
+			before["spec"] = spec
 		}
 		target, ok := targets[m]
 		if !ok {
@@ -320,13 +323,23 @@ func policy(kind, name string, o *federation.Object, namespaced bool, spec map[s
 	return map[string]any{"apiVersion": karmadaPolicyAPIVersion, "kind": kind, "metadata": meta, "spec": spec}
 }
 
-// Unmarked is a rendered member object without the markers fedctl adds, as
-// a copy: the object another owner (Karmada, Argo CD) applies, which adds
-// its own.
+// Unmarked is a rendered member object without the markers fedctl adds: the
+// object another owner (Karmada, Argo CD) applies, which adds its own. It
+// is a new object whose metadata, labels and annotations are copies; the
+// rest is shared with obj, so neither must be changed below those (at
+// thousands of objects a deep copy of each doubled the memory convert
+// takes).
 func Unmarked(obj map[string]any) map[string]any {
-	out := runtime.DeepCopyJSON(obj)
-	meta, _ := out["metadata"].(map[string]any)
+	out := maps.Clone(obj)
+	meta, ok := out["metadata"].(map[string]any)
+	if !ok {
+		return out
+	}
+	meta = maps.Clone(meta)
+	out["metadata"] = meta
 	if labels, ok := meta["labels"].(map[string]any); ok {
+		labels = maps.Clone(labels)
+		meta["labels"] = labels
 		delete(labels, federation.ManagedLabel)
 		if labels[federation.ManagedByLabel] == federation.ManagedByValue {
 			delete(labels, federation.ManagedByLabel)
@@ -336,6 +349,8 @@ func Unmarked(obj map[string]any) map[string]any {
 		}
 	}
 	if annotations, ok := meta["annotations"].(map[string]any); ok {
+		annotations = maps.Clone(annotations)
+		meta["annotations"] = annotations
 		delete(annotations, federation.SourceAnnotation)
 		if len(annotations) == 0 {
 			delete(meta, "annotations")

@@ -6,12 +6,11 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/placement"
+	"github.com/fedctl/fedctl/pkg/printers"
 	"github.com/fedctl/fedctl/pkg/render"
 )
 
@@ -43,7 +42,7 @@ func Verify(docs []map[string]any, types federation.Types, members []placement.C
 		})
 	}
 	for i, d := range docs {
-		data, err := yaml.Marshal(d)
+		data, err := printers.EncodeYAML(d)
 		if err != nil {
 			return nil, err
 		}

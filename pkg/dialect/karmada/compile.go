@@ -128,11 +128,12 @@ func (ps *policySet) compile(in dialect.Input, p plain) (*federation.Object, *ma
 	}
 	obj.Spec.Template = tmpl
 	obj.Spec.Placement.Clusters = []federation.ClusterRef{}
+	selected := ps.selectedOverridePolicies(p, isNamespace)
 	for _, m := range members {
 		obj.Spec.Placement.Clusters = append(obj.Spec.Placement.Clusters, federation.ClusterRef{Name: m.Name})
 		base := baseObject(tmpl, p)
 		a := &applier{obj: base, kind: p.head.Kind}
-		if err := ps.memberOverrides(a, p, m, counts, completions, field, isNamespace); err != nil {
+		if err := ps.memberOverrides(a, selected, m, counts, completions, field); err != nil {
 			if obj.MemberErrors == nil {
 				obj.MemberErrors = map[string]error{}
 			}
@@ -383,7 +384,10 @@ func divisionNotes(total int32, weights map[string]int64, key string, d division
 // by implicit priority (match-all, label selector, name) then name; rules
 // in order; a rule applies when it has no targetCluster or it matches.
 // A Namespace gets ClusterOverridePolicies only.
-func (ps *policySet) memberOverrides(a *applier, p plain, m placement.Cluster, counts, completions map[string]int32, field string, isNamespace bool) error {
+//
+// selected are the policies that select the object, in that order
+// (selectedOverridePolicies), found once for all its members.
+func (ps *policySet) memberOverrides(a *applier, selected []*overridePolicy, m placement.Cluster, counts, completions map[string]int32, field string) error {
 	spec, _ := a.obj["spec"].(map[string]any)
 	if _, ok := spec[field]; ok && counts != nil && field != "" { // helper.ApplyReplica sets only a field that is there
 		if err := a.run([]op{{Op: "replace", Path: "/spec/" + field, Value: int64(counts[m.Name]), Source: "replica division"}}); err != nil {
@@ -395,18 +399,24 @@ func (ps *policySet) memberOverrides(a *applier, p plain, m placement.Cluster, c
 			return err
 		}
 	}
-	groups := [][]*overridePolicy{ps.clusterOverride}
-	if p.r.Namespace != "" && !isNamespace {
-		groups = append(groups, ps.override[p.r.Namespace])
-	}
-	for _, group := range groups {
-		for _, b := range overriderBlocks(p.r, group, m) {
-			if err := a.overriders(b.overriders, b.source); err != nil {
-				return err
-			}
+	for _, b := range rulesFor(selected, m) {
+		if err := a.overriders(b.overriders, b.source); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// selectedOverridePolicies are the override policies that select p's
+// object, in the order Karmada applies them: ClusterOverridePolicies, then
+// the OverridePolicies of its namespace (none for a Namespace), each group
+// sorted by sortedOverridePolicies.
+func (ps *policySet) selectedOverridePolicies(p plain, isNamespace bool) []*overridePolicy {
+	out := sortedOverridePolicies(p.r, ps.clusterOverride)
+	if p.r.Namespace != "" && !isNamespace {
+		out = append(out, sortedOverridePolicies(p.r, ps.override[p.r.Namespace])...)
+	}
+	return out
 }
 
 // block is one rule's overriders that apply to a member, with the policy
@@ -425,8 +435,13 @@ type block struct {
 // targetCluster matches; the deprecated single rule when there are no
 // overrideRules.
 func overriderBlocks(r resource, policies []*overridePolicy, m placement.Cluster) []block {
+	return rulesFor(sortedOverridePolicies(r, policies), m)
+}
+
+// rulesFor are the rules of the sorted policies that apply in member m.
+func rulesFor(sorted []*overridePolicy, m placement.Cluster) []block {
 	var out []block
-	for _, pol := range sortedOverridePolicies(r, policies) {
+	for _, pol := range sorted {
 		rules := pol.Spec.OverrideRules
 		if len(rules) == 0 {
 			rule := overrideRule{TargetCluster: pol.Spec.TargetCluster}

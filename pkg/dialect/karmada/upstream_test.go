@@ -293,7 +293,7 @@ func TestUpstreamPolicies(t *testing.T) {
 			reshape(t, tc.Object, &obj)
 			r := resourceOf(t, tc.Object)
 			a := &applier{obj: obj, kind: r.Kind}
-			require.NoError(t, ps.memberOverrides(a, plain{r: r, obj: obj}, tc.Cluster.cluster(), nil, nil, "", false), tc.Source)
+			require.NoError(t, ps.memberOverrides(a, ps.selectedOverridePolicies(plain{r: r, obj: obj}, false), tc.Cluster.cluster(), nil, nil, ""), tc.Source)
 			var want map[string]any
 			reshape(t, tc.Want, &want)
 			assert.Equal(t, want, a.obj, tc.Source)
