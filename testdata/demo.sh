@@ -153,3 +153,16 @@ cp "$examples"/*.yaml "$split"
 sed -i 's/totalReplicas: 6/totalReplicas: 12/' "$split/20-deployment.yaml"
 step apply -f "$split" -f "$dnsdir/service.yaml" --wait
 step dns -f "$split" -f "$dnsdir" --why
+
+# Moving to a control plane with nothing redeployed: the application as
+# Karmada's templates and policies, read back and compared member object by
+# member object (exit 3: the RSP's minimums and maximums have no Karmada
+# equivalent, and say so with their file:line), and as an Argo CD
+# ApplicationSet over render's tree; then fedctl hands the member objects
+# over in place (a server-side dry run here, so that nothing changes).
+out="$(mktemp -d)"
+step convert --to karmada -f "$examples" --verify --output-dir "$out/karmada" || echo "(exit $?: approximated, as listed)"
+printf '\n$ ls %s\n' "$out/karmada"; ls "$out/karmada"
+step convert --to argocd -f "$examples" --repo https://git.example.com/shop.git --path deploy --output-dir "$out/deploy"
+printf '\n$ cat %s\n' "$out/deploy/applicationset.yaml"; cat "$out/deploy/applicationset.yaml"
+step release -f "$examples" --dry-run=server

@@ -149,7 +149,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 				if obj.Action != propagate.Deleted {
 					parent = "; " + obj.Error
 				}
-			case obj.Action == propagate.Orphaned:
+			case obj.Action == propagate.Released:
 				n++
 			}
 		}

@@ -71,7 +71,7 @@ func (s *ResultStream) OnResult(cluster string, r propagate.ObjectResult) {
 	s.done[cluster]++
 	var line string
 	switch r.Action {
-	case propagate.Created, propagate.Configured, propagate.Deleted, propagate.Orphaned:
+	case propagate.Created, propagate.Configured, propagate.Deleted, propagate.Orphaned, propagate.Released:
 		line = string(r.Action)
 	case propagate.Unchanged, propagate.Skipped:
 		if s.verbosity >= DetailVerbosity {

@@ -267,7 +267,7 @@ func (s *memberSync) closeApplySet(ctx context.Context, items []*item, kept []Ob
 		namespaces = namespaces.Union(s.applySet.namespaces)
 	}
 	for _, r := range kept {
-		if r.Action == Deleted || r.Action == Orphaned {
+		if r.Action == Deleted || r.Action == Orphaned || r.Action == Released {
 			continue
 		}
 		gks.Insert(schema.FromAPIVersionAndKind(r.APIVersion, r.Kind).GroupKind())

@@ -86,7 +86,7 @@ func (s *memberSync) releaseApplySet(ctx context.Context, cr ClusterResult) (Obj
 			res.Error = "the ApplySet parent stays: some objects were not released"
 			return res, nil
 		}
-		if o.Action == Orphaned {
+		if o.Action == Released {
 			released[releasedKey(schema.FromAPIVersionAndKind(o.APIVersion, o.Kind).GroupKind(), o.Namespace, o.Name)] = true
 		}
 	}

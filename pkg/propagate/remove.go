@@ -216,6 +216,9 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 			return
 		}
 		res.Action = Orphaned
+		if s.mode.release {
+			res.Action = Released
+		}
 		if patched != nil {
 			s.compared(*res, r.obj, patched)
 		}

@@ -27,6 +27,9 @@ const (
 	// federated object says kubefed.io/orphan: "true"; fedctl's markers were
 	// removed and it keeps running.
 	Orphaned Action = "orphaned"
+	// Released: fedctl release handed the object over; fedctl's markers
+	// and field ownership were removed and nothing else changed.
+	Released Action = "released"
 	// Skipped: the object carries kubefed.io/managed: "false" and was not
 	// touched, or cannot be checked in a dry run (see Reason).
 	Skipped Action = "skipped"
@@ -37,7 +40,7 @@ const (
 )
 
 // ActionOrder is the order of the counts in a summary line.
-var ActionOrder = []Action{Created, Configured, Unchanged, Deleted, Orphaned, Skipped, Planned, Failed}
+var ActionOrder = []Action{Created, Configured, Unchanged, Deleted, Orphaned, Released, Skipped, Planned, Failed}
 
 // Reasons that go with an action.
 const (
