@@ -86,9 +86,11 @@ members wave by wave. It prints the argocd cluster add command of each member.
 
 Every construct the other system cannot express exactly (a ReplicaScheduling-
 Preference's minReplicas, maxReplicas and rebalance, a member planned 0
-replicas) is listed on stderr with its file:line, and in the report of
--o json; the exit code is then 3. Informing notes (an object placed nowhere,
-a renamed member) do not change it.
+replicas, kubefed.io/orphan and retainReplicas for Karmada, rollout soaks and
+failure budgets, DNS records) is listed on stderr with its file:line, and in
+the report of -o json; the exit code is then 3. Informing notes (an object
+placed nowhere, a renamed member, a "*" weight made explicit) do not change
+it. The conversion uses the offline plan, as render does without --live.
 
 Afterwards, "fedctl release" hands the member objects over.`,
 		Example: `  # Karmada templates and policies, checked by reading them back
