@@ -3,7 +3,9 @@ package delete
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,15 +13,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/testenv"
 )
 
-// TestRelease: after fedctl release, a server-side apply by another field
-// manager that changes a field fedctl set takes it over with no conflict,
+// TestRelease: after fedctl release, kubectl apply --server-side by another
+// field manager that changes a field fedctl set takes it over with no conflict,
 // nothing was recreated (same UID), fedctl's marks are gone, and a later
 // fedctl delete leaves the object alone.
 func TestRelease(t *testing.T) {
@@ -61,11 +62,20 @@ spec:
 	}
 	assert.Equal(t, map[string]any{"k": "fedctl"}, after.Object["data"], "nothing else changed")
 
-	// the new owner changes what fedctl set: no conflict, without --force
-	patch := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"` + ns + `"},"data":{"k":"argo"}}`)
-	taken, err := dc.Resource(cmGVR).Namespace(ns).Patch(context.Background(), "cfg", types.ApplyPatchType, patch, metav1.PatchOptions{FieldManager: "argocd-controller"})
-	require.NoError(t, err, "a new field manager takes the fields over with no conflict")
-	assert.Equal(t, before.GetUID(), taken.GetUID())
+	// the new owner changes what fedctl set, with kubectl apply
+	// --server-side and no --force-conflicts: no conflict
+	kubectl, err := testenv.EnsureKubectl(context.Background(), os.Stderr)
+	require.NoError(t, err)
+	apply := exec.Command(kubectl, "--kubeconfig", testenv.Require(t, env).Kubeconfig, "--context", "cluster1",
+		"apply", "--server-side", "--field-manager", "argocd-controller", "-f", "-")
+	apply.Stdin = strings.NewReader("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: " + ns + "}\ndata: {k: argo}\n")
+	out, err := apply.CombinedOutput()
+	require.NoError(t, err, "a new field manager takes the fields over with no conflict:\n%s", out)
+	assert.Equal(t, "configmap/cfg serverside-applied\n", string(out))
+	taken, err := dc.Resource(cmGVR).Namespace(ns).Get(context.Background(), "cfg", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, before.GetUID(), taken.GetUID(), "not recreated")
+	assert.Equal(t, map[string]any{"k": "argo"}, taken.Object["data"])
 
 	// fedctl no longer deletes it
 	rep, _, err := runDelete(t, fed, "-f", dir)
