@@ -19,24 +19,11 @@ import (
 const applicationSetFile = "applicationset.yaml"
 
 // runArgoCD writes render's tree without fedctl's markers, the
-// ApplicationSet over it and the members' registration commands.
+// ApplicationSet over it and the members' registration commands. Every
+// part is made before the first file is written, so that an error (a
+// rollout that does not plan) leaves the directory as it was.
 func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 	clusters := slices.Sorted(slices.Values(in.Federation.Names()))
-	targets := make([]render.Target, len(in.Result.Targets))
-	for i, t := range in.Result.Targets {
-		t.Object = export.ArgoCDObject(t)
-		targets[i] = t
-	}
-	if err := printers.WriteTree(o.OutputDir, clusters, targets); err != nil {
-		return err
-	}
-	removed, err := printers.PruneTree(o.OutputDir, clusters)
-	for _, name := range removed {
-		fmt.Fprintf(o.IO.ErrOut, "removed %s: %s is no longer a member cluster\n", filepath.Join(o.OutputDir, name), name)
-	}
-	if err != nil {
-		return err
-	}
 	argo := export.ArgoCD{
 		Repo: o.ArgoCD.Repo, Path: o.ArgoCD.Path, Revision: o.ArgoCD.Revision,
 		Name: o.ArgoCD.Name, Project: o.ArgoCD.Project, Namespace: o.ArgoCD.Namespace,
@@ -52,36 +39,46 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 		}
 		notes = append(notes, export.WaveNotes(argo.Waves, clusters, r.Soak, r.Timeout, r.MaxFailures)...)
 	}
-	appSet := export.ApplicationSet(argo, clusters)
-	data, err := printers.EncodeYAML(appSet)
+	appSet, err := printers.EncodeYAML(export.ApplicationSet(argo, clusters))
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(o.OutputDir, applicationSetFile), data, 0o644); err != nil {
-		return fmt.Errorf("--output-dir: %w", err)
+	access, err := o.Access()
+	if err != nil {
+		return err
 	}
 	rep := newReport("argocd", notes)
-	var script strings.Builder
-	script.WriteString("#!/bin/sh\n# Registers the members with Argo CD under the names the ApplicationSet uses.\n# Run after argocd login.\nset -e\n")
 	for _, name := range clusters {
 		m, _ := in.Federation.Member(name)
-		c := Registration{Member: name, Name: name, Command: argoCDClusterAdd(in.File, m)}
-		rep.Clusters = append(rep.Clusters, c)
-		script.WriteString(c.Command + "\n")
+		rep.Clusters = append(rep.Clusters, Registration{Member: name, Name: name, Command: argoCDClusterAdd(access, m)})
 	}
-	if err := writeFileAtomic(filepath.Join(o.OutputDir, "register-clusters.sh"), []byte(script.String()), 0o755); err != nil {
-		return fmt.Errorf("--output-dir: %w", err)
-	}
-	rep.OutputDir = o.OutputDir
-	rep.Files = []string{applicationSetFile, "register-clusters.sh"}
-	for _, t := range targets {
-		ns := t.Namespace()
-		if ns == "" {
-			ns = "_cluster"
-		}
-		rep.Files = append(rep.Files, filepath.Join(t.Cluster, ns, strings.ToLower(t.Type.Kind)+"_"+t.Name()+".yaml"))
+	targets := make([]render.Target, len(in.Result.Targets))
+	rep.Files = []string{applicationSetFile, argoCDScript}
+	for i, t := range in.Result.Targets {
+		t.Object = export.ArgoCDObject(t)
+		targets[i] = t
+		rep.Files = append(rep.Files, filepath.Join(t.Cluster, printers.TreeFile(t.Namespace(), t.Type.Kind, t.Name())))
 	}
 	slices.Sort(rep.Files)
+	rep.OutputDir = o.OutputDir
+
+	if err := printers.WriteTree(o.OutputDir, clusters, targets); err != nil {
+		return err
+	}
+	removed, err := printers.PruneTree(o.OutputDir, clusters)
+	for _, name := range removed {
+		fmt.Fprintf(o.IO.ErrOut, "removed %s: %s is no longer a member cluster\n", filepath.Join(o.OutputDir, name), name)
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(o.OutputDir, applicationSetFile), appSet, 0o644); err != nil {
+		return fmt.Errorf("--output-dir: %w", err)
+	}
+	script := registrationScript("Registers the members with Argo CD under the names the ApplicationSet uses.\n# Run after argocd login.", rep.Clusters)
+	if err := writeFileAtomic(filepath.Join(o.OutputDir, argoCDScript), script, 0o755); err != nil {
+		return fmt.Errorf("--output-dir: %w", err)
+	}
 	fmt.Fprintf(o.IO.ErrOut, "%s wrote %d objects for %d clusters and %s to %s; commit it at %s in %s, then kubectl apply -n %s -f %s\n",
 		o.IO.ErrColorScheme().SuccessIcon(), len(targets), len(clusters), applicationSetFile, o.OutputDir, o.ArgoCD.Path, o.ArgoCD.Repo,
 		o.ArgoCD.Namespace, filepath.Join(o.OutputDir, applicationSetFile))
@@ -92,14 +89,14 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 // under its fedctl name, from the kubeconfig fedctl reaches it with (for
 // a member from Cluster API, its kubeconfig's current context, as fedctl
 // uses).
-func argoCDClusterAdd(file *members.File, m members.Member) string {
+func argoCDClusterAdd(access members.Access, m members.Member) string {
 	if m.CAPI != nil {
 		f := capiKubeconfigFile(m)
 		return withCAPIKubeconfig(m, fmt.Sprintf(`argocd cluster add "$(kubectl --kubeconfig %s config current-context)" --name %s --yes --kubeconfig %s`, f, shellQuote(m.Name), f))
 	}
 	cmd := []string{"argocd", "cluster", "add", shellQuote(m.ContextName()), "--name", shellQuote(m.Name), "--yes"}
-	if m.Kubeconfig != "" {
-		cmd = append(cmd, "--kubeconfig", shellQuote(recordedPath(file, m.Kubeconfig)))
+	if path := access.KubeconfigPath(m); path != "" {
+		cmd = append(cmd, "--kubeconfig", shellQuote(path))
 	}
 	return strings.Join(cmd, " ")
 }

@@ -23,6 +23,9 @@ const ExitApproximated = 3
 type ConvertOptions struct {
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
+	// Access resolves the members' kubeconfig files for the registration
+	// commands; nothing reaches a cluster.
+	Access func() (members.Access, error)
 
 	Filenames []string
 	Recursive bool
@@ -54,7 +57,7 @@ type ArgoCDOptions struct {
 
 // NewCmdConvert returns the convert command. runF, when set, replaces Run.
 func NewCmdConvert(f *cmdutil.Factory, runF func(*ConvertOptions) error) *cobra.Command {
-	opts := &ConvertOptions{IO: f.IOStreams, Federation: f.Federation}
+	opts := &ConvertOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access}
 	cmd := &cobra.Command{
 		Use:   "convert --to karmada|argocd (-f FILENAME | -k DIR) [--output-dir DIR] [-o yaml|json]",
 		Short: "Write the federation as Karmada policies or an Argo CD ApplicationSet",

@@ -30,7 +30,8 @@ const (
 func run(t *testing.T, federationFile string, args ...string) (string, string, error) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load(federationFile) }}
+	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load(federationFile) },
+		Access: func() (members.Access, error) { return members.Access{}, nil }}
 	cmd := NewCmdConvert(f, nil)
 	cmd.SetArgs(args)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
@@ -342,10 +343,10 @@ func TestRegistrationOfClusterAPIMembers(t *testing.T) {
 	t.Parallel()
 	m := members.Member{Name: "web-1", CAPI: &members.CAPI{ManagementContext: "mgmt", Namespace: "capi", Cluster: "web-1"}}
 	assert.Equal(t, "(umask 077 && clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig) && karmadactl join web-1 --cluster-kubeconfig web-1.kubeconfig; rm -f web-1.kubeconfig",
-		karmadaJoin(nil, m, "web-1"))
+		karmadaJoin(members.Access{}, m, "web-1"))
 	assert.Equal(t, `(umask 077 && clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig) && argocd cluster add "$(kubectl --kubeconfig web-1.kubeconfig config current-context)" --name web-1 --yes --kubeconfig web-1.kubeconfig; rm -f web-1.kubeconfig`,
-		argoCDClusterAdd(nil, m))
-	assert.Equal(t, "karmadactl join eu-1 --cluster-context 'kind eu' --cluster-kubeconfig /k/eu.yaml", karmadaJoin(nil, members.Member{Name: "eu-1", Context: "kind eu", Kubeconfig: "/k/eu.yaml"}, "eu-1"))
+		argoCDClusterAdd(members.Access{}, m))
+	assert.Equal(t, "karmadactl join eu-1 --cluster-context 'kind eu' --cluster-kubeconfig /k/eu.yaml", karmadaJoin(members.Access{}, members.Member{Name: "eu-1", Context: "kind eu", Kubeconfig: "/k/eu.yaml"}, "eu-1"))
 }
 
 // TestArgoCDOrphanAndDNS: an orphaned federated object's member objects

@@ -2,7 +2,6 @@ package convert
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
@@ -22,10 +21,14 @@ func (o *ConvertOptions) runKarmada(in *cmdutil.Rendered) error {
 		notes = append(notes, export.Note{Where: "federation file", Object: "rollout",
 			Message: "Karmada has no rollout waves: a change reaches every member at once (policies' suspension.dispatchingOnClusters can stage it by hand)"})
 	}
+	access, err := o.Access()
+	if err != nil {
+		return err
+	}
 	rep := newReport("karmada", notes)
 	for _, name := range in.Federation.Names() {
 		m, _ := in.Federation.Member(name)
-		rep.Clusters = append(rep.Clusters, Registration{Member: name, Name: conv.ClusterNames[name], Command: karmadaJoin(in.File, m, conv.ClusterNames[name])})
+		rep.Clusters = append(rep.Clusters, Registration{Member: name, Name: conv.ClusterNames[name], Command: karmadaJoin(access, m, conv.ClusterNames[name])})
 	}
 	if o.Verify {
 		diffs, err := export.Verify(conv.Documents, in.Types, in.Members, conv.ClusterNames, in.Result, conv.Notes)
@@ -49,14 +52,15 @@ func (o *ConvertOptions) runKarmada(in *cmdutil.Rendered) error {
 }
 
 // karmadaJoin is the command that registers member m with Karmada under
-// name, in Push mode, from the kubeconfig fedctl reaches it with.
-func karmadaJoin(file *members.File, m members.Member, name string) string {
+// name, in Push mode, from the kubeconfig fedctl reaches it with (its own,
+// else --kubeconfig, else the standard rules).
+func karmadaJoin(access members.Access, m members.Member, name string) string {
 	if m.CAPI != nil {
 		return withCAPIKubeconfig(m, "karmadactl join "+shellQuote(name)+" --cluster-kubeconfig "+capiKubeconfigFile(m))
 	}
 	cmd := []string{"karmadactl", "join", name, "--cluster-context", shellQuote(m.ContextName())}
-	if m.Kubeconfig != "" {
-		cmd = append(cmd, "--cluster-kubeconfig", shellQuote(recordedPath(file, m.Kubeconfig)))
+	if path := access.KubeconfigPath(m); path != "" {
+		cmd = append(cmd, "--cluster-kubeconfig", shellQuote(path))
 	}
 	return strings.Join(cmd, " ")
 }
@@ -71,15 +75,6 @@ func withCAPIKubeconfig(m members.Member, cmd string) string {
 }
 
 func capiKubeconfigFile(m members.Member) string { return shellQuote(m.Name + ".kubeconfig") }
-
-// recordedPath resolves a kubeconfig path of the federation file, which is
-// relative to the file, as the shell sees it from here.
-func recordedPath(file *members.File, path string) string {
-	if filepath.IsAbs(path) || file == nil || file.Path == "" {
-		return path
-	}
-	return filepath.Join(filepath.Dir(file.Path), path)
-}
 
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {

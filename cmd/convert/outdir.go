@@ -12,6 +12,24 @@ import (
 	"github.com/fedctl/fedctl/pkg/printers"
 )
 
+// karmadaScript and argoCDScript register the members with the other
+// system.
+const (
+	karmadaScript = "join-clusters.sh"
+	argoCDScript  = "register-clusters.sh"
+)
+
+// registrationScript is a shell script running each registration's
+// command, after a comment saying what it does.
+func registrationScript(comment string, regs []Registration) []byte {
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n# " + comment + "\nset -e\n")
+	for _, r := range regs {
+		b.WriteString(r.Command + "\n")
+	}
+	return []byte(b.String())
+}
+
 // karmadaMarker lists the files the last "convert --to karmada
 // --output-dir" wrote. A directory with it may be rewritten (the files it
 // lists and no longer wanted are removed, so that a policy whose object
@@ -34,10 +52,7 @@ func writeKarmadaDir(dir string, docs []map[string]any, clusters []Registration)
 		ns, _ := meta["namespace"].(string)
 		name, _ := meta["name"].(string)
 		kind, _ := d["kind"].(string)
-		if ns == "" {
-			ns = "_cluster"
-		}
-		rel := filepath.Join(ns, strings.ToLower(kind)+"_"+name+".yaml")
+		rel := printers.TreeFile(ns, kind, name)
 		if _, dup := files[rel]; dup {
 			return nil, fmt.Errorf("internal error, please report: two documents for %s", rel)
 		}
@@ -47,12 +62,7 @@ func writeKarmadaDir(dir string, docs []map[string]any, clusters []Registration)
 		}
 		files[rel] = data
 	}
-	var script strings.Builder
-	script.WriteString("#!/bin/sh\n# Registers the members with Karmada (Push mode), under the names the policies use.\n# Run with KUBECONFIG pointing at the Karmada control plane.\nset -e\n")
-	for _, c := range clusters {
-		script.WriteString(c.Command + "\n")
-	}
-	files["join-clusters.sh"] = []byte(script.String())
+	files[karmadaScript] = registrationScript("Registers the members with Karmada (Push mode), under the names the policies use.\n# Run with KUBECONFIG pointing at the Karmada control plane.", clusters)
 
 	written := slices.Sorted(maps.Keys(files))
 	for _, rel := range written {

@@ -1,12 +1,12 @@
 package convert
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/export"
+	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/printers"
 )
 
@@ -59,33 +59,17 @@ func newReport(to string, notes []export.Note) *Report {
 // (json) on stdout, the notes, differences and registration commands on
 // stderr, and returns exit code 3 when anything is not exact.
 func (o *ConvertOptions) finish(rep *Report, docs []map[string]any, register string) error {
-	w := bufio.NewWriter(o.IO.Out)
 	switch {
 	case o.Output == "json":
-		data, err := json.MarshalIndent(rep, "", "    ")
-		if err != nil {
+		if err := printers.JSON(o.IO.Out, rep); err != nil {
 			return err
 		}
-		w.Write(data)
-		w.WriteByte('\n')
 	case o.OutputDir == "":
-		if err := printers.Documents(w, docs); err != nil {
+		if err := printers.Documents(o.IO.Out, docs); err != nil {
 			return err
 		}
-	}
-	if err := w.Flush(); err != nil {
-		return err
 	}
 	cs := o.IO.ErrColorScheme()
-	for _, n := range rep.Notes {
-		fmt.Fprintf(o.IO.ErrOut, "note: %s\n", n)
-	}
-	for _, n := range rep.Approximated {
-		fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.WarningIcon(), n)
-	}
-	for _, d := range rep.Differences {
-		fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.WarningIcon(), d)
-	}
 	if rep.Verified != nil && *rep.Verified {
 		fmt.Fprintf(o.IO.ErrOut, "%s verified: read back as %s input, the output renders every member object as the input does\n", cs.SuccessIcon(), rep.To)
 	}
@@ -95,8 +79,33 @@ func (o *ConvertOptions) finish(rep *Report, docs []map[string]any, register str
 			fmt.Fprintf(o.IO.ErrOut, "  %s\n", c.Command)
 		}
 	}
-	if n := len(rep.Approximated) + len(rep.Differences); n > 0 {
-		return &cmdutil.ExitError{Code: ExitApproximated, Err: fmt.Errorf("%d construct(s) could not be converted exactly; %s would differ as listed above", n, rep.To)}
+	return WriteNotes(o.IO, systemName[rep.To], append(slices.Clone(rep.Notes), rep.Approximated...), rep.Differences)
+}
+
+// systemName is how messages name each system convert writes for.
+var systemName = map[string]string{"karmada": "Karmada", "argocd": "Argo CD"}
+
+// WriteNotes prints a conversion's notes on stderr, "note:" for those that
+// only inform and a warning for the rest, then the member objects that
+// differ when read back, and returns exit code 3 (ExitApproximated) when
+// any construct is not exact: system (as users name it) would make
+// something else.
+func WriteNotes(ios *iostreams.IOStreams, system string, notes []export.Note, differences []string) error {
+	cs := ios.ErrColorScheme()
+	approximated := len(differences)
+	for _, n := range notes {
+		if n.Exact {
+			fmt.Fprintf(ios.ErrOut, "note: %s\n", n)
+			continue
+		}
+		approximated++
+		fmt.Fprintf(ios.ErrOut, "%s %s\n", cs.WarningIcon(), n)
+	}
+	for _, d := range differences {
+		fmt.Fprintf(ios.ErrOut, "%s %s\n", cs.WarningIcon(), d)
+	}
+	if approximated > 0 {
+		return &cmdutil.ExitError{Code: ExitApproximated, Err: fmt.Errorf("%d construct(s) could not be converted exactly; %s would differ as listed above", approximated, system)}
 	}
 	return nil
 }

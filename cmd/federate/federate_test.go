@@ -92,7 +92,8 @@ data: {k: v}
 func runWithFederation(t *testing.T, federationFile string, args ...string) (string, string, error) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load(federationFile) }}
+	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load(federationFile) },
+		Access: func() (members.Access, error) { return members.Access{}, nil }}
 	cmd := NewCmdFederate(f, nil)
 	cmd.SetArgs(args)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true

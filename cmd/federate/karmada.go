@@ -1,12 +1,9 @@
 package federate
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/fedctl/fedctl/cmd/convert"
-	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/export"
 )
 
@@ -19,29 +16,13 @@ const ExitApproximated = convert.ExitApproximated
 // back and compared (exit code 3 when anything differs). -o json prints
 // convert's report, the documents among its items.
 func (o *FederateOptions) runToKarmada(cmd *cobra.Command) error {
-	c := &convert.ConvertOptions{IO: o.IO, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive,
+	c := &convert.ConvertOptions{IO: o.IO, Federation: o.Federation, Access: o.Access, Filenames: o.Filenames, Recursive: o.Recursive,
 		Namespace: "default", To: "karmada", Output: o.Output, Verify: true}
 	return c.Run(cmd.Context())
 }
 
-// report prints the conversion's notes and mismatches on stderr and
+// report prints the compilation's notes and mismatches on stderr and
 // returns exit code 3 when anything is not exact.
 func (o *FederateOptions) report(notes []export.Note, mismatches []string) error {
-	cs := o.IO.ErrColorScheme()
-	approximated := len(mismatches)
-	for _, n := range notes {
-		if n.Exact {
-			fmt.Fprintf(o.IO.ErrOut, "note: %s\n", n)
-			continue
-		}
-		approximated++
-		fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.WarningIcon(), n)
-	}
-	for _, m := range mismatches {
-		fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.WarningIcon(), m)
-	}
-	if approximated > 0 {
-		return &cmdutil.ExitError{Code: ExitApproximated, Err: fmt.Errorf("%d construct(s) could not be converted exactly; Karmada would differ as listed above", approximated)}
-	}
-	return nil
+	return convert.WriteNotes(o.IO, "KubeFed", notes, mismatches)
 }

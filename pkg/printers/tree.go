@@ -46,18 +46,14 @@ func WriteTree(dir string, clusters []string, targets []render.Target) error {
 		if !slices.Contains(clusters, t.Cluster) {
 			return fmt.Errorf("--output-dir: cluster %s of %s is not among the clusters written", t.Cluster, t.Source.ID())
 		}
-		ns := t.Namespace()
-		if ns == "" {
-			ns = "_cluster"
-		}
 		if data, err = appendYAML(data[:0], t.Object, s); err != nil {
 			return fmt.Errorf("cluster %s: encode %s: %w", t.Cluster, t.Source.ID(), err)
 		}
-		sub := filepath.Join(t.Cluster, ns)
-		if err := w.makeDir(sub); err != nil {
+		rel := filepath.Join(t.Cluster, TreeFile(t.Namespace(), t.Type.Kind, t.Name()))
+		if err := w.makeDir(filepath.Dir(rel)); err != nil {
 			return fmt.Errorf("--output-dir: %w", err)
 		}
-		if err := w.writeFile(filepath.Join(sub, strings.ToLower(t.Type.Kind)+"_"+t.Name()+".yaml"), data); err != nil {
+		if err := w.writeFile(rel, data); err != nil {
 			return fmt.Errorf("--output-dir: %w", err)
 		}
 	}
@@ -65,6 +61,16 @@ func WriteTree(dir string, clusters []string, targets []render.Target) error {
 		return fmt.Errorf("--output-dir: %w", err)
 	}
 	return nil
+}
+
+// TreeFile is where a tree keeps an object of a cluster, relative to the
+// cluster's directory: NAMESPACE/KIND_NAME.yaml, cluster-scoped objects
+// under _cluster/, KIND lower-case.
+func TreeFile(namespace, kind, name string) string {
+	if namespace == "" {
+		namespace = "_cluster"
+	}
+	return filepath.Join(namespace, strings.ToLower(kind)+"_"+name+".yaml")
 }
 
 // treeWriter brings the cluster directories of a tree to what this run
