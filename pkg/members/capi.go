@@ -124,6 +124,10 @@ func (m Member) validateCAPI(pos manifest.Positions, path string) []error {
 type ClusterAPIError struct {
 	Member string
 	Err    error
+	// Unreachable says the management cluster did not answer: the member
+	// is unreachable (KubeFed's ClusterNotReachable), its configuration
+	// may be fine.
+	Unreachable bool
 }
 
 func (e *ClusterAPIError) Error() string { return fmt.Sprintf("cluster %s: %v", e.Member, e.Err) }
@@ -178,6 +182,54 @@ type management struct {
 
 	mu       sync.Mutex
 	clusters *schema.GroupVersionResource // nil until discovered
+
+	// downErr, since downAt, is why the management cluster did not answer
+	// (see unreachable); guarded by downMu, apart from mu, which a
+	// discovery holds while it waits.
+	downMu  sync.Mutex
+	downErr error
+	downAt  time.Time
+}
+
+// managementDownFor is how long a run takes a management cluster that did
+// not answer as down: every read through it fails at once with that error,
+// instead of each member's Cluster and Secret waiting out a timeout of its
+// own (N members, 2N timeouts); then reads try again, so that a wait that
+// outlives a blip (status --wait) recovers.
+const managementDownFor = 10 * time.Second
+
+// unreachableError says a management cluster did not answer: no answer, or
+// a 5xx or 429 that outlived Retry. Members read through it are
+// unreachable, not misconfigured.
+type unreachableError struct{ err error }
+
+func (e *unreachableError) Error() string { return e.err.Error() }
+func (e *unreachableError) Unwrap() error { return e.err }
+
+// down is the error of the management cluster's last read that found it
+// down, within managementDownFor; nil when it answers.
+func (mg *management) down() error {
+	mg.downMu.Lock()
+	defer mg.downMu.Unlock()
+	if mg.downErr != nil && time.Since(mg.downAt) < managementDownFor {
+		return mg.downErr
+	}
+	return nil
+}
+
+// fail is managementError, remembered as the management cluster being
+// down when it did not answer.
+func (mg *management) fail(c CAPI, doing string, err error) error {
+	out := managementError(mg.host, c, doing, err)
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && status.Status().Code < 500 && status.Status().Code != 429 {
+		return out // it answered
+	}
+	down := &unreachableError{out}
+	mg.downMu.Lock()
+	mg.downErr, mg.downAt = down, time.Now()
+	mg.downMu.Unlock()
+	return down
 }
 
 // capi returns the run's cache, or a new one for an Access built without
@@ -255,7 +307,10 @@ func (a Access) connectManagement(mg *management, c CAPI) error {
 // must not change it.
 func (a Access) capiKubeconfig(m Member) (*clientcmdapi.Config, error) {
 	c := *m.CAPI
-	fail := func(err error) error { return &ClusterAPIError{Member: m.Name, Err: err} }
+	fail := func(err error) error {
+		var down *unreachableError
+		return &ClusterAPIError{Member: m.Name, Err: err, Unreachable: errors.As(err, &down)}
+	}
 	mg, err := a.management(c)
 	if err != nil {
 		return nil, fail(err)
@@ -295,6 +350,9 @@ func (a Access) capiKubeconfig(m Member) (*clientcmdapi.Config, error) {
 // Its errors say what is wrong and what to run next, and never quote the
 // Secret: a parser's message could.
 func readKubeconfigSecret(ctx context.Context, mg *management, c CAPI) (*clientcmdapi.Config, error) {
+	if err := mg.down(); err != nil {
+		return nil, err
+	}
 	ref := fmt.Sprintf("Secret %s/%s", c.Namespace, c.SecretName())
 	var secret *corev1.Secret
 	err := Retry(ctx, Idempotent, func() error {
@@ -308,7 +366,7 @@ func readKubeconfigSecret(ctx context.Context, mg *management, c CAPI) (*clientc
 	case apierrors.IsForbidden(err):
 		return nil, fmt.Errorf("reading %s in management cluster %s is forbidden: fedctl needs get on secrets in namespace %s there: %s", ref, c.ManagementContext, c.Namespace, statusMessage(err))
 	case err != nil:
-		return nil, managementError(mg.host, c, "cannot read "+ref, err)
+		return nil, mg.fail(c, "cannot read "+ref, err)
 	}
 	data, ok := secret.Data[CAPIKubeconfigKey]
 	if !ok || len(data) == 0 {

@@ -381,3 +381,55 @@ func TestCAPIRESTConfigErrors(t *testing.T) {
 	_, err := a.RESTConfig(members.Member{Name: "web-1", CAPI: &members.CAPI{ManagementContext: "other", Namespace: "capi", Cluster: "web-1"}})
 	assert.EqualError(t, err, `cluster web-1: management context "other" in kubeconfig `+a.Kubeconfig+`: not found; available contexts: mgmt`)
 }
+
+// TestManagementClusterDown: a management cluster that answers 503 makes
+// its members unreachable (Offline, ClusterNotReachable), not
+// misconfigured; once a read has found it down, the other members' reads
+// in the run fail at once instead of each waiting out its own timeout, and
+// the members are made concurrently by Clients.
+func TestManagementClusterDown(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_ = json.NewEncoder(w).Encode(metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
+			Reason: metav1.StatusReasonServiceUnavailable, Code: http.StatusServiceUnavailable, Message: "down"})
+	}))
+	t.Cleanup(srv.Close)
+	a := members.Access{Kubeconfig: writeManagementKubeconfig(t, srv.URL), CAPI: members.NewCAPICache(), Timeout: time.Second}
+	var ms []members.Member
+	for _, name := range []string{"web-1", "web-2", "web-3", "web-4"} {
+		ms = append(ms, members.Member{Name: name, CAPI: &members.CAPI{ManagementContext: "mgmt", Namespace: "capi", Cluster: name}})
+	}
+
+	first := members.Probe(context.Background(), a, ms[0])
+	assert.Equal(t, "Offline", first.State(), first.Message())
+	assert.Contains(t, first.Message(), "management cluster mgmt")
+	assert.Equal(t, members.CAPIPhaseUnknown, first.ClusterAPI.Phase)
+	sent := requests.Load()
+	require.Positive(t, sent)
+	for _, m := range ms[1:] {
+		h := members.Probe(context.Background(), a, m)
+		assert.Equal(t, "Offline", h.State(), "%s: %s", m.Name, h.Message())
+	}
+	assert.Equal(t, sent, requests.Load(), "the other members' Clusters and Secrets are not read again while it is down")
+
+	fed := members.New()
+	for _, m := range ms {
+		require.NoError(t, fed.Put(m, false))
+	}
+	clients := members.Clients(fed, a, members.NewMemberClient)
+	errs := make([]error, len(ms))
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		wg.Go(func() { _, errs[i] = clients(m.Name) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		var capiErr *members.ClusterAPIError
+		require.ErrorAs(t, err, &capiErr, ms[i].Name)
+		assert.True(t, capiErr.Unreachable, ms[i].Name)
+	}
+	assert.Equal(t, sent, requests.Load())
+}

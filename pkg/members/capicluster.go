@@ -171,6 +171,9 @@ func (mg *management) clusterResource(ctx context.Context, c CAPI) (schema.Group
 	if mg.clusters != nil {
 		return *mg.clusters, nil
 	}
+	if err := mg.down(); err != nil {
+		return schema.GroupVersionResource{}, err
+	}
 	var body []byte
 	err := Retry(ctx, Idempotent, func() error {
 		var err error
@@ -181,7 +184,7 @@ func (mg *management) clusterResource(ctx context.Context, c CAPI) (schema.Group
 		return schema.GroupVersionResource{}, fmt.Errorf("Cluster API is not installed in management cluster %s: it serves no API group %s; is %q the management cluster's context?", c.ManagementContext, CAPIGroup, c.ManagementContext)
 	}
 	if err != nil {
-		return schema.GroupVersionResource{}, managementError(mg.host, c, "cannot discover API group "+CAPIGroup, err)
+		return schema.GroupVersionResource{}, mg.fail(c, "cannot discover API group "+CAPIGroup, err)
 	}
 	var group metav1.APIGroup
 	if err := json.Unmarshal(body, &group); err != nil {
@@ -227,6 +230,9 @@ func GetClusterAPICluster(ctx context.Context, a Access, c CAPI) (ClusterAPIClus
 	if err != nil {
 		return ClusterAPICluster{}, err
 	}
+	if err := mg.down(); err != nil {
+		return ClusterAPICluster{}, err
+	}
 	var obj *unstructured.Unstructured
 	err = Retry(ctx, Idempotent, func() error {
 		var err error
@@ -239,7 +245,7 @@ func GetClusterAPICluster(ctx context.Context, a Access, c CAPI) (ClusterAPIClus
 	case apierrors.IsForbidden(err):
 		return ClusterAPICluster{}, fmt.Errorf("reading Cluster %s/%s in management cluster %s is forbidden: %s", c.Namespace, c.Cluster, c.ManagementContext, statusMessage(err))
 	case err != nil:
-		return ClusterAPICluster{}, managementError(mg.host, c, fmt.Sprintf("cannot read Cluster %s/%s", c.Namespace, c.Cluster), err)
+		return ClusterAPICluster{}, mg.fail(c, fmt.Sprintf("cannot read Cluster %s/%s", c.Namespace, c.Cluster), err)
 	}
 	return clusterOf(obj), nil
 }
@@ -268,6 +274,9 @@ func ListClusterAPIClusters(ctx context.Context, a Access, mgmt CAPI, namespace 
 	if err != nil {
 		return nil, err
 	}
+	if err := mg.down(); err != nil {
+		return nil, err
+	}
 	var list *unstructured.UnstructuredList
 	err = Retry(ctx, Idempotent, func() error {
 		var err error
@@ -282,7 +291,7 @@ func ListClusterAPIClusters(ctx context.Context, a Access, mgmt CAPI, namespace 
 	case apierrors.IsForbidden(err):
 		return nil, fmt.Errorf("listing the Clusters of %s in management cluster %s is forbidden: %s", where, mgmt.ManagementContext, statusMessage(err))
 	case err != nil:
-		return nil, managementError(mg.host, mgmt, "cannot list the Clusters of "+where, err)
+		return nil, mg.fail(mgmt, "cannot list the Clusters of "+where, err)
 	}
 	out := make([]ClusterAPICluster, len(list.Items))
 	for i := range list.Items {

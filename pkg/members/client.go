@@ -170,23 +170,37 @@ func NewMemberClient(a Access, m Member) (Client, error) {
 // Clients returns the Clients of the members of fed for one run: newClient
 // (NewMemberClient outside tests) is called once per member and its Client
 // kept, so that a command that reads a member several times (apply --wait,
-// status --wait) discovers its types once. A failure is not kept.
+// status --wait) discovers its types once. A failure is not kept. Members
+// are made concurrently: making one may read the network (a member from
+// Cluster API reads its Secret), and one that waits must not hold up the
+// others.
 func Clients(fed *Federation, a Access, newClient func(Access, Member) (Client, error)) func(cluster string) (Client, error) {
+	type entry struct {
+		mu sync.Mutex
+		c  Client
+	}
 	var mu sync.Mutex
-	cached := map[string]Client{}
+	entries := map[string]*entry{}
 	return func(name string) (Client, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if c, ok := cached[name]; ok {
-			return c, nil
-		}
 		m, ok := fed.Member(name)
 		if !ok {
 			return nil, &NotMemberError{Name: name, Members: fed.Names()}
 		}
+		mu.Lock()
+		e := entries[name]
+		if e == nil {
+			e = &entry{}
+			entries[name] = e
+		}
+		mu.Unlock()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.c != nil {
+			return e.c, nil
+		}
 		c, err := newClient(a, m)
 		if err == nil {
-			cached[name] = c
+			e.c = c
 		}
 		return c, err
 	}

@@ -105,7 +105,13 @@ func Probe(ctx context.Context, a Access, m Member) Health {
 
 func probe(ctx context.Context, a Access, m Member) Health {
 	cfg, err := a.RESTConfig(m)
-	if err != nil {
+	var capiErr *ClusterAPIError
+	switch {
+	case errors.As(err, &capiErr) && capiErr.Unreachable:
+		// its management cluster did not answer: the member cannot be
+		// reached, its configuration may be fine
+		return Health{Conditions: []Condition{{Type: ConditionOffline, Status: "True", Reason: ReasonClusterNotReachable, Message: err.Error()}}}
+	case err != nil:
 		return Health{Conditions: []Condition{{Type: ConditionConfigMalformed, Status: "True", Reason: ReasonClusterConfigMalformed, Message: err.Error()}}}
 	}
 	client, err := kubernetes.NewForConfig(cfg)
