@@ -184,6 +184,13 @@ func TestPlanClusterAPIJoin(t *testing.T) {
 	joins = members.PlanClusterAPIJoin(fed, clusters[:2], mgmt, members.Member{}, false, true)
 	assert.True(t, joins[1].Joined(), "--overwrite joins a member again")
 	assert.Nil(t, joins[0].Member.Labels, "labels are copied only when asked")
+
+	// a Cluster joined before under another name (join shop --from-capi
+	// web) is skipped: a second member would get every object twice
+	require.NoError(t, fed.Put(members.Member{Name: "shop", CAPI: &members.CAPI{ManagementContext: "mgmt", ManagementKubeconfig: "kube/mgmt.yaml", Namespace: "a", Cluster: "web"}}, false))
+	joins = members.PlanClusterAPIJoin(fed, clusters[:1], mgmt, members.Member{}, false, true)
+	assert.Equal(t, "already joined as member shop", joins[0].Skipped)
+	assert.False(t, joins[0].Joined())
 }
 
 // managementServer is a management cluster that serves one Secret,

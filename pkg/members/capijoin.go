@@ -7,8 +7,6 @@ import (
 	"maps"
 	"strings"
 	"time"
-
-	"github.com/fedctl/fedctl/pkg/parallel"
 )
 
 // ClusterAPIJoin is what "join --all --from-capi" does with one Cluster:
@@ -55,7 +53,12 @@ func PlanClusterAPIJoin(fed *Federation, clusters []ClusterAPICluster, mgmt CAPI
 			first[cl.Name] = cl
 		}
 		old, exists := fed.Member(cl.Name)
+		same, joined := memberOfCluster(fed, ref)
 		switch {
+		case joined && same.Name != cl.Name:
+			// joined before under another name (join NAME --from-capi):
+			// a second member would get every object twice
+			j.Skipped = fmt.Sprintf("already joined as member %s", same.Name)
 		case len(ValidateName(cl.Name)) > 0:
 			j.Err = fmt.Errorf("%q is not a valid member name: %s", cl.Name, strings.Join(ValidateName(cl.Name), "; "))
 		case dup:
@@ -78,19 +81,31 @@ func PlanClusterAPIJoin(fed *Federation, clusters []ClusterAPICluster, mgmt CAPI
 // record, concurrently (at most concurrency at a time), each within
 // timeout, and keeps each one's version or error in joins.
 func VerifyClusterAPIJoins(ctx context.Context, a Access, joins []ClusterAPIJoin, concurrency int, timeout time.Duration) {
-	sem := make(chan struct{}, max(concurrency, 1))
-	var g parallel.Group
+	var todo []int
 	for i := range joins {
-		if !joins[i].Joined() {
-			continue
+		if joins[i].Joined() {
+			todo = append(todo, i)
 		}
-		g.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			vctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			joins[i].KubernetesVersion, joins[i].Err = Verify(vctx, a, joins[i].Member)
-		})
 	}
-	g.Wait()
+	errs := ForEach(ctx, concurrency, timeout, len(todo), func(vctx context.Context, k int) {
+		j := &joins[todo[k]]
+		j.KubernetesVersion, j.Err = Verify(vctx, a, j.Member)
+	})
+	for k, err := range errs {
+		if err != nil {
+			joins[todo[k]].Err = err
+		}
+	}
+}
+
+// memberOfCluster is the member of fed that is ref's Cluster, if any: the
+// same Cluster of the same management cluster.
+func memberOfCluster(fed *Federation, ref CAPI) (Member, bool) {
+	for _, m := range fed.Clusters {
+		if c := m.CAPI; c != nil && c.ManagementContext == ref.ManagementContext && c.ManagementKubeconfig == ref.ManagementKubeconfig &&
+			c.Namespace == ref.Namespace && c.Cluster == ref.Cluster {
+			return m, true
+		}
+	}
+	return Member{}, false
 }
