@@ -2,6 +2,7 @@
 package apply
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -446,7 +447,11 @@ func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, clust
 	if err != nil {
 		return fmt.Errorf("DNS records: %w", err)
 	}
-	if err := dnssync.Write(ctx, target.Client, cluster, res.Records, members.WriteOptions{FieldManager: o.FieldManager, Force: true}); err != nil {
+	// bounded: a DNS cluster that answers 503 is retried within it, not
+	// for as long as the command runs
+	wctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
+	defer cancel()
+	if err := dnssync.Write(wctx, target.Client, cluster, res.Records, members.WriteOptions{FieldManager: o.FieldManager, Force: true}); err != nil {
 		return fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
 	}
 	n := 0

@@ -5,6 +5,7 @@ package drain
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,11 +154,16 @@ func (o *DrainOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	// Cordoned members get nothing new, so nothing is moved to (or waited
+	// for in) them.
 	var others []string
 	for _, n := range fed.Names() {
-		if n != o.Cluster {
+		if n != o.Cluster && !slices.Contains(fed.CordonedNames(), n) {
 			others = append(others, n)
 		}
+	}
+	if len(others) == 0 {
+		return fmt.Errorf("every other member is cordoned (%s): there is nowhere to move to; uncordon one first (fedctl uncordon NAME)", strings.Join(fed.CordonedNames(), ", "))
 	}
 	e := &evacuation{
 		IO: o.IO, What: "drain", From: o.Cluster, Destinations: others,

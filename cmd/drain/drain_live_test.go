@@ -71,12 +71,15 @@ spec:
 
 type drainEnv struct {
 	dir, fedPath string
+	// kubeconfig is what the commands read; the test environment's
+	// unless a test routes a member through a fault proxy.
+	kubeconfig string
 }
 
 func newDrainEnv(t *testing.T, content string) *drainEnv {
 	t.Helper()
 	testenv.Require(t, env)
-	d := &drainEnv{dir: t.TempDir()}
+	d := &drainEnv{dir: t.TempDir(), kubeconfig: env.Kubeconfig}
 	d.fedPath = filepath.Join(d.dir, "federation.yaml")
 	require.NoError(t, os.WriteFile(d.fedPath, []byte("apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters: [{name: cluster1}, {name: cluster2}, {name: cluster3}]\ntypes: []\n"), 0o600))
 	require.NoError(t, os.MkdirAll(filepath.Join(d.dir, "app"), 0o700))
@@ -136,7 +139,7 @@ func (d *drainEnv) drainCluster(t *testing.T, cluster string, args ...string) (s
 	f := &cmdutil.Factory{
 		IOStreams:  ios,
 		Federation: func() (*members.File, error) { return members.Load(d.fedPath) },
-		Access:     func() (members.Access, error) { return members.Access{Kubeconfig: env.Kubeconfig}, nil },
+		Access:     func() (members.Access, error) { return members.Access{Kubeconfig: d.kubeconfig}, nil },
 	}
 	cmd := NewCmdDrain(f, nil)
 	cmd.SetArgs(append([]string{cluster, "-f", filepath.Join(d.dir, "app")}, args...))
@@ -316,4 +319,39 @@ func TestDrainDegrade(t *testing.T) {
 		n, _ = replicasOf(t, c, ns, "batch")
 		assert.Equal(t, int64(2), n, "batch in %s: scaled down", c)
 	}
+}
+
+// TestDrainDestinationAnswers503: a destination whose nodes and pods
+// answer 503 fails the drain within --timeout, naming it, and nothing is
+// changed: no cordon recorded, nothing moved. (Its capacity read was
+// retried for as long as the command ran.)
+func TestDrainDestinationAnswers503(t *testing.T) {
+	const ns = "drain503"
+	e := testenv.Require(t, env)
+	d := newDrainEnv(t, app(ns, "10m", false))
+	p, err := e.StartFaultProxy("cluster3")
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, p.Close()) })
+	p.Set(testenv.Faults{Status: 503, Paths: []string{"/api/v1/nodes", "/api/v1/pods"}})
+	d.kubeconfig = e.KubeconfigVia(t, "cluster3-proxied", "cluster3", p.Server)
+	fedFile := "apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters: [{name: cluster1}, {name: cluster2}, {name: cluster3, context: cluster3-proxied}]\ntypes: []\n"
+	require.NoError(t, os.WriteFile(d.fedPath, []byte(fedFile), 0o600))
+
+	start := time.Now()
+	_, errOut, err := d.drain(t, "--timeout", "2s")
+	took := time.Since(start)
+	t.Logf("drain with cluster3 answering 503: %s: %v", took.Round(10*time.Millisecond), err)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cluster cluster3: reading its free capacity")
+	assert.Contains(t, err.Error(), "nothing was changed")
+	assert.NotContains(t, errOut, "cordoned")
+	assert.Less(t, took, 30*time.Second, "bounded by --timeout 2s")
+	requests, injected := p.Counts()
+	assert.Positive(t, injected, "the 503s were served (%d requests)", requests)
+	data, err := os.ReadFile(d.fedPath)
+	require.NoError(t, err)
+	assert.Equal(t, fedFile, string(data), "nothing recorded")
+	n, ok := replicasIn(t, "cluster2", ns)
+	assert.True(t, ok)
+	assert.Equal(t, int64(2), n, "cluster2 keeps its replicas")
 }

@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,15 +70,9 @@ func (e *evacuation) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	free := map[string]capacity.Amounts{}
-	for _, m := range destinations(moves) {
-		client, err := e.Clients(m)
-		if err == nil {
-			free[m], err = liveplan.Free(ctx, client)
-		}
-		if err != nil {
-			return fmt.Errorf("cluster %s: reading its free capacity: %w; nothing was changed", m, err)
-		}
+	free, err := e.readFree(ctx, destinations(moves))
+	if err != nil {
+		return err
 	}
 	rows := capacity.Check(moves, free)
 	var cuts []capacity.Cut
@@ -106,6 +101,36 @@ func (e *evacuation) run(ctx context.Context) error {
 	return e.move(ctx, res)
 }
 
+// readFree reads the free capacity of each destination, all at once, each
+// bounded by Timeout (a member that answers 503 or not at all would
+// otherwise be retried for as long as the command runs).
+func (e *evacuation) readFree(ctx context.Context, dests []string) (map[string]capacity.Amounts, error) {
+	amounts := make([]capacity.Amounts, len(dests))
+	errs := make([]error, len(dests))
+	for i, err := range members.ForEach(ctx, len(dests), cmp.Or(e.Timeout, propagate.DefaultTimeout), len(dests), func(mctx context.Context, i int) {
+		client, err := e.Clients(dests[i])
+		if err == nil {
+			amounts[i], err = liveplan.Free(mctx, client)
+		}
+		errs[i] = err
+	}) {
+		errs[i] = cmp.Or(err, errs[i])
+	}
+	free := map[string]capacity.Amounts{}
+	var failed []error
+	for i, m := range dests {
+		if errs[i] != nil {
+			failed = append(failed, fmt.Errorf("cluster %s: reading its free capacity: %w", m, members.RequestErrorIn(ctx, errs[i])))
+			continue
+		}
+		free[m] = amounts[i]
+	}
+	if len(failed) > 0 {
+		return nil, fmt.Errorf("%w; nothing was changed", errors.Join(failed...))
+	}
+	return free, nil
+}
+
 // move does the writes: record, apply, wait, remove.
 func (e *evacuation) move(ctx context.Context, res *render.Result) error {
 	cs := e.IO.ErrColorScheme()
@@ -131,8 +156,10 @@ func (e *evacuation) move(ctx context.Context, res *render.Result) error {
 	fmt.Fprintf(e.IO.ErrOut, "%s every moved object is Current in %s\n", cs.SuccessIcon(), strings.Join(e.Destinations, ", "))
 
 	// Not as a cordoned member: a cordon keeps what is unplaced there, and
-	// removing it is the point.
-	report = propagate.Run(ctx, propagate.Input{Result: res, Clusters: []string{e.From}, Clients: e.Clients})
+	// removing it is the point. Only the moved objects: the others (a
+	// migrate's unselected ones) are no business of this step, which
+	// would otherwise apply them there.
+	report = propagate.Run(ctx, propagate.Input{Result: only(res, e.Selected), Clusters: []string{e.From}, Clients: e.Clients})
 	if failed := report.Failed(); len(failed) > 0 {
 		return fmt.Errorf("removing from %s failed: %v", e.From, clusterError(report, e.From))
 	}
@@ -309,7 +336,7 @@ func withCuts(res *render.Result, cuts []capacity.Cut) *render.Result {
 
 // only is res limited to the selected federated objects.
 func only(res *render.Result, selected func(*federation.Object) bool) *render.Result {
-	out := &render.Result{}
+	out := &render.Result{Namespace: res.Namespace} // a namespace-scoped federation stays so
 	for _, p := range res.Placed {
 		if selected(p.Object) {
 			out.Placed = append(out.Placed, p)

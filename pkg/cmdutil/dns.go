@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
 )
 
 // DNSFlags shape multi-cluster DNS (fedctl dns, and apply with DNS records
@@ -121,7 +123,9 @@ func (f *DNSFlags) ComputeDNS(ctx context.Context, ios *iostreams.IOStreams, r *
 	}
 	input.States = dnssync.Read(ctx, dnssync.Input{DNS: r.Set.DNS, Members: r.Federation.Clusters, Clients: clients, Timeout: timeout})
 	if target != nil {
-		prev, err := dnssync.Previous(ctx, target.Client, target.Cluster, r.Set.DNS)
+		pctx, cancel := context.WithTimeout(ctx, cmp.Or(timeout, propagate.DefaultTimeout)) // a DNS cluster that answers 503 is retried within it
+		prev, err := dnssync.Previous(pctx, target.Client, target.Cluster, r.Set.DNS)
+		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s (DNS): reading the DNSEndpoints written before: %w; nothing was written there", target.Cluster, err)
 		}

@@ -90,6 +90,9 @@ type MemberState struct {
 	// Previous (or are withdrawn). Region and Zones may still be set, from
 	// the federation file.
 	Err error
+	// TopologyErr says why the nodes' topology labels could not be read,
+	// when Region or Zones had to come from them.
+	TopologyErr error
 }
 
 // Input is what Endpoints computes from.
@@ -196,7 +199,11 @@ func Endpoints(in Input) (*Result, error) {
 				continue
 			}
 			if st.Region == "" || len(st.Zones) == 0 {
-				errs = append(errs, fmt.Sprintf("member %s has no region or zones, which DNS names need: set them with \"fedctl join %s --region R --zone Z --overwrite\", or label its nodes topology.kubernetes.io/region and topology.kubernetes.io/zone", m, m))
+				why := ""
+				if st.TopologyErr != nil {
+					why = fmt.Sprintf(" (its nodes could not be read: %v)", st.TopologyErr)
+				}
+				errs = append(errs, fmt.Sprintf("member %s has no region or zones%s, which DNS names need: set them with \"fedctl join %s --region R --zone Z --overwrite\", or label its nodes topology.kubernetes.io/region and topology.kubernetes.io/zone", m, why, m))
 			}
 		}
 	}

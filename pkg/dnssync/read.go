@@ -102,7 +102,10 @@ func readMember(ctx context.Context, in Input, m members.Member) *dns.MemberStat
 			st.Services[r.Namespace+"/"+r.Name] = s
 		}
 		if st.Region == "" || len(st.Zones) == 0 {
-			region, zones := nodeTopology(ctx, client)
+			region, zones, err := nodeTopology(ctx, client)
+			if err != nil {
+				st.TopologyErr = members.RequestErrorIn(ctx, err)
+			}
 			if st.Region == "" {
 				st.Region = region
 			}
@@ -117,7 +120,7 @@ func readMember(ctx context.Context, in Input, m members.Member) *dns.MemberStat
 			return fail(err)
 		}
 		for _, r := range in.DNS.Ingresses {
-			obj, err := client.Get(ctx, ing, r.Namespace, r.Name)
+			obj, err := members.GetRetried(ctx, client, ing, r.Namespace, r.Name)
 			switch {
 			case apierrors.IsNotFound(err):
 				continue
@@ -134,7 +137,7 @@ func readMember(ctx context.Context, in Input, m members.Member) *dns.MemberStat
 // ready endpoint (KubeFed read the Endpoints; EndpointSlices are their
 // replacement).
 func readService(ctx context.Context, client members.Client, svc, sliceMapping members.Mapping, namespace, name string) (dns.ServiceState, error) {
-	obj, err := client.Get(ctx, svc, namespace, name)
+	obj, err := members.GetRetried(ctx, client, svc, namespace, name)
 	if apierrors.IsNotFound(err) {
 		return dns.ServiceState{}, nil
 	}
@@ -142,7 +145,7 @@ func readService(ctx context.Context, client members.Client, svc, sliceMapping m
 		return dns.ServiceState{}, err
 	}
 	s := dns.ServiceState{Found: true, LoadBalancer: loadBalancer(obj)}
-	list, err := client.List(ctx, sliceMapping, members.ListOptions{Namespace: namespace, LabelSelector: "kubernetes.io/service-name=" + name})
+	list, err := members.ListRetried(ctx, client, sliceMapping, members.ListOptions{Namespace: namespace, LabelSelector: "kubernetes.io/service-name=" + name})
 	if err != nil {
 		return s, err
 	}
@@ -176,15 +179,15 @@ func loadBalancer(obj *unstructured.Unstructured) dns.LoadBalancer {
 }
 
 // nodeTopology is the member's region (the one most of its nodes are in)
-// and zones, from its nodes' labels; empty when they cannot be read.
-func nodeTopology(ctx context.Context, client members.Client) (string, []string) {
+// and zones, from its nodes' labels, or why they could not be read.
+func nodeTopology(ctx context.Context, client members.Client) (string, []string, error) {
 	m, err := client.Map(ctx, nodeGVK)
 	if err != nil {
-		return "", nil
+		return "", nil, err
 	}
-	nodes, err := client.List(ctx, m, members.ListOptions{})
+	nodes, err := members.ListRetried(ctx, client, m, members.ListOptions{})
 	if err != nil {
-		return "", nil
+		return "", nil, err
 	}
 	regions := map[string]int{}
 	var zones []string
@@ -204,5 +207,5 @@ func nodeTopology(ctx context.Context, client members.Client) (string, []string)
 		}
 	}
 	slices.Sort(zones)
-	return region, zones
+	return region, zones, nil
 }

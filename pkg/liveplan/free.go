@@ -12,7 +12,8 @@ import (
 
 // Free reads what a member has free for more pods: its nodes'
 // allocatable, nodes marked unschedulable left out, minus the requests of
-// its pods that have not finished (capacity.Free).
+// its pods that have not finished (capacity.Free). Reads are retried for
+// as long as ctx allows: ctx must bound them.
 func Free(ctx context.Context, client members.Client) (capacity.Amounts, error) {
 	nodeMapping, err := client.Map(ctx, schema.GroupVersionKind{Version: "v1", Kind: "Node"})
 	if err != nil {
@@ -22,7 +23,7 @@ func Free(ctx context.Context, client members.Client) (capacity.Amounts, error) 
 	if err != nil {
 		return nil, err
 	}
-	nodeList, err := client.List(ctx, nodeMapping, members.ListOptions{})
+	nodeList, err := members.ListRetried(ctx, client, nodeMapping, members.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +33,7 @@ func Free(ctx context.Context, client members.Client) (capacity.Amounts, error) 
 		unsched, _, _ := unstructured.NestedBool(n.Object, "spec", "unschedulable")
 		nodes = append(nodes, capacity.Node{Allocatable: alloc, Unschedulable: unsched})
 	}
-	podList, err := client.List(ctx, podMapping, members.ListOptions{FieldSelector: "status.phase!=Succeeded,status.phase!=Failed"})
+	podList, err := members.ListRetried(ctx, client, podMapping, members.ListOptions{FieldSelector: "status.phase!=Succeeded,status.phase!=Failed"})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -139,4 +140,27 @@ func Transient(err error) bool {
 	}
 	var netErr net.Error
 	return errors.As(err, &netErr) && netErr.Timeout()
+}
+
+// GetRetried is c.Get, retried as Retry retries reads: a 503, a 429 or a
+// reset within ctx's time does not fail it.
+func GetRetried(ctx context.Context, c Client, m Mapping, namespace, name string) (*unstructured.Unstructured, error) {
+	var obj *unstructured.Unstructured
+	err := Retry(ctx, Idempotent, func() error {
+		var err error
+		obj, err = c.Get(ctx, m, namespace, name)
+		return err
+	})
+	return obj, err
+}
+
+// ListRetried is c.List, retried as GetRetried.
+func ListRetried(ctx context.Context, c Client, m Mapping, opts ListOptions) ([]unstructured.Unstructured, error) {
+	var out []unstructured.Unstructured
+	err := Retry(ctx, Idempotent, func() error {
+		var err error
+		out, err = c.List(ctx, m, opts)
+		return err
+	})
+	return out, err
 }
