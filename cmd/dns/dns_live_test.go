@@ -277,8 +277,9 @@ func TestDNSRecords(t *testing.T) {
 	st.SilenceErrors, st.SilenceUsage = true, true
 	require.NoError(t, st.ExecuteContext(context.Background()))
 	out, _ = outputs()
-	assert.Regexp(t, `ServiceDNSRecord dns-records/web\s+cluster1\s+192.0.2.1\s+-\s+the Service's load balancer`, out)
-	assert.Regexp(t, `ServiceDNSRecord dns-records/web\s+cluster2\s+<none>\s+-\s+the Service has no load balancer`, out)
+	assert.Regexp(t, `NAMESPACE\s+RECORD\s+MEMBER\s+TARGETS\s+WEIGHT\s+WHY\n`, out)
+	assert.Regexp(t, `dns-records\s+servicednsrecord/web\s+cluster1\s+192.0.2.1\s+-\s+the Service's load balancer`, out)
+	assert.Regexp(t, `dns-records\s+servicednsrecord/web\s+cluster2\s+<none>\s+-\s+the Service has no load balancer`, out)
 	f, _, outputs = w.factory()
 	ex := explaincmd.NewCmdExplain(f, nil)
 	ex.SetArgs([]string{"-f", filepath.Join(w.dir, "app"), "--live", "service/web"})

@@ -259,27 +259,11 @@ func pinnedTo(set *federation.Set, cluster string, selected func(*federation.Obj
 // the RSP's minimum for it, and the workload's priority, whose value is
 // checked here, before anything is written.
 func replicaMoves(before, after *cmdutil.Rendered, from string) ([]capacity.Move, error) {
-	replicas := func(res *render.Result) map[string]map[string]int64 {
-		out := map[string]map[string]int64{}
-		for _, t := range res.Targets {
-			spec, _ := t.Object["spec"].(map[string]any)
-			n, ok := spec["replicas"].(int64)
-			if !ok {
-				continue
-			}
-			key := t.Source.ID()
-			if out[key] == nil {
-				out[key] = map[string]int64{}
-			}
-			out[key][t.Cluster] = n
-		}
-		return out
-	}
 	prefs := map[string]*federation.ReplicaSchedulingPreference{}
 	for _, rsp := range after.Set.RSPs {
 		prefs[rsp.Spec.TargetKind+"/"+rsp.Namespace+"/"+rsp.Name] = rsp
 	}
-	was, will := replicas(before.Result), replicas(after.Result)
+	was, will := before.Result.Replicas(), after.Result.Replicas()
 	var moves []capacity.Move
 	var errs []error
 	for _, t := range after.Result.Targets {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -279,9 +278,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if rendered != nil && rendered.Set.DNS.Records() && o.Print.IsTable() {
-		if err := o.printDNS(ctx, rendered, clients); err != nil {
-			return err
-		}
+		o.printDNS(ctx, rendered, clients)
 	}
 	if waitErr != nil {
 		return cmdutil.WaitError(waitErr)
@@ -356,23 +353,24 @@ func (o *StatusOptions) printReport(r *status.Report) error {
 
 // printDNS prints, after the objects, each DNS record's targets per member
 // and why, as the members say now (fedctl dns --why has the names too).
-func (o *StatusOptions) printDNS(ctx context.Context, r *cmdutil.Rendered, clients func(string) (members.Client, error)) error {
+// status only reads: records that cannot be computed are a warning, not a
+// failure of the status.
+func (o *StatusOptions) printDNS(ctx context.Context, r *cmdutil.Rendered, clients func(string) (members.Client, error)) {
 	res, err := (&cmdutil.DNSFlags{}).ComputeDNS(ctx, o.IO, r, clients, nil, cmp.Or(o.Timeout, defaultReadTimeout))
 	if err != nil {
-		return fmt.Errorf("DNS records: %w", err)
+		fmt.Fprintf(o.IO.ErrOut, "Warning: DNS records: %v\n", err)
+		return
 	}
-	w := tabwriter.NewWriter(o.IO.Out, 0, 4, 3, ' ', 0)
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "DNS RECORD\tMEMBER\tTARGETS\tWEIGHT\tWHY")
+	t := printers.NewTable("NAMESPACE", "RECORD", "MEMBER", "TARGETS", "WEIGHT", "WHY")
 	for _, rec := range res.Records {
 		for _, mt := range rec.Members {
-			targets := strings.Join(mt.LoadBalancer.Targets(), ",")
-			weight := ""
+			weight := "-"
 			if mt.Weight != nil {
 				weight = strconv.FormatInt(*mt.Weight, 10)
 			}
-			fmt.Fprintf(w, "%sDNSRecord %s/%s\t%s\t%s\t%s\t%s\n", rec.Kind, rec.Namespace, rec.Name, mt.Member, cmp.Or(targets, "<none>"), cmp.Or(weight, "-"), mt.Why)
+			t.AddRow(rec.Namespace, strings.ToLower(rec.Kind)+"dnsrecord/"+rec.Name, mt.Member, strings.Join(mt.LoadBalancer.Targets(), ","), weight, mt.Why)
 		}
 	}
-	return w.Flush()
+	fmt.Fprintln(o.IO.Out)
+	_ = t.Write(o.IO.Out)
 }

@@ -105,19 +105,8 @@ func (f *DNSFlags) ComputeDNS(ctx context.Context, ios *iostreams.IOStreams, r *
 	for _, p := range r.Result.Placed {
 		placedIn[p.Object] = p.Clusters
 	}
-	replicas := func(o *federation.Object) map[string]int64 {
-		out := map[string]int64{}
-		for _, t := range r.Result.Targets {
-			if t.Source != o {
-				continue
-			}
-			if spec, ok := t.Object["spec"].(map[string]any); ok {
-				n, _ := spec["replicas"].(int64)
-				out[t.Cluster] = n
-			}
-		}
-		return out
-	}
+	byObject := r.Result.Replicas()
+	replicas := func(o *federation.Object) map[string]int64 { return byObject[o.ID()] }
 	if err := dns.FromRender(&input, r.Set, placedIn, replicas); err != nil {
 		return nil, err
 	}

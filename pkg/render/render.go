@@ -664,3 +664,23 @@ func cmpChain(results ...int) int {
 	}
 	return 0
 }
+
+// Replicas are the spec.replicas of each member object that has them, by
+// federated object (its ID, so that two renders of one input compare) and
+// member.
+func (r *Result) Replicas() map[string]map[string]int64 {
+	out := map[string]map[string]int64{}
+	for _, t := range r.Targets {
+		spec, _ := t.Object["spec"].(map[string]any)
+		n, ok := spec["replicas"].(int64)
+		if !ok {
+			continue
+		}
+		key := t.Source.ID()
+		if out[key] == nil {
+			out[key] = map[string]int64{}
+		}
+		out[key][t.Cluster] = n
+	}
+	return out
+}
