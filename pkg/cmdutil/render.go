@@ -381,7 +381,7 @@ func AnsweringOnly(live *render.Live, clients func(string) (members.Client, erro
 	}
 }
 
-// scopedNamespace is the namespace of objects that name none: -n, or in a
+// ScopedNamespace is the namespace of objects that name none: -n, or in a
 // namespace-scoped federation its namespace, which -n may only repeat (its
 // default, "default", stands for it).
 func ScopedNamespace(fed *members.Federation, flag string) (string, error) {

@@ -50,9 +50,9 @@ func (f *RolloutFlags) Validate() []error {
 		return nil
 	}
 	var errs []error
-	for name, v := range map[string]string{"--waves": f.Waves, "--from-wave": f.From, "--to-wave": f.To, "--gate": f.Gate} {
-		if v != "" {
-			errs = append(errs, fmt.Errorf("%s needs --rollout", name))
+	for _, flag := range []struct{ name, value string }{{"--waves", f.Waves}, {"--from-wave", f.From}, {"--to-wave", f.To}, {"--gate", f.Gate}} {
+		if flag.value != "" {
+			errs = append(errs, fmt.Errorf("%s needs --rollout", flag.name))
 		}
 	}
 	return errs

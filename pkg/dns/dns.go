@@ -12,6 +12,7 @@ package dns
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -559,14 +560,7 @@ func FromRender(in *Input, set *federation.Set, placedIn map[*federation.Object]
 		}
 		in.Replicas[key] = total
 	}
-	if len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, e := range errs {
-			msgs[i] = e.Error()
-		}
-		return fmt.Errorf("%s", strings.Join(msgs, "\n"))
-	}
-	return nil
+	return errors.Join(errs...) // each a *manifest.Error: file, line, field
 }
 
 // WriteWhy writes, per record, its source and each member's targets and why.

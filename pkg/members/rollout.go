@@ -62,9 +62,6 @@ func (s *WaveSelector) LabelSelector() *metav1.LabelSelector {
 	return out
 }
 
-// CatchAll says the wave takes every member not in an earlier wave.
-func (w Wave) CatchAll() bool { return w.Clusters == nil && w.ClusterSelector == nil }
-
 // SoakDuration and TimeoutDuration are the rollout's durations, which
 // validate checked.
 func (r *Rollout) SoakDuration() time.Duration {

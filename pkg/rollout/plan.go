@@ -85,7 +85,7 @@ func FromFile(file *members.File, override string) (*Plan, error) {
 	var waves []waveSpec
 	var err error
 	if override != "" {
-		waves, err = ParseWaves(override, spec.Waves)
+		waves, err = parseWaves(override, spec.Waves)
 	} else {
 		waves, err = fileWaves(file, spec.Waves)
 	}
@@ -162,11 +162,11 @@ func specOf(w members.Wave) (waveSpec, error) {
 	return ws, nil
 }
 
-// ParseWaves reads --waves: either names of the file's waves, comma
+// parseWaves reads --waves: either names of the file's waves, comma
 // separated, in the order to use ("canary,eu,rest"), or label selectors of
 // members, semicolon separated, "*" standing for every other member
 // ("tier=canary;region=eu-west-1;*"), each wave named after its selector.
-func ParseWaves(value string, fromFile []members.Wave) ([]waveSpec, error) {
+func parseWaves(value string, fromFile []members.Wave) ([]waveSpec, error) {
 	if !strings.ContainsAny(value, "=;*!()") {
 		var out []waveSpec
 		for _, name := range strings.Split(value, ",") {
