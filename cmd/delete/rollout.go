@@ -2,8 +2,6 @@ package delete
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -42,38 +40,18 @@ func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clien
 		cmdutil.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme(), report)
 		return report
 	}
-	contexts := map[string]string{}
-	for _, m := range in.Federation.Clusters {
-		contexts[m.Name] = m.ContextName()
-	}
 	report, err := rollout.Run(ctx, rollout.Input{
 		Plan: plan, From: o.Rollout.From, To: o.Rollout.To, Sync: sync, Clients: clients, RequestTimeout: o.Timeout,
-		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, Contexts: contexts, GateOut: o.IO.ErrOut,
+		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, Contexts: in.Federation.Contexts(), GateOut: o.IO.ErrOut,
 		GateEnv:  cmdutil.GateEnv(o.Access),
 		Progress: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(),
 	})
-	switch o.Output {
-	case "json":
-		enc := json.NewEncoder(o.IO.Out)
-		enc.SetIndent("", "  ")
-		if werr := enc.Encode(report); werr != nil {
-			return werr
-		}
-	case "name":
-		for _, w := range report.Waves {
-			if w.Propagation != nil {
-				if werr := cmdutil.WriteNames(o.IO.Out, w.Propagation); werr != nil {
-					return werr
-				}
-			}
-		}
+	if werr := cmdutil.WriteRolloutReport(o.IO.Out, o.Output, report); werr != nil {
+		return werr
 	}
-	var stopped *rollout.StoppedError
 	switch {
-	case errors.As(err, &stopped):
-		return &cmdutil.ExitError{Code: 3, Err: err}
 	case err != nil:
-		return err
+		return cmdutil.RolloutError(err)
 	case report.Reason != "":
 		fmt.Fprintf(o.IO.ErrOut, "%s\n", report.Reason)
 	}

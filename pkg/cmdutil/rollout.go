@@ -1,8 +1,10 @@
 package cmdutil
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -96,4 +98,34 @@ func GateEnv(access func() (members.Access, error)) []string {
 		return nil
 	}
 	return []string{"KUBECONFIG=" + a.Kubeconfig}
+}
+
+// WriteRolloutReport prints a rollout's report on w as -o asks: the whole
+// report as JSON, or each wave's objects by name; nothing otherwise.
+func WriteRolloutReport(w io.Writer, output string, report *rollout.Report) error {
+	switch output {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report)
+	case "name":
+		for _, wave := range report.Waves {
+			if wave.Propagation != nil {
+				if err := WriteNames(w, wave.Propagation); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// RolloutError is what a rollout's error makes of the run: one that
+// stopped at a wave is a partial run (exit 3), any other is itself.
+func RolloutError(err error) error {
+	var stopped *rollout.StoppedError
+	if errors.As(err, &stopped) {
+		return &ExitError{Code: 3, Err: err}
+	}
+	return err
 }
