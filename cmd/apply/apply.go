@@ -294,7 +294,8 @@ func (o *ApplyOptions) applySet() (*propagate.ApplySet, error) {
 // Run renders, then propagates. Problems in the input stop it before any
 // request is sent; a member that fails is reported and the others go on.
 func (o *ApplyOptions) Run(ctx context.Context) error {
-	if err := o.scope(); err != nil {
+	var err error
+	if o.Namespace, o.NamespaceGiven, err = cmdutil.NamespaceScope(o.Federation, o.Namespace, o.NamespaceGiven); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -539,14 +540,3 @@ func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *pro
 	return status.VerdictOf(err), err
 }
 
-// scope makes -n the federation's namespace when the federation is scoped
-// to one, so that the ApplySet parent is there too.
-func (o *ApplyOptions) scope() error {
-	file, err := o.Federation()
-	if err != nil || file.Federation == nil || file.Federation.Namespace == "" {
-		return nil // Render reports a federation that does not load
-	}
-	o.Namespace, err = cmdutil.ScopedNamespace(file.Federation, o.Namespace)
-	o.NamespaceGiven = true // the parent is in the namespace, not searched for
-	return err
-}

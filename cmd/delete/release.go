@@ -112,6 +112,9 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	clients := members.Clients(in.Federation, access, o.NewClient)
 	var set *propagate.ApplySet
 	if o.ApplySet != "" {
+		if o.Namespace, o.NamespaceGiven, err = cmdutil.NamespaceScope(o.Federation, o.Namespace, o.NamespaceGiven); err != nil {
+			return err
+		}
 		if set, err = cmdutil.ApplySetFromFlags(true, o.ApplySet, o.Namespace, o.Version); err != nil {
 			return cmdutil.FlagErrorWrap(err)
 		}

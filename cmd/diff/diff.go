@@ -176,7 +176,8 @@ func (o *DiffOptions) applySet() (*propagate.ApplySet, error) {
 // Run renders, compares in every member, then shows the differences. Any
 // error is returned after the differences found elsewhere are printed.
 func (o *DiffOptions) Run(ctx context.Context) error {
-	if err := o.scope(); err != nil {
+	var err error
+	if o.Namespace, o.NamespaceGiven, err = cmdutil.NamespaceScope(o.Federation, o.Namespace, o.NamespaceGiven); err != nil {
 		return err
 	}
 	start := time.Now() // --deadline counts from here, as apply's
@@ -337,14 +338,3 @@ func (o *DiffOptions) diffProgram() (string, []string) {
 	return "diff", []string{"-u", "-N"}
 }
 
-// scope makes -n the federation's namespace when the federation is scoped
-// to one, so that the ApplySet parent is there too.
-func (o *DiffOptions) scope() error {
-	file, err := o.Federation()
-	if err != nil || file.Federation == nil || file.Federation.Namespace == "" {
-		return nil // Render reports a federation that does not load
-	}
-	o.Namespace, err = cmdutil.ScopedNamespace(file.Federation, o.Namespace)
-	o.NamespaceGiven = true // the parent is in the namespace, not searched for
-	return err
-}

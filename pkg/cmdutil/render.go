@@ -397,3 +397,17 @@ func ScopedNamespace(fed *members.Federation, flag string) (string, error) {
 	}
 	return "", FlagErrorf("-n %s: the federation is scoped to namespace %s (its file's namespace); leave -n out", flag, scope)
 }
+
+// NamespaceScope makes -n the federation's namespace when the federation is
+// scoped to one (an error for another -n), so that an ApplySet parent is
+// there too and is not looked for in other namespaces: it returns the
+// namespace and whether it is settled. A federation that does not load is
+// left to Render to report.
+func NamespaceScope(load func() (*members.File, error), namespace string, given bool) (string, bool, error) {
+	file, err := load()
+	if err != nil || file.Federation == nil || file.Federation.Namespace == "" {
+		return namespace, given, nil
+	}
+	ns, err := ScopedNamespace(file.Federation, namespace)
+	return ns, true, err
+}
