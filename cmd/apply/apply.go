@@ -539,4 +539,3 @@ func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *pro
 	}
 	return status.VerdictOf(err), err
 }
-

@@ -337,4 +337,3 @@ func (o *DiffOptions) diffProgram() (string, []string) {
 	}
 	return "diff", []string{"-u", "-N"}
 }
-
