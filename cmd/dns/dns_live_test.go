@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
 	"github.com/fedctl/fedctl/cmd/apply"
@@ -354,14 +353,9 @@ func TestDNSMemberDown(t *testing.T) {
 	_, err = w.apply(t)
 	require.NoError(t, err)
 
-	kc, err := clientcmd.LoadFromFile(env.Kubeconfig)
-	require.NoError(t, err)
-	down := kc.Clusters["cluster3"].DeepCopy()
-	down.Server = "https://127.0.0.1:1"
-	kc.Clusters["cluster3"] = down
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, clientcmd.WriteToFile(*kc, path))
-	w.kubeconfig = path
+	// context cluster3 (whose cluster entry has its name) now reaches a
+	// server that refuses connections
+	w.kubeconfig = env.KubeconfigVia(t, "cluster3", "cluster3", fmt.Sprintf("https://127.0.0.1:%d", testenv.ClosedPort(t)))
 
 	errOut, err := w.apply(t, "--timeout", "2s")
 	require.Error(t, err)

@@ -19,7 +19,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/fedctl/fedctl/cmd/apply"
 	deletecmd "github.com/fedctl/fedctl/cmd/delete"
@@ -369,16 +368,9 @@ func TestRolloutGate(t *testing.T) {
 // after the other.
 func TestRolloutMaxFailures(t *testing.T) {
 	const ns = "rollout-maxfail"
-	kc, err := clientcmd.LoadFromFile(env.Kubeconfig)
-	require.NoError(t, err)
-	down := kc.Clusters["cluster1"].DeepCopy()
-	down.Server = "https://127.0.0.1:1"
-	kc.Clusters["down"] = down
-	ctx := kc.Contexts["cluster1"].DeepCopy()
-	ctx.Cluster = "down"
-	kc.Contexts["down"] = ctx
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, clientcmd.WriteToFile(*kc, path))
+	// a context "down" with cluster1's credentials and a server that
+	// refuses connections
+	path := env.KubeconfigVia(t, "down", "cluster1", fmt.Sprintf("https://127.0.0.1:%d", testenv.ClosedPort(t)))
 
 	fed := `apiVersion: fedctl.io/v1alpha1
 kind: Federation
