@@ -46,14 +46,14 @@ func RequestError(err error) error {
 		return capiErr.inMember()
 	case errors.As(err, &status):
 		if apierrors.IsUnauthorized(err) {
-			return errors.New("the API server rejected the credentials (401 Unauthorized); refresh the user's credentials in the kubeconfig")
+			return errors.New("the API server rejected the credentials (401 Unauthorized); refresh the user's credentials in the kubeconfig (for a member from Cluster API, in its Cluster's kubeconfig Secret)")
 		}
 		return err
 	case errors.Is(err, context.Canceled):
 		return errors.New("interrupted")
 	case errors.As(err, &unknownAuthority), errors.As(err, &hostname), errors.As(err, &invalid),
 		strings.Contains(err.Error(), "x509: "), strings.Contains(err.Error(), "tls: failed to verify"):
-		return errors.New("the API server's certificate is not trusted (" + tlsCause(err) + "); check certificate-authority-data and the server address of the context in the kubeconfig")
+		return errors.New("the API server's certificate is not trusted (" + tlsCause(err) + "); check certificate-authority-data and the server address of the context in the kubeconfig (for a member from Cluster API, in its Cluster's kubeconfig Secret)")
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return errors.New("the API server refused the connection; is the cluster running? (fedctl get clusters checks every member)")
 	case strings.Contains(err.Error(), "TLS handshake timeout"):

@@ -31,7 +31,7 @@ func TestRequestError(t *testing.T) {
 		err  error
 		want string
 	}{
-		{apierrors.NewUnauthorized("no"), "the API server rejected the credentials (401 Unauthorized); refresh the user's credentials in the kubeconfig"},
+		{apierrors.NewUnauthorized("no"), "the API server rejected the credentials (401 Unauthorized); refresh the user's credentials in the kubeconfig (for a member from Cluster API, in its Cluster's kubeconfig Secret)"},
 		{conflict, conflict.Error()},
 		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), "the API server refused the connection; is the cluster running? (fedctl get clusters checks every member)"},
 		{fmt.Errorf("get: %w", context.Canceled), "interrupted"},
@@ -43,7 +43,7 @@ func TestRequestError(t *testing.T) {
 			"the connection to the API server broke while it was answering (connection reset by peer); fedctl retried until its time ran out"},
 		{fmt.Errorf("get: %w", io.ErrUnexpectedEOF), "the connection to the API server broke while it was answering (unexpected EOF); fedctl retried until its time ran out"},
 		{&url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: x509.UnknownAuthorityError{}},
-			"the API server's certificate is not trusted (x509: certificate signed by unknown authority); check certificate-authority-data and the server address of the context in the kubeconfig"},
+			"the API server's certificate is not trusted (x509: certificate signed by unknown authority); check certificate-authority-data and the server address of the context in the kubeconfig (for a member from Cluster API, in its Cluster's kubeconfig Secret)"},
 		{&ConfigError{Member: "nosuch", Context: "nosuch", Source: "kubeconfig k", Err: errors.New("not found")}, `context "nosuch" in kubeconfig k: not found`},
 		{errors.New("something else"), "something else"},
 	} {
