@@ -465,7 +465,7 @@ func TestJoinAllFromClusterAPI(t *testing.T) {
 		"✓ cluster/a-2 joined (Cluster API cluster capi-all/a-2 in management cluster mgmt, Kubernetes "+v+")\n"+
 		"✗ cluster/a-3 not joined: cluster a-3: Secret capi-all/a-3-kubeconfig not found in management cluster mgmt: is the Cluster provisioned? kubectl --context mgmt -n capi-all get cluster a-3\n"+
 		"✗ cluster/a-4 not joined: Cluster capi-all/a-4 is being deleted in management cluster mgmt (deletionTimestamp set, phase Provisioned); not probed\n"+
-		"error: 2 member cluster(s) failed: [a-3 a-4]\n", r.errOut)
+		"error: 2 Cluster(s) not joined: a-3, a-4\n", r.errOut)
 	fed := w.federationFile(t)
 	assert.Contains(t, fed, `  - name: a-1
     capi:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -115,7 +116,15 @@ func (o *JoinOptions) runAll(ctx context.Context) error {
 	if dryRun {
 		fmt.Fprintf(o.IO.ErrOut, "dry run, %s not written\n", file.Path)
 	}
-	return cmdutil.MembersError(failed, len(joined) == 0 && skipped == 0)
+	if len(failed) == 0 {
+		return nil
+	}
+	// they never became members: not "member clusters failed"
+	err = fmt.Errorf("%d Cluster(s) not joined: %s", len(failed), strings.Join(failed, ", "))
+	if len(joined) == 0 && skipped == 0 {
+		return err
+	}
+	return &cmdutil.ExitError{Code: 3, Err: err}
 }
 
 // printAll prints the federation file (-o yaml|json) or the names of the
