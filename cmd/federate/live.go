@@ -111,12 +111,7 @@ func (o *FederateOptions) member(fed *members.Federation) (members.Member, error
 func (o *FederateOptions) contents(ctx context.Context, c members.Client, m members.Member, lists []*metav1.APIResourceList, namespace string, reg *typeconfig.Registry) ([]map[string]any, error) {
 	var out []map[string]any
 	for _, t := range federation.ContentsTypes(lists, o.Skip) {
-		var objs []unstructured.Unstructured
-		err := members.Retry(ctx, members.Idempotent, func() error {
-			var err error
-			objs, err = c.List(ctx, mappingOf(t), members.ListOptions{Namespace: namespace})
-			return err
-		})
+		objs, err := c.List(ctx, mappingOf(t), members.ListOptions{Namespace: namespace})
 		if err != nil {
 			return nil, members.MemberError(c, m, fmt.Errorf("list %s in namespace %s: %w", t.Name(), namespace, err))
 		}
@@ -163,11 +158,6 @@ func mappingOf(t typeconfig.Type) members.Mapping {
 // getObject reads one object of type t; namespace is ignored for
 // cluster-scoped types.
 func getObject(ctx context.Context, c members.Client, t typeconfig.Type, namespace, name string) (*unstructured.Unstructured, error) {
-	var obj *unstructured.Unstructured
-	err := members.Retry(ctx, members.Idempotent, func() error {
-		var err error
-		obj, err = c.Get(ctx, mappingOf(t), namespace, name)
-		return err
-	})
+	obj, err := c.Get(ctx, mappingOf(t), namespace, name)
 	return obj, err
 }

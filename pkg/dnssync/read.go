@@ -120,7 +120,7 @@ func readMember(ctx context.Context, in Input, m members.Member) *dns.MemberStat
 			return fail(err)
 		}
 		for _, r := range in.DNS.Ingresses {
-			obj, err := members.GetRetried(ctx, client, ing, r.Namespace, r.Name)
+			obj, err := client.Get(ctx, ing, r.Namespace, r.Name)
 			switch {
 			case apierrors.IsNotFound(err):
 				continue
@@ -137,7 +137,7 @@ func readMember(ctx context.Context, in Input, m members.Member) *dns.MemberStat
 // ready endpoint (KubeFed read the Endpoints; EndpointSlices are their
 // replacement).
 func readService(ctx context.Context, client members.Client, svc, sliceMapping members.Mapping, namespace, name string) (dns.ServiceState, error) {
-	obj, err := members.GetRetried(ctx, client, svc, namespace, name)
+	obj, err := client.Get(ctx, svc, namespace, name)
 	if apierrors.IsNotFound(err) {
 		return dns.ServiceState{}, nil
 	}
@@ -145,7 +145,7 @@ func readService(ctx context.Context, client members.Client, svc, sliceMapping m
 		return dns.ServiceState{}, err
 	}
 	s := dns.ServiceState{Found: true, LoadBalancer: loadBalancer(obj)}
-	list, err := members.ListRetried(ctx, client, sliceMapping, members.ListOptions{Namespace: namespace, LabelSelector: "kubernetes.io/service-name=" + name})
+	list, err := client.List(ctx, sliceMapping, members.ListOptions{Namespace: namespace, LabelSelector: "kubernetes.io/service-name=" + name})
 	if err != nil {
 		return s, err
 	}
@@ -185,7 +185,7 @@ func nodeTopology(ctx context.Context, client members.Client) (string, []string,
 	if err != nil {
 		return "", nil, err
 	}
-	nodes, err := members.ListRetried(ctx, client, m, members.ListOptions{})
+	nodes, err := client.List(ctx, m, members.ListOptions{})
 	if err != nil {
 		return "", nil, err
 	}

@@ -128,15 +128,11 @@ func ListObjects(ctx context.Context, in ListInput) []MemberObjects {
 			out[i].Err = err
 			return
 		}
-		err = members.Retry(mctx, members.Idempotent, func() error {
-			var err error
-			if in.Objects {
-				out[i].Objects, err = c.List(mctx, in.mapping(), in.options(m))
-			} else {
-				out[i].Table, err = c.ListTable(mctx, in.mapping(), in.options(m))
-			}
-			return err
-		})
+		if in.Objects {
+			out[i].Objects, err = c.List(mctx, in.mapping(), in.options(m))
+		} else {
+			out[i].Table, err = c.ListTable(mctx, in.mapping(), in.options(m))
+		}
 		if err != nil {
 			out[i].Err = fmt.Errorf("cluster %s: list %s: %w", m.Name, in.Type.Name(), members.RequestError(err))
 			return

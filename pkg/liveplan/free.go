@@ -23,7 +23,7 @@ func Free(ctx context.Context, client members.Client) (capacity.Amounts, error) 
 	if err != nil {
 		return nil, err
 	}
-	nodeList, err := members.ListRetried(ctx, client, nodeMapping, members.ListOptions{})
+	nodeList, err := client.List(ctx, nodeMapping, members.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func Free(ctx context.Context, client members.Client) (capacity.Amounts, error) 
 		unsched, _, _ := unstructured.NestedBool(n.Object, "spec", "unschedulable")
 		nodes = append(nodes, capacity.Node{Allocatable: alloc, Unschedulable: unsched})
 	}
-	podList, err := members.ListRetried(ctx, client, podMapping, members.ListOptions{FieldSelector: "status.phase!=Succeeded,status.phase!=Failed"})
+	podList, err := client.List(ctx, podMapping, members.ListOptions{FieldSelector: "status.phase!=Succeeded,status.phase!=Failed"})
 	if err != nil {
 		return nil, err
 	}

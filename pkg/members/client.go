@@ -55,9 +55,12 @@ type ListOptions struct {
 // run builds one per member (Clients), so that a member's types are
 // discovered once. Implementations are safe for concurrent use.
 //
-// The member's client of a run (NewClient) retries nothing itself but
-// discovery; callers retry reads and writes with Retry, where they know
-// whether a request is idempotent and how much time the member has left.
+// The member's client of a run (NewClient) sends again every request that
+// failed transiently, within the context's time (Retrying): callers make
+// one call per request and never retry themselves. That is safe because
+// every request fedctl sends is idempotent: reads, server-side applies,
+// merge patches of fixed values, and deletes with a UID precondition (a
+// second one finds nothing, or another object, and changes nothing).
 type Client interface {
 	// Map resolves a kind ("" version: the member's preferred one). It
 	// returns a *NotServedError when the member does not serve it, and a
@@ -135,9 +138,17 @@ type dynamicClient struct {
 
 var _ Client = (*dynamicClient)(nil)
 
-// NewClient returns the Client for the member cfg reaches. Discovery is
-// lazy (the first Map) and kept until Reset.
+// NewClient returns the Client for the member cfg reaches, retrying as
+// Retrying says. Discovery is lazy (the first Map) and kept until Reset.
 func NewClient(cfg *rest.Config) (Client, error) {
+	c, err := newDynamicClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return Retrying(c), nil
+}
+
+func newDynamicClient(cfg *rest.Config) (*dynamicClient, error) {
 	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -159,12 +170,12 @@ func NewMemberClient(a Access, m Member) (Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := NewClient(cfg)
+	c, err := newDynamicClient(cfg)
 	if err != nil {
 		return nil, clientError(m, err)
 	}
-	c.(*dynamicClient).member = m.Name
-	return c, nil
+	c.member = m.Name
+	return Retrying(c), nil
 }
 
 // Clients returns the Clients of the members of fed for one run: newClient

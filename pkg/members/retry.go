@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Backoff of Retry: jittered exponential, from retryInitial doubling to
@@ -142,25 +143,68 @@ func Transient(err error) bool {
 	return errors.As(err, &netErr) && netErr.Timeout()
 }
 
-// GetRetried is c.Get, retried as Retry retries reads: a 503, a 429 or a
-// reset within ctx's time does not fail it.
-func GetRetried(ctx context.Context, c Client, m Mapping, namespace, name string) (*unstructured.Unstructured, error) {
-	var obj *unstructured.Unstructured
-	err := Retry(ctx, Idempotent, func() error {
-		var err error
-		obj, err = c.Get(ctx, m, namespace, name)
-		return err
-	})
-	return obj, err
+// Retrying returns c with its reads and writes sent again on a transient
+// error (Transient), as Retry does: with backoff, for as long as the
+// context's time allows, counted in the context's RetryStats. Map, Reset
+// and Resources are c's own: discovery has its own retries (restMapper).
+// Every Client a run builds (NewClient) is Retrying; tests wrap a fake in
+// it to test what a caller sees.
+func Retrying(c Client) Client {
+	if r, ok := c.(retrying); ok {
+		return r
+	}
+	return retrying{c}
 }
 
-// ListRetried is c.List, retried as GetRetried.
-func ListRetried(ctx context.Context, c Client, m Mapping, opts ListOptions) ([]unstructured.Unstructured, error) {
-	var out []unstructured.Unstructured
+// retrying is a Client whose requests Retry sends.
+type retrying struct{ Client }
+
+// retried runs one request of a retrying client.
+func retried[T any](ctx context.Context, request func() (T, error)) (T, error) {
+	var out T
 	err := Retry(ctx, Idempotent, func() error {
 		var err error
-		out, err = c.List(ctx, m, opts)
+		out, err = request()
 		return err
 	})
 	return out, err
+}
+
+func (r retrying) List(ctx context.Context, m Mapping, opts ListOptions) ([]unstructured.Unstructured, error) {
+	return retried(ctx, func() ([]unstructured.Unstructured, error) { return r.Client.List(ctx, m, opts) })
+}
+
+func (r retrying) ListTable(ctx context.Context, m Mapping, opts ListOptions) (*metav1.Table, error) {
+	return retried(ctx, func() (*metav1.Table, error) { return r.Client.ListTable(ctx, m, opts) })
+}
+
+func (r retrying) ListMetadata(ctx context.Context, m Mapping, opts ListOptions) ([]metav1.PartialObjectMetadata, error) {
+	return retried(ctx, func() ([]metav1.PartialObjectMetadata, error) { return r.Client.ListMetadata(ctx, m, opts) })
+}
+
+func (r retrying) NamespaceContents(ctx context.Context, namespace string) ([]unstructured.Unstructured, error) {
+	return retried(ctx, func() ([]unstructured.Unstructured, error) { return r.Client.NamespaceContents(ctx, namespace) })
+}
+
+func (r retrying) Get(ctx context.Context, m Mapping, namespace, name string) (*unstructured.Unstructured, error) {
+	return retried(ctx, func() (*unstructured.Unstructured, error) { return r.Client.Get(ctx, m, namespace, name) })
+}
+
+func (r retrying) Apply(ctx context.Context, m Mapping, obj *unstructured.Unstructured, opts WriteOptions) (*unstructured.Unstructured, error) {
+	return retried(ctx, func() (*unstructured.Unstructured, error) { return r.Client.Apply(ctx, m, obj, opts) })
+}
+
+func (r retrying) MergePatch(ctx context.Context, m Mapping, namespace, name string, patch []byte, opts WriteOptions) (*unstructured.Unstructured, error) {
+	return retried(ctx, func() (*unstructured.Unstructured, error) {
+		return r.Client.MergePatch(ctx, m, namespace, name, patch, opts)
+	})
+}
+
+// Delete is sent again only with a precondition: without one, a second
+// delete could remove an object created in between under the same name.
+func (r retrying) Delete(ctx context.Context, m Mapping, namespace, name string, opts metav1.DeleteOptions) error {
+	if opts.Preconditions == nil {
+		return r.Client.Delete(ctx, m, namespace, name, opts)
+	}
+	return Retry(ctx, Idempotent, func() error { return r.Client.Delete(ctx, m, namespace, name, opts) })
 }

@@ -125,12 +125,7 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 	if needGet {
 		// Not among fedctl's objects; one GET tells a new object from one
 		// created by someone else.
-		var got *unstructured.Unstructured
-		err := withRetry(ctx, func() error {
-			var err error
-			got, err = s.client.Get(ctx, it.mapping, res.Namespace, res.Name)
-			return err
-		})
+		got, err := s.client.Get(ctx, it.mapping, res.Namespace, res.Name)
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
@@ -185,11 +180,7 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 	// Adopting takes the object over, fields included: its fields belong to
 	// whoever created it, and would otherwise all conflict.
 	wo.Force = wo.Force || adopting
-	err = withRetry(ctx, func() error {
-		var err error
-		applied, err = s.client.Apply(ctx, it.mapping, obj, wo)
-		return err
-	})
+	applied, err = s.client.Apply(ctx, it.mapping, obj, wo)
 	if err != nil && s.mode.dryRun && namespaceNotFound(err) && s.dryNamespace(res.Namespace) {
 		// A server-side dry run creates no Namespace, so nothing can check
 		// the objects that go in a new one.
@@ -263,10 +254,8 @@ func (s *memberSync) recordGeneration(ctx context.Context, it *item, applied *un
 		// Expected where there is none (see expectedGeneration): a value
 		// left there would make every later run apply again.
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{federation.GenerationAnnotation: nil}}})
-		return withRetry(ctx, func() error {
-			_, err := s.client.MergePatch(ctx, it.mapping, it.result.Namespace, it.result.Name, patch, s.writeOptions())
-			return err
-		})
+		_, err := s.client.MergePatch(ctx, it.mapping, it.result.Namespace, it.result.Name, patch, s.writeOptions())
+		return err
 	}
 	if gen == 0 || recorded == strconv.FormatInt(gen, 10) {
 		return nil
@@ -279,12 +268,7 @@ func (s *memberSync) recordGeneration(ctx context.Context, it *item, applied *un
 	prev := gen
 	for range 2 {
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{federation.GenerationAnnotation: strconv.FormatInt(want, 10)}}})
-		var patched *unstructured.Unstructured
-		err := withRetry(ctx, func() error {
-			var err error
-			patched, err = s.client.MergePatch(ctx, it.mapping, it.result.Namespace, it.result.Name, patch, s.writeOptions())
-			return err
-		})
+		patched, err := s.client.MergePatch(ctx, it.mapping, it.result.Namespace, it.result.Name, patch, s.writeOptions())
 		if err != nil {
 			return err
 		}

@@ -140,12 +140,7 @@ func (s *memberSync) readApplySet(ctx context.Context) error {
 	set := *s.in.ApplySet
 	st := &applySetState{set: set, groupKinds: sets.New[schema.GroupKind](), namespaces: sets.New[string]()}
 	s.applySet = st
-	var live *unstructured.Unstructured
-	err := withRetry(ctx, func() error {
-		var err error
-		live, err = s.client.Get(ctx, set.mapping(), set.Namespace, set.Name)
-		return err
-	})
+	live, err := s.client.Get(ctx, set.mapping(), set.Namespace, set.Name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
@@ -202,12 +197,7 @@ func (s *memberSync) writeApplySetObject(ctx context.Context, gks sets.Set[schem
 	}
 	wo := s.writeOptions()
 	wo.Force = true
-	var applied *unstructured.Unstructured
-	err := withRetry(ctx, func() error {
-		var err error
-		applied, err = s.client.Apply(ctx, st.set.mapping(), parent, wo)
-		return err
-	})
+	applied, err := s.client.Apply(ctx, st.set.mapping(), parent, wo)
 	if err != nil {
 		return nil, err
 	}

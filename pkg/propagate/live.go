@@ -112,11 +112,8 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 	lists := make([][]unstructured.Unstructured, len(mappings))
 	errs := make([]error, len(mappings))
 	s.parallel(ctx, len(mappings), func(i int) {
-		err := withRetry(ctx, func() error {
-			var err error
-			lists[i], err = s.client.List(ctx, mappings[i], members.ListOptions{LabelSelector: selector, Namespace: s.in.Result.Namespace})
-			return err
-		})
+		var err error
+		lists[i], err = s.client.List(ctx, mappings[i], members.ListOptions{LabelSelector: selector, Namespace: s.in.Result.Namespace})
 		switch {
 		case apierrors.IsForbidden(err):
 			s.unreadKind(kinds[i], fmt.Sprintf("%s: %v", kinds[i], err))
@@ -204,12 +201,7 @@ func (s *memberSync) scan(ctx context.Context, items []*item) {
 	keys = slices.DeleteFunc(keys, func(k liveKey) bool { return count[k] < scanThreshold })
 	s.parallel(ctx, len(keys), func(i int) {
 		k := keys[i]
-		var metas []metav1.PartialObjectMetadata
-		err := withRetry(ctx, func() error {
-			var err error
-			metas, err = s.client.ListMetadata(ctx, mappings[k], members.ListOptions{Namespace: k.namespace})
-			return err
-		})
+		metas, err := s.client.ListMetadata(ctx, mappings[k], members.ListOptions{Namespace: k.namespace})
 		if err != nil {
 			return
 		}

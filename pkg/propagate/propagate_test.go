@@ -94,7 +94,8 @@ func run(t *testing.T, res *render.Result, fakes map[string]*memberstest.Fake, o
 				}
 			}
 		}),
-		Clients: func(name string) (members.Client, error) { return fakes[name], nil },
+		// Retrying, as every member's client of a run is (members.NewClient).
+		Clients: func(name string) (members.Client, error) { return members.Retrying(fakes[name]), nil },
 		Options: opts,
 	})
 }
@@ -137,9 +138,9 @@ func TestRunPreflightFailsTheMemberAlone(t *testing.T) {
 	assert.Equal(t, []string{"created ConfigMap cfg", "created Widget w"}, actions(rep.Clusters[0]))
 }
 
-// TestRunRetriesTransientErrors: transient errors are retried for as long
-// as the member's time allows, not a fixed number of times; a final error
-// is not retried.
+// TestRunRetriesTransientErrors: through the member's client (Retrying),
+// transient errors are retried for as long as the member's time allows,
+// not a fixed number of times; a final error is not retried.
 func TestRunRetriesTransientErrors(t *testing.T) {
 	t.Parallel()
 	fake := newFake(cmType)

@@ -119,9 +119,7 @@ func (s *memberSync) releaseApplySet(ctx context.Context, cr ClusterResult) (Obj
 	if s.mode.dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	err := withRetry(ctx, func() error {
-		return s.client.Delete(ctx, set.mapping(), set.Namespace, set.Name, opts)
-	})
+	err := s.client.Delete(ctx, set.mapping(), set.Namespace, set.Name, opts)
 	switch {
 	case err == nil, apierrors.IsNotFound(err):
 		res.Action, res.Reason = Deleted, ""

@@ -26,12 +26,7 @@ import (
 // (by then removed, when the input de-placed them too) do not either.
 // fedctl delete, an explicit request, is not held back.
 func (s *memberSync) foreignContents(ctx context.Context, namespace string) string {
-	var objs []unstructured.Unstructured
-	err := withRetry(ctx, func() error {
-		var err error
-		objs, err = s.client.NamespaceContents(ctx, namespace)
-		return err
-	})
+	objs, err := s.client.NamespaceContents(ctx, namespace)
 	if err != nil {
 		return fmt.Sprintf("not deleted: cannot tell what the namespace holds: %v", members.RequestErrorIn(ctx, err))
 	}
@@ -205,12 +200,7 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 			// entry of fedctl's behind.
 			patch, opts.FieldManager = releasePatch(r.obj, s.in.FieldManager), ReleaseManager
 		}
-		var patched *unstructured.Unstructured
-		err := withRetry(ctx, func() error {
-			var err error
-			patched, err = s.client.MergePatch(ctx, r.mapping, res.Namespace, res.Name, patch, opts)
-			return err
-		})
+		patched, err := s.client.MergePatch(ctx, r.mapping, res.Namespace, res.Name, patch, opts)
 		if err != nil && !apierrors.IsNotFound(err) {
 			res.Action, res.Error = Failed, fmt.Sprintf("remove fedctl's markers: %v", members.RequestErrorIn(ctx, err))
 			return
@@ -254,7 +244,7 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 	if s.mode.dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	err := withRetry(ctx, func() error { return s.client.Delete(ctx, r.mapping, res.Namespace, res.Name, opts) })
+	err := s.client.Delete(ctx, r.mapping, res.Namespace, res.Name, opts)
 	if err != nil && !apierrors.IsNotFound(err) {
 		res.Action, res.Error = Failed, fmt.Sprintf("delete: %v", members.RequestErrorIn(ctx, err))
 		return

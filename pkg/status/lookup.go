@@ -102,14 +102,9 @@ func lookupMember(ctx context.Context, in LookupInput, cluster, source string) (
 	case err != nil:
 		return nil, members.RequestError(err)
 	}
-	var items []unstructured.Unstructured
-	err = members.Retry(ctx, members.Idempotent, func() error {
-		var err error
-		// A namespaced member object is in its federated object's
-		// namespace: listing there alone needs rights there alone.
-		items, err = a.List(ctx, m, members.ListOptions{LabelSelector: managedSelector, Namespace: in.Namespace})
-		return err
-	})
+	// A namespaced member object is in its federated object's
+	// namespace: listing there alone needs rights there alone.
+	items, err := a.List(ctx, m, members.ListOptions{LabelSelector: managedSelector, Namespace: in.Namespace})
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", m.Resource.GroupResource(), members.RequestError(err))
 	}

@@ -311,12 +311,7 @@ func listManaged(ctx context.Context, a members.Client, types []typeconfig.Type,
 			continue
 		}
 		listed[m.Resource.GroupResource()] = true
-		var items []unstructured.Unstructured
-		err = members.Retry(ctx, members.Idempotent, func() error {
-			var err error
-			items, err = a.List(ctx, m, members.ListOptions{LabelSelector: managedSelector, Namespace: namespace})
-			return err
-		})
+		items, err := a.List(ctx, m, members.ListOptions{LabelSelector: managedSelector, Namespace: namespace})
 		if err != nil {
 			return nil, nil, fmt.Errorf("list %s: %w", m.Resource.GroupResource(), members.RequestError(err))
 		}
@@ -337,12 +332,7 @@ func getObject(ctx context.Context, a members.Client, gvk schema.GroupVersionKin
 	if err != nil {
 		return nil, err
 	}
-	var obj *unstructured.Unstructured
-	err = members.Retry(ctx, members.Idempotent, func() error {
-		var err error
-		obj, err = a.Get(ctx, m, namespace, name)
-		return err
-	})
+	obj, err := a.Get(ctx, m, namespace, name)
 	return obj, err
 }
 
