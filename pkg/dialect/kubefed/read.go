@@ -10,7 +10,6 @@ import (
 	"github.com/fedctl/fedctl/pkg/dialect"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
-	"github.com/fedctl/fedctl/pkg/parallel"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
@@ -81,8 +80,8 @@ func otherGroup(group string) string {
 	return strings.TrimSuffix(group, ".kubefed.io") + ".kubefed.k8s.io"
 }
 
-// decoded is one claimed document strictly decoded: the work Read spreads
-// over the CPUs.
+// decoded is one claimed document strictly decoded, by DecodeEarly in
+// dialect.Parse's workers.
 type decoded struct {
 	obj *federation.Object
 	rsp *federation.ReplicaSchedulingPreference
@@ -94,36 +93,22 @@ type decoded struct {
 	err     error
 }
 
-// docsPerWorker keeps small inputs on one goroutine.
-const docsPerWorker = 32
-
-// Read decodes the claimed documents strictly: every unknown field, wrong
-// value, type that is not enabled and invalid object is reported, all at
-// once, each with its file, line and object. The template of a federated
-// object keeps every field.
+// Read checks and collects the claimed documents, which DecodeEarly
+// decoded strictly: every unknown field, wrong value, type that is not
+// enabled and invalid object is reported, all at once, each with its file,
+// line and object. The template of a federated object keeps every field.
 func (Dialect) Read(in dialect.Input, claimed []bool) (*federation.Set, error) {
 	set := &federation.Set{}
-	var idx []int
-	for i, c := range claimed {
-		if c {
-			idx = append(idx, i)
-		}
-	}
-	out := make([]decoded, len(idx))
-	parallel.For(len(idx), docsPerWorker, func(j int) {
-		doc := &in.Docs[idx[j]]
-		if d, ok := doc.Early.(decoded); ok {
-			out[j] = d
-			return
-		}
-		out[j] = decodeOne(*doc)
-		doc.Parsed = nil // done with: free it now
-	})
-
 	var errs []error
-	for j, d := range out {
-		i := idx[j]
+	for i, c := range claimed {
+		if !c {
+			continue
+		}
 		doc := in.Docs[i]
+		d, ok := doc.Early.(decoded)
+		if !ok { // parsed without the early decoders (only ever in tests)
+			d = decodeOne(doc)
+		}
 		id := doc.Head.ID()
 		if d.rsp != nil || d.obj != nil {
 			if err := checkVersion(doc); err != nil {
@@ -178,11 +163,12 @@ func (Dialect) Read(in dialect.Input, claimed []bool) (*federation.Set, error) {
 	return set, errors.Join(errs...)
 }
 
-// DecodeEarly decodes, right after parsing, the documents Claim takes
-// because of their Head alone: federated objects and RSPs (Claim's other
-// documents, KubeFed's control-plane objects, need no decoding).
+// DecodeEarly decodes, right after parsing and on all CPUs, the documents
+// Claim takes because of their Head alone: federated objects, RSPs and DNS
+// records (Claim's other documents, KubeFed's control-plane objects, need
+// no decoding). Read then only checks and collects.
 func (Dialect) DecodeEarly(doc *dialect.Doc) bool {
-	if doc.Head.Kind == "" || (!isRSP(doc.Head) && !isFederated(doc.Head)) {
+	if doc.Head.Kind == "" || (!isRSP(doc.Head) && !isFederated(doc.Head) && !isDNS(doc.Head)) {
 		return false
 	}
 	doc.Early = decodeOne(*doc)
