@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/dns"
 	"github.com/fedctl/fedctl/pkg/dnssync"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
@@ -128,7 +129,9 @@ with more deletions than that, de-placement and pruning together, before it
 deletes any. The namespace is part of the set's identity: without -n, fedctl
 looks the parent up by name in the members and uses its namespace when it is
 in exactly one (saying so on standard error); when it is in several, or in
-none yet, -n is required.
+none yet, -n is required. The DNSEndpoints of the input's DNS records are
+labelled with the set too, and those whose records left the input are
+deleted from the DNS cluster.
 
 --dry-run=client sends no request at all and lists the objects each member
 would get; it cannot tell what is new, changed or to be removed. With --prune
@@ -313,7 +316,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		return err // nothing is sent for an input with errors
 	}
 	fed, res, clusters := in.Federation, in.Result, in.Clusters
-	dnsCluster, err := o.dnsCluster(in)
+	dnsCluster, err := o.dnsCluster(in, set)
 	if err != nil {
 		return err // checked before the first write
 	}
@@ -391,7 +394,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	}
 	applyErr := cmdutil.MembersError(report.Failed(), report.NothingDone())
 	if !o.Wait {
-		return errors.Join(applyErr, o.writeDNS(ctx, in, dnsCluster, clients), o.writeJSON(report, nil))
+		return errors.Join(applyErr, o.writeDNS(ctx, in, dnsCluster, set, clients), o.writeJSON(report, nil))
 	}
 	if o.Deadline > 0 {
 		left, err := remaining(o.Deadline, start)
@@ -402,31 +405,35 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	}
 	verdict, waitErr := o.wait(ctx, res, report, clients)
 	// After the wait, so that the Services have their load balancers.
-	dnsErr := o.writeDNS(ctx, in, dnsCluster, clients)
+	dnsErr := o.writeDNS(ctx, in, dnsCluster, set, clients)
 	return errors.Join(applyErr, cmdutil.WaitError(waitErr), dnsErr, o.writeJSON(report, verdict))
 }
 
-// dnsCluster is where the input's DNS records go; an input with records
-// and nowhere to write them is an error before any write.
-func (o *ApplyOptions) dnsCluster(in *cmdutil.Rendered) (string, error) {
-	if !in.Set.DNS.Records() {
+// dnsCluster is where the input's DNS records go, and where --prune
+// prunes those of the set that left it; an input with records and nowhere
+// to write them is an error before any write.
+func (o *ApplyOptions) dnsCluster(in *cmdutil.Rendered, set *propagate.ApplySet) (string, error) {
+	records := in.Set.DNS.Records()
+	if !records && set == nil {
 		return "", nil
 	}
 	cluster, err := o.DNS.DNSCluster(in.Set)
-	if err == nil && cluster == "" {
+	if err == nil && cluster == "" && records {
 		err = errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)")
 	}
 	return cluster, err
 }
 
 // writeDNS computes the DNSEndpoints of the input's DNS records from the
-// members and server-side applies them in the DNS cluster. A member that
-// could not be read keeps its last targets (unless
-// --dns-withdraw-unreachable) and makes the run partial (exit 3).
+// members and server-side applies those that changed in the DNS cluster.
+// A member that could not be read keeps its last targets (unless
+// --dns-withdraw-unreachable) and makes the run partial (exit 3). With
+// --prune (set), the DNSEndpoints are labelled with the set, and those of
+// the set whose records left the input are deleted.
 //
 // The members are read through clients, the apply's own, so that what
 // they learnt (discovery, who does not answer) is not asked again.
-func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, cluster string, clients func(string) (members.Client, error)) error {
+func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, cluster string, set *propagate.ApplySet, clients func(string) (members.Client, error)) error {
 	if cluster == "" || ctx.Err() != nil {
 		return nil
 	}
@@ -444,26 +451,67 @@ func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, clust
 	if err != nil {
 		return err
 	}
-	res, err := o.DNS.ComputeDNS(ctx, o.IO, in, clients, target, o.Timeout)
-	if err != nil {
-		return fmt.Errorf("DNS records: %w", err)
+	res := &dns.Result{}
+	if in.Set.DNS.Records() {
+		if res, err = o.DNS.ComputeDNS(ctx, o.IO, in, clients, target, o.Timeout); err != nil {
+			return fmt.Errorf("DNS records: %w", err)
+		}
 	}
 	// bounded: a DNS cluster that answers 503 is retried within it, not
 	// for as long as the command runs
 	wctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
 	defer cancel()
-	if err := dnssync.Write(wctx, target.Client, cluster, res.Records, members.WriteOptions{FieldManager: o.FieldManager, Force: true}); err != nil {
-		return fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
+	opts := dnssync.WriteOptions{WriteOptions: members.WriteOptions{FieldManager: o.FieldManager, Force: true}}
+	if set != nil {
+		opts.Set = set.ID()
 	}
-	n := 0
-	for _, r := range res.Records {
-		n += len(r.Endpoints)
+	if len(res.Records) > 0 {
+		written, err := dnssync.Write(wctx, target.Client, cluster, res.Records, target.Written, opts)
+		if err != nil {
+			return fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
+		}
+		n := 0
+		for _, r := range res.Records {
+			n += len(r.Endpoints)
+		}
+		what := fmt.Sprintf("in cluster %s: %d applied, %d unchanged", cluster, written.Applied, written.Unchanged)
+		switch len(res.Records) {
+		case written.Applied:
+			what = "applied in cluster " + cluster
+		case written.Unchanged:
+			what = "unchanged in cluster " + cluster
+		}
+		fmt.Fprintf(o.IO.ErrOut, "%s DNS: %d DNSEndpoints (%d names) %s\n", cs.SuccessIcon(), len(res.Records), n, what)
 	}
-	fmt.Fprintf(o.IO.ErrOut, "%s DNS: %d DNSEndpoints (%d names) applied in cluster %s\n", cs.SuccessIcon(), len(res.Records), n, cluster)
+	if set != nil {
+		if err := o.pruneDNS(wctx, target, set, res.Records); err != nil {
+			return fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
+		}
+	}
 	if len(res.Unreachable) > 0 {
 		return &cmdutil.PartialError{Failed: res.Unreachable}
 	}
 	return nil
+}
+
+// pruneDNS deletes the DNSEndpoints of set whose records are not among
+// keep, and says which it deleted and which it left, and why. A DNS
+// cluster that does not serve DNSEndpoints holds none to prune.
+func (o *ApplyOptions) pruneDNS(ctx context.Context, target *cmdutil.DNSTarget, set *propagate.ApplySet, keep []dns.Record) error {
+	removed, err := dnssync.Prune(ctx, target.Client, target.Cluster, set.ID(), keep, dnssync.NoDryRun)
+	var notServed *dnssync.NotServedError
+	if errors.As(err, &notServed) && len(keep) == 0 {
+		return nil
+	}
+	cs := o.IO.ErrColorScheme()
+	for _, r := range removed {
+		if r.Left == "" {
+			fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s/%s deleted in cluster %s (pruned: its record left the input)\n", cs.SuccessIcon(), r.Namespace, r.Name, target.Cluster)
+		} else {
+			fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s/%s in cluster %s left in place: %s\n", cs.WarningIcon(), r.Namespace, r.Name, target.Cluster, r.Left)
+		}
+	}
+	return err
 }
 
 // memberClients are the members' clients, with the time flags and, at -v

@@ -81,9 +81,9 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 		fmt.Fprintf(o.IO.ErrOut, "%s\n", report.Reason)
 		return cmdutil.MembersError(report.Failed(), false) // DNS waits for the last wave
 	}
-	cluster, err := o.dnsCluster(in)
+	cluster, err := o.dnsCluster(in, set)
 	if err == nil {
-		err = o.writeDNS(ctx, in, cluster, clients)
+		err = o.writeDNS(ctx, in, cluster, set, clients)
 	}
 	return errors.Join(cmdutil.MembersError(report.Failed(), false), err)
 }

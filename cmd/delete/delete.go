@@ -47,6 +47,9 @@ type DeleteOptions struct {
 	Verbosity int
 	// Rollout deletes wave by wave, last wave first (--rollout).
 	Rollout cmdutil.RolloutFlags
+	// DNS says where the DNSEndpoints of the input's DNS records are
+	// (--dns-context; its other fields are unused).
+	DNS cmdutil.DNSFlags
 }
 
 func (o *DeleteOptions) timeFlags() cmdutil.MemberTimeFlags {
@@ -81,6 +84,11 @@ requests, writes and time.
 
 --timeout bounds each request (alias --request-timeout); --deadline, when
 given, the whole run (what is left then is reported not attempted).
+
+The DNSEndpoints fedctl wrote for the input's DNS records are deleted first,
+in the cluster the Domain's spec.context or --dns-context names (after the
+last wave with --rollout; not with --cluster, as the records still serve the
+other members).
 
 --dry-run=client reads the members and lists what would be deleted, sending
 no write; --dry-run=server sends every deletion as a server-side dry run.
@@ -121,6 +129,7 @@ failed (the others are done), 1 when nothing could be done.`,
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
 	fl.StringVar(&opts.Cascade, "cascade", "background", "Propagation policy: background, foreground or orphan (dependents)")
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters handled at once")
+	fl.StringVar(&opts.DNS.Context, "dns-context", "", "The member or kubeconfig context where ExternalDNS runs, whose DNSEndpoints of the input's DNS records are deleted (default: the Domain's spec.context)")
 	cmdutil.AddMemberTimeFlags(cmd, opts.timeFlags())
 	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json, or name (CLUSTER kind.group/NAME per object)")
 	_ = cmd.RegisterFlagCompletionFunc("cascade", cobra.FixedCompletions([]string{"background", "foreground", "orphan"}, cobra.ShellCompDirectiveNoFileComp))
@@ -172,14 +181,20 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		return err // nothing is sent for an input with errors
 	}
 	fed, res, clusters := in.Federation, in.Result, in.Clusters
+	dnsCluster, err := o.dnsCluster(in)
+	if err != nil {
+		return err // before any deletion
+	}
 	access, err := o.Access()
 	if err != nil {
 		return err
 	}
 	o.timeFlags().Apply(&access)
 	if o.Rollout.Enabled {
-		return o.rollout(ctx, in, members.Clients(fed, access, o.NewClient), start)
+		return o.rollout(ctx, in, members.Clients(fed, access, o.NewClient), start, dnsCluster)
 	}
+	// First, so that no name points at a load balancer about to go.
+	dnsErr := o.deleteDNS(ctx, in, dnsCluster)
 	var stats *members.RequestStats
 	if o.Verbosity >= cmdutil.TimingVerbosity {
 		stats = &members.RequestStats{}
@@ -225,5 +240,5 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return cmdutil.MembersError(report.Failed(), report.NothingDone())
+	return errors.Join(dnsErr, cmdutil.MembersError(report.Failed(), report.NothingDone()))
 }

@@ -2,6 +2,7 @@ package delete
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,8 +14,9 @@ import (
 
 // rollout deletes wave by wave in the reverse of the waves' order (the
 // canary keeps the application longest), stopping at the first wave that
-// fails or whose gate fails.
-func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clients func(string) (members.Client, error), start time.Time) error {
+// fails or whose gate fails. The DNS records (dnsCluster) go after the
+// last wave, as they still serve the members not reached yet.
+func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clients func(string) (members.Client, error), start time.Time, dnsCluster string) error {
 	plan, err := o.Rollout.Plan(in.File, true)
 	if err != nil {
 		return err
@@ -54,6 +56,7 @@ func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clien
 		return cmdutil.RolloutError(err)
 	case report.Reason != "":
 		fmt.Fprintf(o.IO.ErrOut, "%s\n", report.Reason)
+		return cmdutil.MembersError(report.Failed(), false) // the DNS records wait for the last wave
 	}
-	return cmdutil.MembersError(report.Failed(), false)
+	return errors.Join(cmdutil.MembersError(report.Failed(), false), o.deleteDNS(ctx, in, dnsCluster))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,9 +20,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/fedctl/fedctl/cmd/apply"
+	deletecmd "github.com/fedctl/fedctl/cmd/delete"
 	explaincmd "github.com/fedctl/fedctl/cmd/explain"
 	statuscmd "github.com/fedctl/fedctl/cmd/status"
 	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/dnssync"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/testenv"
@@ -383,4 +386,107 @@ spec: {placement: {clusterSelector: {}}}
 	require.Error(t, err)
 	assert.Empty(t, out)
 	assert.Contains(t, err.Error(), "no ServiceDNSRecord or IngressDNSRecord in "+filepath.Join(w.dir, "app")+": nothing to write DNS records for; add a ServiceDNSRecord")
+}
+
+// getEndpoint reads a DNSEndpoint in cluster1; nil when there is none.
+func getEndpoint(t *testing.T, ns, name string) *unstructured.Unstructured {
+	t.Helper()
+	obj, err := env.Dynamic(t, "cluster1").Resource(dnsEndpoints).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	return obj
+}
+
+// withoutRecord is app without its ServiceDNSRecord; the Domain stays, so
+// the DNS cluster is still named.
+func withoutRecord(manifests string) string {
+	i := strings.LastIndex(manifests, "---\napiVersion: multiclusterdns.kubefed.io/v1alpha1\nkind: ServiceDNSRecord")
+	return manifests[:i]
+}
+
+func (w *workspace) delete(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	f, _, outputs := w.factory()
+	cmd := deletecmd.NewCmdDelete(f, nil)
+	cmd.SetArgs(append([]string{"-f", filepath.Join(w.dir, "app")}, args...))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	_, errOut := outputs()
+	t.Logf("fedctl delete %v\nstderr:\n%s", args, errOut)
+	return errOut, err
+}
+
+// TestDNSPrune: a second apply where nothing changed writes no DNSEndpoint;
+// with --prune --applyset the DNSEndpoints carry the set, and the one whose
+// record left the input is deleted by the next apply --prune (not by an
+// apply without it), while one fedctl did not write stays.
+func TestDNSPrune(t *testing.T) {
+	const ns = "dns-prune"
+	w := newWorkspace(t, app(ns, 3, ""))
+	prune := []string{"--prune", "--applyset", "app", "-n", ns}
+	errOut, err := w.apply(t, prune...)
+	require.NoError(t, err)
+	assert.Regexp(t, `DNS: 1 DNSEndpoints \(\d+ names\) applied in cluster cluster1`, errOut)
+	obj := getEndpoint(t, ns, "service-web")
+	require.NotNil(t, obj)
+	set := obj.GetLabels()[dnssync.SetLabel]
+	assert.True(t, strings.HasPrefix(set, "applyset-"), "labelled with the set's ID: %q", set)
+
+	errOut, err = w.apply(t, prune...)
+	require.NoError(t, err)
+	assert.Regexp(t, `DNS: 1 DNSEndpoints \(\d+ names\) unchanged in cluster cluster1`, errOut)
+	assert.Equal(t, obj.GetResourceVersion(), getEndpoint(t, ns, "service-web").GetResourceVersion(), "nothing was written")
+
+	// another tool's DNSEndpoint that carries the set's label
+	foreign := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "externaldns.k8s.io/v1alpha1", "kind": "DNSEndpoint",
+		"metadata": map[string]any{"name": "service-other", "namespace": ns, "labels": map[string]any{dnssync.SetLabel: set}},
+		"spec":     map[string]any{"endpoints": []any{}},
+	}}
+	_, err = env.Dynamic(t, "cluster1").Resource(dnsEndpoints).Namespace(ns).Create(context.Background(), foreign, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	w.write(t, withoutRecord(app(ns, 3, "")))
+	_, err = w.apply(t, "-n", ns)
+	require.NoError(t, err)
+	require.NotNil(t, getEndpoint(t, ns, "service-web"), "kept without --prune, as member objects are")
+
+	errOut, err = w.apply(t, prune...)
+	require.NoError(t, err)
+	assert.Contains(t, errOut, "DNS: DNSEndpoint dns-prune/service-web deleted in cluster cluster1 (pruned: its record left the input)")
+	assert.Contains(t, errOut, "DNS: DNSEndpoint dns-prune/service-other in cluster cluster1 left in place: not created by fedctl")
+	assert.Nil(t, getEndpoint(t, ns, "service-web"))
+	assert.NotNil(t, getEndpoint(t, ns, "service-other"))
+}
+
+// TestDNSDelete: fedctl delete deletes the DNSEndpoints of the input's
+// records, first; a dry run and a delete limited by --cluster keep them.
+func TestDNSDelete(t *testing.T) {
+	const ns = "dns-delete"
+	w := newWorkspace(t, app(ns, 3, ""))
+	_, err := w.apply(t)
+	require.NoError(t, err)
+	require.NotNil(t, getEndpoint(t, ns, "service-web"))
+
+	errOut, err := w.delete(t, "--dry-run=client")
+	require.NoError(t, err)
+	assert.Contains(t, errOut, "DNS: DNSEndpoint dns-delete/service-web deleted in cluster cluster1 (dry run)")
+	errOut, err = w.delete(t, "--dry-run=server")
+	require.NoError(t, err)
+	assert.Contains(t, errOut, "DNS: DNSEndpoint dns-delete/service-web deleted in cluster cluster1 (dry run)")
+	require.NotNil(t, getEndpoint(t, ns, "service-web"))
+
+	errOut, err = w.delete(t, "--cluster", "cluster3")
+	require.NoError(t, err)
+	assert.Contains(t, errOut, "DNS records: kept, as --cluster deletes from some members only")
+	require.NotNil(t, getEndpoint(t, ns, "service-web"))
+
+	errOut, err = w.delete(t)
+	require.NoError(t, err)
+	assert.Contains(t, errOut, "DNS: DNSEndpoint dns-delete/service-web deleted in cluster cluster1\n")
+	assert.Less(t, strings.Index(errOut, "DNSEndpoint dns-delete/service-web deleted"), strings.Index(errOut, "deployment.apps/web"),
+		"the name goes before the load balancers behind it")
+	assert.Nil(t, getEndpoint(t, ns, "service-web"))
 }

@@ -74,6 +74,9 @@ func (f *DNSFlags) DNSCluster(set *federation.Set) (string, error) {
 type DNSTarget struct {
 	Cluster string
 	Client  members.Client
+	// Written are the records' DNSEndpoints there, as ComputeDNS found
+	// them, for dnssync.Write to leave alone those already up to date.
+	Written dnssync.Written
 }
 
 // OpenDNS opens the DNS cluster DNSCluster names: a member by name, else a
@@ -118,7 +121,7 @@ func (f *DNSFlags) ComputeDNS(ctx context.Context, ios *iostreams.IOStreams, r *
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s (DNS): reading the DNSEndpoints written before: %w; nothing was written there", target.Cluster, err)
 		}
-		input.Previous = prev
+		target.Written, input.Previous = prev, prev.Targets()
 	}
 	res, err := dns.Endpoints(input)
 	if err != nil {

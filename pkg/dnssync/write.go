@@ -1,11 +1,17 @@
 package dnssync
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -16,6 +22,13 @@ import (
 
 // EndpointGVK is ExternalDNS's DNSEndpoint.
 var EndpointGVK = schema.GroupVersionKind{Group: "externaldns.k8s.io", Version: "v1alpha1", Kind: dns.EndpointKind}
+
+// SetLabel marks the DNSEndpoints an apply with --prune --applyset wrote,
+// with the set's ID (the value of its members' applyset.kubernetes.io/
+// part-of label): the DNS cluster need not be a member, so it holds no
+// ApplySet parent, and this label is what a later --prune of the same set
+// lists there.
+const SetLabel = "fedctl.io/dns-applyset"
 
 // NotServedError says the DNS cluster lacks ExternalDNS's CRD.
 type NotServedError struct{ Cluster string }
@@ -34,24 +47,47 @@ func mapping(ctx context.Context, client members.Client, cluster string) (member
 	return m, err
 }
 
-// Previous reads the DNSEndpoints written before for the records, for the
-// targets they recorded (dns.Input.Previous); one not there yet records
-// nothing.
-func Previous(ctx context.Context, client members.Client, cluster string, in federation.DNS) (map[string]map[string]dns.Recorded, error) {
+// Written is what the DNS cluster holds of the records: each one's
+// DNSEndpoint, by dns.RecordKey, for those that exist.
+type Written map[string]*unstructured.Unstructured
+
+// Targets are the targets each DNSEndpoint recorded (dns.Input.Previous).
+func (w Written) Targets() map[string]map[string]dns.Recorded {
+	out := make(map[string]map[string]dns.Recorded, len(w))
+	for key, obj := range w {
+		out[key] = dns.PreviousTargets(obj.GetAnnotations())
+	}
+	return out
+}
+
+// record names one record's DNSEndpoint.
+type record struct{ kind, namespace, name string }
+
+func (r record) key() string { return dns.RecordKey(r.kind, r.namespace, r.name) }
+
+// source is the SourceAnnotation fedctl writes on the record's DNSEndpoint.
+func (r record) source() string { return r.kind + "DNSRecord/" + r.namespace + "/" + r.name }
+
+func records(in federation.DNS) []record {
+	var out []record
+	for _, r := range in.Services {
+		out = append(out, record{"Service", r.Namespace, r.Name})
+	}
+	for _, r := range in.Ingresses {
+		out = append(out, record{"Ingress", r.Namespace, r.Name})
+	}
+	return out
+}
+
+// Previous reads the DNSEndpoints of the records, as written before; a
+// record without one is not in the result.
+func Previous(ctx context.Context, client members.Client, cluster string, in federation.DNS) (Written, error) {
 	m, err := mapping(ctx, client, cluster)
 	if err != nil {
 		return nil, err
 	}
-	type named struct{ kind, namespace, name string }
-	var records []named
-	for _, r := range in.Services {
-		records = append(records, named{"Service", r.Namespace, r.Name})
-	}
-	for _, r := range in.Ingresses {
-		records = append(records, named{"Ingress", r.Namespace, r.Name})
-	}
-	out := map[string]map[string]dns.Recorded{}
-	for _, r := range records {
+	out := Written{}
+	for _, r := range records(in) {
 		live, err := client.Get(ctx, m, r.namespace, dns.EndpointName(r.kind, r.name))
 		switch {
 		case apierrors.IsNotFound(err):
@@ -59,25 +95,203 @@ func Previous(ctx context.Context, client members.Client, cluster string, in fed
 		case err != nil:
 			return nil, members.RequestErrorIn(ctx, err)
 		}
-		out[dns.RecordKey(r.kind, r.namespace, r.name)] = dns.PreviousTargets(live.GetAnnotations())
+		out[r.key()] = live
 	}
 	return out, nil
 }
 
-// Write server-side applies each record's DNSEndpoint in the DNS cluster,
-// as fieldManager; the endpoints list is replaced whole, so targets that
-// went away are gone.
-func Write(ctx context.Context, client members.Client, cluster string, records []dns.Record, opts members.WriteOptions) error {
+// WriteOptions say how Write writes.
+type WriteOptions struct {
+	members.WriteOptions
+	// Set, when set, is the ID of the ApplySet of apply --prune, written
+	// as SetLabel.
+	Set string
+}
+
+// WriteResult counts what Write did.
+type WriteResult struct {
+	Applied, Unchanged int
+}
+
+// Write server-side applies, as opts.FieldManager, the DNSEndpoint of each
+// record whose live one (written, from Previous) differs from it: spec,
+// fedctl's labels or its annotations; the others are left alone, so that
+// an apply where nothing changed writes nothing to the DNS cluster. The
+// endpoints list is replaced whole, so targets that went away are gone.
+func Write(ctx context.Context, client members.Client, cluster string, recs []dns.Record, written Written, opts WriteOptions) (WriteResult, error) {
+	var res WriteResult
 	m, err := mapping(ctx, client, cluster)
 	if err != nil {
-		return err
+		return res, err
 	}
 	var errs []error
-	for _, r := range records {
+	for _, r := range recs {
 		obj := &unstructured.Unstructured{Object: r.Object}
-		if _, err := client.Apply(ctx, m, obj, opts); err != nil {
+		if opts.Set != "" {
+			obj = obj.DeepCopy()
+			labels := obj.GetLabels()
+			labels[SetLabel] = opts.Set
+			obj.SetLabels(labels)
+		}
+		if upToDate(written[dns.RecordKey(r.Kind, r.Namespace, r.Name)], obj) {
+			res.Unchanged++
+			continue
+		}
+		if _, err := client.Apply(ctx, m, obj, opts.WriteOptions); err != nil {
 			errs = append(errs, fmt.Errorf("DNSEndpoint %s/%s: %w", obj.GetNamespace(), obj.GetName(), members.RequestErrorIn(ctx, err)))
+			continue
+		}
+		res.Applied++
+	}
+	return res, errors.Join(errs...)
+}
+
+// upToDate says whether live already is what want says: the same spec, and
+// every label and annotation of want with its value. What others added is
+// not fedctl's to judge; a label or annotation fedctl dropped is (SetLabel,
+// when an apply without --prune takes a DNSEndpoint out of its set).
+func upToDate(live, want *unstructured.Unstructured) bool {
+	if live == nil || !sameJSON(live.Object["spec"], want.Object["spec"]) {
+		return false
+	}
+	contains := func(have, want map[string]string) bool {
+		for k, v := range want {
+			if got, ok := have[k]; !ok || got != v {
+				return false
+			}
+		}
+		return true
+	}
+	_, liveInSet := live.GetLabels()[SetLabel]
+	_, wantInSet := want.GetLabels()[SetLabel]
+	return liveInSet == wantInSet && contains(live.GetLabels(), want.GetLabels()) && contains(live.GetAnnotations(), want.GetAnnotations())
+}
+
+// sameJSON compares as JSON: the API server's numbers are int64 where the
+// records, made through encoding/json, hold float64.
+func sameJSON(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+}
+
+// Removal is one DNSEndpoint Prune or Delete removed, or would remove, or
+// left.
+type Removal struct {
+	Namespace, Name string
+	// Left says why it was left in place ("" when it was deleted).
+	Left string
+}
+
+// Prune deletes the DNSEndpoints of the ApplySet set (SetLabel) that are
+// not among keep: those of records that left the input since the last
+// apply --prune of the set. Only DNSEndpoints fedctl wrote are deleted
+// (its managed-by label and a record's source annotation), each with a UID
+// precondition; a list that fails deletes nothing.
+func Prune(ctx context.Context, client members.Client, cluster, set string, keep []dns.Record, dryRun DryRun) ([]Removal, error) {
+	m, err := mapping(ctx, client, cluster)
+	if err != nil {
+		return nil, err
+	}
+	items, err := client.List(ctx, m, members.ListOptions{LabelSelector: SetLabel + "=" + set})
+	if err != nil {
+		return nil, fmt.Errorf("list the DNSEndpoints of the ApplySet (nothing was pruned there): %w", members.RequestErrorIn(ctx, err))
+	}
+	kept := map[string]bool{}
+	for _, r := range keep {
+		kept[r.Namespace+"/"+dns.EndpointName(r.Kind, r.Name)] = true
+	}
+	slices.SortFunc(items, func(a, b unstructured.Unstructured) int {
+		return strings.Compare(a.GetNamespace()+"/"+a.GetName(), b.GetNamespace()+"/"+b.GetName())
+	})
+	var out []Removal
+	var errs []error
+	for i := range items {
+		obj := &items[i]
+		if kept[obj.GetNamespace()+"/"+obj.GetName()] {
+			continue
+		}
+		rem, err := remove(ctx, client, m, obj, "", dryRun)
+		out = append(out, rem)
+		errs = append(errs, err)
+	}
+	return out, errors.Join(errs...)
+}
+
+// DryRun says how Delete and Prune delete.
+type DryRun int
+
+const (
+	// NoDryRun deletes.
+	NoDryRun DryRun = iota
+	// ClientDryRun decides what would be deleted and sends no deletion.
+	ClientDryRun
+	// ServerDryRun sends the deletions as a server-side dry run.
+	ServerDryRun
+)
+
+// Delete deletes the DNSEndpoints of the records of in (fedctl delete), as
+// Prune deletes: only those fedctl wrote for these records, each with a
+// UID precondition. A record without one is not in the result.
+func Delete(ctx context.Context, client members.Client, cluster string, in federation.DNS, dryRun DryRun) ([]Removal, error) {
+	written, err := Previous(ctx, client, cluster, in)
+	if err != nil {
+		return nil, err
+	}
+	m, err := mapping(ctx, client, cluster)
+	if err != nil {
+		return nil, err
+	}
+	var out []Removal
+	var errs []error
+	for _, r := range records(in) {
+		obj := written[r.key()]
+		if obj == nil {
+			continue
+		}
+		rem, err := remove(ctx, client, m, obj, r.source(), dryRun)
+		out = append(out, rem)
+		errs = append(errs, err)
+	}
+	return out, errors.Join(errs...)
+}
+
+// remove deletes obj, a DNSEndpoint fedctl wrote for the record source
+// (any record when ""), and leaves any other.
+func remove(ctx context.Context, client members.Client, m members.Mapping, obj *unstructured.Unstructured, source string, dryRun DryRun) (Removal, error) {
+	rem := Removal{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	got := obj.GetAnnotations()[federation.SourceAnnotation]
+	switch {
+	case obj.GetLabels()[federation.ManagedByLabel] != federation.ManagedByValue:
+		rem.Left = "not created by fedctl"
+	case source != "" && got != source:
+		rem.Left = fmt.Sprintf("written for %s, not for this record", cmp.Or(got, "no record of fedctl's"))
+	}
+	if rem.Left != "" || dryRun == ClientDryRun {
+		return rem, nil
+	}
+	uid := obj.GetUID()
+	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}
+	if dryRun == ServerDryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	err := client.Delete(ctx, m, rem.Namespace, rem.Name, opts)
+	if err != nil && !apierrors.IsNotFound(err) {
+		rem.Left = "delete failed"
+		return rem, fmt.Errorf("DNSEndpoint %s/%s: %w", rem.Namespace, rem.Name, members.RequestErrorIn(ctx, err))
+	}
+	return rem, nil
+}
+
+// Deleted are the names ("namespace/name") of the removals that deleted,
+// sorted.
+func Deleted(rems []Removal) []string {
+	var out []string
+	for _, r := range rems {
+		if r.Left == "" {
+			out = append(out, r.Namespace+"/"+r.Name)
 		}
 	}
-	return errors.Join(errs...)
+	slices.Sort(out)
+	return out
 }

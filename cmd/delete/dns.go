@@ -1,0 +1,79 @@
+package delete
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/dnssync"
+	"github.com/fedctl/fedctl/pkg/propagate"
+)
+
+// dnsCluster is where the input's DNS records were written, "" when the
+// input has none or --cluster limits the deletion to some members (the
+// records still serve the others; the next apply withdraws the targets of
+// the members left). Two Domains that disagree are an error before any
+// deletion.
+func (o *DeleteOptions) dnsCluster(in *cmdutil.Rendered) (string, error) {
+	if !in.Set.DNS.Records() {
+		return "", nil
+	}
+	if len(o.Clusters) > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "%s DNS records: kept, as --cluster deletes from some members only; the next apply withdraws their targets\n", o.IO.ErrColorScheme().WarningIcon())
+		return "", nil
+	}
+	cluster, err := o.DNS.DNSCluster(in.Set)
+	if err == nil && cluster == "" {
+		fmt.Fprintf(o.IO.ErrOut, "%s DNS records: not deleted: nothing says where ExternalDNS runs (spec.context on the Domain, or --dns-context)\n", o.IO.ErrColorScheme().WarningIcon())
+	}
+	return cluster, err
+}
+
+var dryRuns = map[string]dnssync.DryRun{cmdutil.DryRunNone: dnssync.NoDryRun, cmdutil.DryRunClient: dnssync.ClientDryRun, cmdutil.DryRunServer: dnssync.ServerDryRun}
+
+// deleteDNS deletes, in the DNS cluster, the DNSEndpoints fedctl wrote for
+// the input's DNS records (those it did not write are left, and said so),
+// each with a UID precondition. --dry-run=client reads and lists them;
+// --dry-run=server sends the deletions as a dry run.
+func (o *DeleteOptions) deleteDNS(ctx context.Context, in *cmdutil.Rendered, cluster string) error {
+	if cluster == "" || ctx.Err() != nil {
+		return nil
+	}
+	access, err := o.Access()
+	if err != nil {
+		return err
+	}
+	o.timeFlags().Apply(&access)
+	target, err := o.DNS.OpenDNS(in.Federation, in.Set, access, o.NewClient)
+	if err != nil {
+		return err
+	}
+	// bounded: a DNS cluster that answers 503 is retried within it
+	dctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
+	defer cancel()
+	removed, err := dnssync.Delete(dctx, target.Client, cluster, in.Set.DNS, dryRuns[o.DryRun])
+	var notServed *dnssync.NotServedError
+	if errors.As(err, &notServed) {
+		return nil // no DNSEndpoint can be there
+	}
+	cs := o.IO.ErrColorScheme()
+	dry := ""
+	if o.DryRun != cmdutil.DryRunNone {
+		dry = " (dry run)"
+	}
+	deleted := dnssync.Deleted(removed)
+	for _, name := range deleted {
+		fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s deleted in cluster %s%s\n", cs.SuccessIcon(), name, cluster, dry)
+	}
+	for _, r := range removed {
+		if r.Left != "" {
+			fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s/%s in cluster %s left in place: %s\n", cs.WarningIcon(), r.Namespace, r.Name, cluster, r.Left)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
+	}
+	return nil
+}

@@ -1,0 +1,213 @@
+package dnssync
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/fedctl/fedctl/pkg/dns"
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/members/memberstest"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+var endpointType = typeconfig.Type{Group: "externaldns.k8s.io", Version: "v1alpha1", Kind: dns.EndpointKind, Plural: "dnsendpoints", Scope: typeconfig.Namespaced}
+
+// record is the Record of the Service record ns/name, pointing name at ip.
+func testRecord(ns, name, ip string) dns.Record {
+	// a float64, as the records are made through encoding/json
+	eps := []any{map[string]any{"dnsName": name + ".example.com", "recordTTL": float64(60), "recordType": "A", "targets": []any{ip}}}
+	return dns.Record{Kind: "Service", Namespace: ns, Name: name, Object: map[string]any{
+		"apiVersion": dns.EndpointAPIVersion, "kind": dns.EndpointKind,
+		"metadata": map[string]any{
+			"name": dns.EndpointName("Service", name), "namespace": ns,
+			"labels":      map[string]any{federation.ManagedByLabel: federation.ManagedByValue},
+			"annotations": map[string]any{federation.SourceAnnotation: "ServiceDNSRecord/" + ns + "/" + name},
+		},
+		"spec": map[string]any{"endpoints": eps},
+	}}
+}
+
+func key(ns, name string) memberstest.Key {
+	return memberstest.KeyOf(memberstest.MappingOf(endpointType), ns, name)
+}
+
+// put stores obj with a UID, as the API server would.
+func put(f *memberstest.Fake, obj map[string]any) {
+	u := &unstructured.Unstructured{Object: obj}
+	u = u.DeepCopy()
+	u.SetUID(types.UID("uid-" + u.GetName()))
+	f.Put(key(u.GetNamespace(), u.GetName()), u)
+}
+
+func dnsOf(recs ...dns.Record) federation.DNS {
+	var d federation.DNS
+	for _, r := range recs {
+		rec := &federation.ServiceDNSRecord{}
+		rec.Namespace, rec.Name = r.Namespace, r.Name
+		d.Services = append(d.Services, rec)
+	}
+	return d
+}
+
+// TestWriteLeavesUpToDateEndpoints: a second write of the same records
+// sends nothing; a changed target, a label fedctl wants or the set label
+// coming or going is written again.
+func TestWriteLeavesUpToDateEndpoints(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := memberstest.New(endpointType)
+	recs := []dns.Record{testRecord("shop", "web", "192.0.2.1"), testRecord("shop", "api", "192.0.2.2")}
+	opts := WriteOptions{WriteOptions: members.WriteOptions{FieldManager: "fedctl"}}
+
+	written, err := Previous(ctx, f, "dns", dnsOf(recs...))
+	require.NoError(t, err)
+	assert.Empty(t, written, "nothing there yet")
+	res, err := Write(ctx, f, "dns", recs, written, opts)
+	require.NoError(t, err)
+	assert.Equal(t, WriteResult{Applied: 2}, res)
+
+	for _, name := range []string{"service-web", "service-api"} {
+		// the API server's numbers are int64
+		live := f.Object(key("shop", name))
+		eps, _, _ := unstructured.NestedSlice(live.Object, "spec", "endpoints")
+		eps[0].(map[string]any)["recordTTL"] = int64(60)
+		require.NoError(t, unstructured.SetNestedSlice(live.Object, eps, "spec", "endpoints"))
+		f.Put(key("shop", name), live)
+	}
+	written, err = Previous(ctx, f, "dns", dnsOf(recs...))
+	require.NoError(t, err)
+	require.Len(t, written, 2)
+	f.ClearCalls()
+	res, err = Write(ctx, f, "dns", recs, written, opts)
+	require.NoError(t, err)
+	assert.Equal(t, WriteResult{Unchanged: 2}, res)
+	assert.Empty(t, f.Writes(), "an apply where nothing changed writes nothing")
+
+	// someone else's label on the live object does not count
+	live := f.Object(key("shop", "service-web"))
+	live.SetLabels(map[string]string{federation.ManagedByLabel: federation.ManagedByValue, "team": "a"})
+	f.Put(key("shop", "service-web"), live)
+	written, _ = Previous(ctx, f, "dns", dnsOf(recs...))
+	res, _ = Write(ctx, f, "dns", recs, written, opts)
+	assert.Equal(t, WriteResult{Unchanged: 2}, res)
+
+	changed := []dns.Record{testRecord("shop", "web", "192.0.2.9"), recs[1]}
+	res, _ = Write(ctx, f, "dns", changed, written, opts)
+	assert.Equal(t, WriteResult{Applied: 1, Unchanged: 1}, res, "a changed target")
+
+	written, _ = Previous(ctx, f, "dns", dnsOf(recs...))
+	inSet := opts
+	inSet.Set = "applyset-abc-v1"
+	res, _ = Write(ctx, f, "dns", changed, written, inSet)
+	assert.Equal(t, WriteResult{Applied: 2}, res, "into the set")
+	assert.Equal(t, "applyset-abc-v1", f.Object(key("shop", "service-api")).GetLabels()[SetLabel])
+	assert.NotContains(t, recs[1].Object["metadata"].(map[string]any)["labels"], SetLabel, "the record is not changed")
+
+	written, _ = Previous(ctx, f, "dns", dnsOf(recs...))
+	res, _ = Write(ctx, f, "dns", changed, written, opts)
+	assert.Equal(t, WriteResult{Applied: 2}, res, "out of the set: the label must go")
+}
+
+// TestPrune: only the set's DNSEndpoints whose records left go, only those
+// fedctl wrote, each with a UID precondition; a list that fails deletes
+// nothing; a client dry run sends nothing.
+func TestPrune(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const set = "applyset-abc-v1"
+	setup := func() *memberstest.Fake {
+		f := memberstest.New(endpointType)
+		for _, name := range []string{"web", "old"} {
+			r := testRecord("shop", name, "192.0.2.1")
+			r.Object["metadata"].(map[string]any)["labels"].(map[string]any)[SetLabel] = set
+			put(f, r.Object)
+		}
+		other := testRecord("shop", "other-app", "192.0.2.3") // not in the set
+		put(f, other.Object)
+		foreign := testRecord("shop", "foreign", "192.0.2.4")
+		foreign.Object["metadata"].(map[string]any)["labels"] = map[string]any{SetLabel: set}
+		put(f, foreign.Object)
+		return f
+	}
+	keep := []dns.Record{testRecord("shop", "web", "192.0.2.1")}
+
+	f := setup()
+	rems, err := Prune(ctx, f, "dns", set, keep, NoDryRun)
+	require.NoError(t, err)
+	assert.Equal(t, []Removal{
+		{Namespace: "shop", Name: "service-foreign", Left: "not created by fedctl"},
+		{Namespace: "shop", Name: "service-old"},
+	}, rems)
+	assert.Equal(t, []string{"shop/service-old"}, Deleted(rems))
+	assert.False(t, f.Has(key("shop", "service-old")))
+	for _, name := range []string{"service-web", "service-other-app", "service-foreign"} {
+		assert.True(t, f.Has(key("shop", name)), name)
+	}
+
+	f = setup()
+	rems, err = Prune(ctx, f, "dns", set, keep, ClientDryRun)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"shop/service-old"}, Deleted(rems))
+	assert.Empty(t, f.Writes())
+
+	f = setup()
+	f.ListErr = func(string) error {
+		return apierrors.NewForbidden(schema.GroupResource{Resource: "dnsendpoints"}, "", nil)
+	}
+	rems, err = Prune(ctx, f, "dns", set, keep, NoDryRun)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "nothing was pruned there")
+	assert.Empty(t, rems)
+	assert.Empty(t, f.Writes(), "never delete on partial knowledge")
+
+	f = memberstest.New()
+	_, err = Prune(ctx, f, "dns", set, nil, NoDryRun)
+	var notServed *NotServedError
+	assert.ErrorAs(t, err, &notServed)
+}
+
+// TestDelete: fedctl delete removes the DNSEndpoints fedctl wrote for the
+// input's records and leaves one another record, or someone else, wrote
+// under the name.
+func TestDelete(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := memberstest.New(endpointType)
+	web, api, cart := testRecord("shop", "web", "192.0.2.1"), testRecord("shop", "api", "192.0.2.2"), testRecord("shop", "cart", "192.0.2.3")
+	put(f, web.Object)
+	apiObj := (&unstructured.Unstructured{Object: api.Object}).DeepCopy()
+	apiObj.SetAnnotations(map[string]string{federation.SourceAnnotation: "ServiceDNSRecord/other/api"})
+	put(f, apiObj.Object)
+	cartObj := (&unstructured.Unstructured{Object: cart.Object}).DeepCopy()
+	cartObj.SetLabels(nil)
+	put(f, cartObj.Object)
+	gone := testRecord("shop", "gone", "192.0.2.5") // never written
+
+	in := dnsOf(web, api, cart, gone)
+	rems, err := Delete(ctx, f, "dns", in, ServerDryRun)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"shop/service-web"}, Deleted(rems))
+	assert.True(t, f.Has(key("shop", "service-web")), "a server dry run deletes nothing")
+
+	rems, err = Delete(ctx, f, "dns", in, NoDryRun)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []Removal{
+		{Namespace: "shop", Name: "service-web"},
+		{Namespace: "shop", Name: "service-api", Left: "written for ServiceDNSRecord/other/api, not for this record"},
+		{Namespace: "shop", Name: "service-cart", Left: "not created by fedctl"},
+	}, rems)
+	assert.False(t, f.Has(key("shop", "service-web")))
+	assert.True(t, f.Has(key("shop", "service-api")))
+	assert.True(t, f.Has(key("shop", "service-cart")))
+	for _, c := range f.Writes() {
+		assert.NotContains(t, c, "service-gone", "a record with no DNSEndpoint is only read")
+	}
+}
