@@ -516,4 +516,41 @@ func TestRolloutDryRunAndDelete(t *testing.T) {
 	assert.False(t, exists(t, "cluster1", configMaps, ns, "settings"))
 }
 
+// TestRolloutDeleteWaitsUntilGone: a delete wave is done when what it
+// deleted is gone, not when the deletions were accepted: an object a
+// finalizer holds keeps the wave from ending, so the wave fails at its
+// timeout and the waves after it keep the application.
+func TestRolloutDeleteWaitsUntilGone(t *testing.T) {
+	const ns = "rollout-gone"
+	w := newWorkspace(t, federation("  timeout: 4s\n"), app(ns, "v1", ""))
+	r := w.apply(t)
+	require.NoError(t, r.err, r.errOut)
+	held := []byte(`{"metadata":{"finalizers":["test.fedctl.io/hold"]}}`)
+	cm := env.Dynamic(t, "cluster3").Resource(configMaps).Namespace(ns)
+	_, err := cm.Patch(context.Background(), "settings", types.MergePatchType, held, metav1.PatchOptions{})
+	require.NoError(t, err)
+
+	r = w.delete(t, "--rollout")
+	require.Error(t, r.err)
+	require.Len(t, r.report.Waves, 3)
+	rest := r.wave("rest")
+	assert.Equal(t, rollout.Failed, rest.State)
+	assert.Contains(t, rest.Message, "cluster3: not gone within the wave timeout 4s:")
+	assert.Contains(t, rest.Message, "ConfigMap "+ns+"/settings")
+	assert.Contains(t, r.errOut, "waiting until the 4 deleted objects are gone")
+	assert.True(t, exists(t, "cluster2", configMaps, ns, "settings"), "the next wave did not start")
+	assert.True(t, exists(t, "cluster1", configMaps, ns, "settings"))
+
+	_, err = cm.Patch(context.Background(), "settings", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	// time for the namespace controller to empty and remove the Namespaces
+	require.NoError(t, os.WriteFile(w.fedPath, []byte(federation("  timeout: 60s\n")), 0o600))
+	r = w.delete(t, "--rollout")
+	require.NoError(t, r.err, r.errOut)
+	for _, wave := range []string{"rest", "eu", "canary"} {
+		assert.Equal(t, rollout.Succeeded, r.wave(wave).State, wave)
+	}
+	assert.False(t, exists(t, "cluster1", configMaps, ns, "settings"))
+}
+
 func ptr[T any](v T) *T { return &v }

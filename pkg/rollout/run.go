@@ -51,7 +51,8 @@ type Input struct {
 	Sync func(ctx context.Context, wave Wave) *propagate.Report
 	// Result is what was rendered; with it each wave is waited for until
 	// every object placed in its members is Current, soaked and checked
-	// again. Nil waits for nothing (delete).
+	// again. Nil is a delete: each wave is waited for until the objects it
+	// deleted are gone, then soaked.
 	Result  *render.Result
 	Clients func(cluster string) (members.Client, error)
 	// RequestTimeout bounds each read of a member; Interval is the time
@@ -306,6 +307,18 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 	if !judge("apply") {
 		return
 	}
+	if r.in.Result == nil { // a delete: the wave is done when its objects are gone
+		for c, why := range r.waitGone(wctx, report, without(res.Clusters, res.FailedClusters)) {
+			reasons[c] = why
+		}
+		if ctx.Err() != nil {
+			res.State, res.Message = Interrupted, "interrupted while waiting for the deleted objects to go; run the same command again to resume"
+			return
+		}
+		if !judge("not gone") || !r.soak(ctx, wctx, res) {
+			return
+		}
+	}
 	if r.in.Result != nil {
 		healthy := without(res.Clusters, res.FailedClusters)
 		bad, notReady, err := r.waitCurrent(wctx, healthy)
@@ -321,17 +334,7 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 			return
 		}
 		if plan.Soak > 0 {
-			fmt.Fprintf(r.out, "  Current; soaking %s\n", plan.Soak)
-			select {
-			case <-wctx.Done():
-			case <-time.After(plan.Soak):
-			}
-			if ctx.Err() != nil {
-				res.State, res.Message = Interrupted, "interrupted while soaking; run the same command again to resume"
-				return
-			}
-			if wctx.Err() != nil {
-				res.State, res.Message = Failed, fmt.Sprintf("the soak of %s did not end within the wave timeout %s", plan.Soak, plan.Timeout)
+			if !r.soak(ctx, wctx, res) {
 				return
 			}
 			healthy = without(res.Clusters, res.FailedClusters)
@@ -368,8 +371,10 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 		res.Message = fmt.Sprintf("Current in %s, and still after a soak of %s", strings.Join(without(res.Clusters, res.FailedClusters), ", "), plan.Soak)
 	case r.in.Result != nil:
 		res.Message = "Current in " + strings.Join(without(res.Clusters, res.FailedClusters), ", ")
+	case plan.Soak > 0:
+		res.Message = fmt.Sprintf("gone from %s, and soaked %s", strings.Join(without(res.Clusters, res.FailedClusters), ", "), plan.Soak)
 	default:
-		res.Message = "done in " + strings.Join(without(res.Clusters, res.FailedClusters), ", ")
+		res.Message = "gone from " + strings.Join(without(res.Clusters, res.FailedClusters), ", ")
 	}
 	if len(res.FailedClusters) > 0 {
 		res.Message += fmt.Sprintf("; %s failed, within maxFailures %d", strings.Join(res.FailedClusters, ", "), plan.MaxFailures)
@@ -377,6 +382,34 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 	if res.Gate != nil {
 		res.Message += "; gate passed"
 	}
+}
+
+// soak waits the plan's soak, if any, after a wave that is Current (or,
+// for a delete, gone); false when the wave ended there, interrupted or out
+// of time, with res saying so.
+func (r *runner) soak(ctx, wctx context.Context, res *WaveResult) bool {
+	plan := r.in.Plan
+	if plan.Soak <= 0 {
+		return true
+	}
+	state := "Current"
+	if r.in.Result == nil {
+		state = "Gone"
+	}
+	fmt.Fprintf(r.out, "  %s; soaking %s\n", state, plan.Soak)
+	select {
+	case <-wctx.Done():
+	case <-time.After(plan.Soak):
+	}
+	if ctx.Err() != nil {
+		res.State, res.Message = Interrupted, "interrupted while soaking; run the same command again to resume"
+		return false
+	}
+	if wctx.Err() != nil {
+		res.State, res.Message = Failed, fmt.Sprintf("the soak of %s did not end within the wave timeout %s", plan.Soak, plan.Timeout)
+		return false
+	}
+	return true
 }
 
 // waitCurrent waits until every object placed in clusters is Current, and
