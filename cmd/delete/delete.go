@@ -129,7 +129,7 @@ failed (the others are done), 1 when nothing could be done.`,
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
 	fl.StringVar(&opts.Cascade, "cascade", "background", "Propagation policy: background, foreground or orphan (dependents)")
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters handled at once")
-	fl.StringVar(&opts.DNS.Context, "dns-context", "", "The member or kubeconfig context where ExternalDNS runs, whose DNSEndpoints of the input's DNS records are deleted (default: the Domain's spec.context)")
+	fl.StringVar(&opts.DNS.Context, "dns-context", "", "Where ExternalDNS runs (a member or a kubeconfig context): the DNSEndpoints of the input's DNS records are deleted there (default: the Domain's spec.context)")
 	cmdutil.AddMemberTimeFlags(cmd, opts.timeFlags())
 	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json, or name (CLUSTER kind.group/NAME per object)")
 	_ = cmd.RegisterFlagCompletionFunc("cascade", cobra.FixedCompletions([]string{"background", "foreground", "orphan"}, cobra.ShellCompDirectiveNoFileComp))

@@ -86,6 +86,10 @@ func Previous(ctx context.Context, client members.Client, cluster string, in fed
 	if err != nil {
 		return nil, err
 	}
+	return previous(ctx, client, m, in)
+}
+
+func previous(ctx context.Context, client members.Client, m members.Mapping, in federation.DNS) (Written, error) {
 	out := Written{}
 	for _, r := range records(in) {
 		live, err := client.Get(ctx, m, r.namespace, dns.EndpointName(r.kind, r.name))
@@ -234,11 +238,11 @@ const (
 // Prune deletes: only those fedctl wrote for these records, each with a
 // UID precondition. A record without one is not in the result.
 func Delete(ctx context.Context, client members.Client, cluster string, in federation.DNS, dryRun DryRun) ([]Removal, error) {
-	written, err := Previous(ctx, client, cluster, in)
+	m, err := mapping(ctx, client, cluster)
 	if err != nil {
 		return nil, err
 	}
-	m, err := mapping(ctx, client, cluster)
+	written, err := previous(ctx, client, m, in)
 	if err != nil {
 		return nil, err
 	}
