@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -117,37 +118,32 @@ func (w *workspace) write(t *testing.T, manifests string) {
 	require.NoError(t, os.WriteFile(filepath.Join(w.dir, "app", "app.yaml"), []byte(manifests), 0o600))
 }
 
-func (w *workspace) factory() (*cmdutil.Factory, *iostreams.IOStreams, func() (string, string)) {
+// run runs the command newCmd makes with -f app/ and args against the
+// workspace, and returns its standard output and error.
+func (w *workspace) run(t *testing.T, newCmd func(*cmdutil.Factory) *cobra.Command, args ...string) (string, string, error) {
+	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	return &cmdutil.Factory{
+	cmd := newCmd(&cmdutil.Factory{
 		IOStreams:  ios,
 		Federation: func() (*members.File, error) { return members.Load(w.fedPath) },
 		Access:     func() (members.Access, error) { return members.Access{Kubeconfig: w.kubeconfig}, nil },
-	}, ios, func() (string, string) { return out.String(), errOut.String() }
+	})
+	cmd.SetArgs(append([]string{"-f", filepath.Join(w.dir, "app")}, args...))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	t.Logf("fedctl %s %v\nstdout:\n%s\nstderr:\n%s", cmd.Name(), args, out, errOut)
+	return out.String(), errOut.String(), err
 }
 
 func (w *workspace) apply(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	f, _, outputs := w.factory()
-	cmd := apply.NewCmdApply(f, nil)
-	cmd.SetArgs(append([]string{"-f", filepath.Join(w.dir, "app")}, args...))
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
-	_, errOut := outputs()
-	t.Logf("fedctl apply %v\nstderr:\n%s", args, errOut)
+	_, errOut, err := w.run(t, func(f *cmdutil.Factory) *cobra.Command { return apply.NewCmdApply(f, nil) }, args...)
 	return errOut, err
 }
 
 func (w *workspace) dns(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	f, _, outputs := w.factory()
-	cmd := NewCmdDNS(f, nil)
-	cmd.SetArgs(append([]string{"-f", filepath.Join(w.dir, "app")}, args...))
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
-	out, errOut := outputs()
-	t.Logf("fedctl dns %v\nstdout:\n%s\nstderr:\n%s", args, out, errOut)
-	return out, errOut, err
+	return w.run(t, func(f *cmdutil.Factory) *cobra.Command { return NewCmdDNS(f, nil) }, args...)
 }
 
 // installCRD creates ExternalDNS's DNSEndpoint CRD in cluster1 (where
@@ -273,21 +269,13 @@ func TestDNSRecords(t *testing.T) {
 	}, endpoints(t, ns))
 
 	// status and explain --live say what each member gives, and why
-	f, _, outputs := w.factory()
-	st := statuscmd.NewCmdStatus(f, nil)
-	st.SetArgs([]string{"-f", filepath.Join(w.dir, "app")})
-	st.SilenceErrors, st.SilenceUsage = true, true
-	require.NoError(t, st.ExecuteContext(context.Background()))
-	out, _ = outputs()
+	out, _, err = w.run(t, func(f *cmdutil.Factory) *cobra.Command { return statuscmd.NewCmdStatus(f, nil) })
+	require.NoError(t, err)
 	assert.Regexp(t, `NAMESPACE\s+RECORD\s+MEMBER\s+TARGETS\s+WEIGHT\s+WHY\n`, out)
 	assert.Regexp(t, `dns-records\s+servicednsrecord/web\s+cluster1\s+192.0.2.1\s+-\s+the Service's load balancer`, out)
 	assert.Regexp(t, `dns-records\s+servicednsrecord/web\s+cluster2\s+<none>\s+-\s+the Service has no load balancer`, out)
-	f, _, outputs = w.factory()
-	ex := explaincmd.NewCmdExplain(f, nil)
-	ex.SetArgs([]string{"-f", filepath.Join(w.dir, "app"), "--live", "service/web"})
-	ex.SilenceErrors, ex.SilenceUsage = true, true
-	require.NoError(t, ex.ExecuteContext(context.Background()))
-	out, _ = outputs()
+	out, _, err = w.run(t, func(f *cmdutil.Factory) *cobra.Command { return explaincmd.NewCmdExplain(f, nil) }, "--live", "service/web")
+	require.NoError(t, err)
 	assert.Contains(t, out, "DNS records (from what the members say now):")
 	assert.Contains(t, out, "cluster3 (region us-east-1, zones us-east-1a): 198.51.100.3: the Service's load balancer")
 
@@ -408,13 +396,7 @@ func withoutRecord(manifests string) string {
 
 func (w *workspace) delete(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	f, _, outputs := w.factory()
-	cmd := deletecmd.NewCmdDelete(f, nil)
-	cmd.SetArgs(append([]string{"-f", filepath.Join(w.dir, "app")}, args...))
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
-	_, errOut := outputs()
-	t.Logf("fedctl delete %v\nstderr:\n%s", args, errOut)
+	_, errOut, err := w.run(t, func(f *cmdutil.Factory) *cobra.Command { return deletecmd.NewCmdDelete(f, nil) }, args...)
 	return errOut, err
 }
 
