@@ -2,6 +2,7 @@ package delete
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -69,11 +70,8 @@ objects could not be read, the parent stays and the member's line says why.`,
 			if opts.DryRun, err = cmdutil.ParseDryRun(opts.IO.ErrOut, opts.DryRun); err != nil {
 				return err
 			}
-			if err := cmdutil.CheckInputFlags(opts.Filenames, opts.Kustomize); err != nil {
+			if err := opts.Validate(); err != nil {
 				return cmdutil.FlagErrorWrap(err)
-			}
-			if opts.Output != "" && opts.Output != "json" && opts.Output != "name" {
-				return cmdutil.FlagErrorf("--output must be json or name, got %q", opts.Output)
 			}
 			opts.NamespaceGiven = cmd.Flags().Changed("namespace")
 			if runF != nil {
@@ -93,6 +91,18 @@ objects could not be read, the parent stays and the member's line says why.`,
 	fl.DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "How long each request to a member may take")
 	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json, or name")
 	return cmd
+}
+
+// Validate checks the flags.
+func (o *ReleaseOptions) Validate() error {
+	var errs []error
+	if err := cmdutil.CheckInputFlags(o.Filenames, o.Kustomize); err != nil {
+		errs = append(errs, err)
+	}
+	if o.Output != "" && o.Output != "json" && o.Output != "name" {
+		errs = append(errs, fmt.Errorf("--output must be json or name, got %q", o.Output))
+	}
+	return errors.Join(errs...)
 }
 
 // Run releases.
