@@ -429,17 +429,21 @@ func (o *ApplyOptions) dnsCluster(in *cmdutil.Rendered, set *propagate.ApplySet)
 // A member that could not be read keeps its last targets (unless
 // --dns-withdraw-unreachable) and makes the run partial (exit 3). With
 // --prune (set), the DNSEndpoints are labelled with the set, and those of
-// the set whose records left the input are deleted.
+// the set whose records left the input are deleted, within
+// --max-deletions. A dry run says what it would write and delete: client
+// reads and sends nothing, server sends dry-run requests.
 //
 // The members are read through clients, the apply's own, so that what
-// they learnt (discovery, who does not answer) is not asked again.
+// they learnt (discovery, who does not answer) is not asked again; nil
+// clients (--dry-run=client without --prune) read no cluster, so neither
+// does the DNS step.
 func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, cluster string, set *propagate.ApplySet, clients func(string) (members.Client, error)) error {
 	if cluster == "" || ctx.Err() != nil {
 		return nil
 	}
 	cs := o.IO.ErrColorScheme()
-	if o.DryRun != "none" {
-		fmt.Fprintf(o.IO.ErrOut, "%s DNS records: not written (dry run); fedctl dns -f ... shows them\n", cs.WarningIcon())
+	if clients == nil {
+		fmt.Fprintf(o.IO.ErrOut, "%s DNS records: not computed, as --dry-run=client without --prune reads no cluster; fedctl dns -f ... shows them\n", cs.WarningIcon())
 		return nil
 	}
 	access, err := o.Access()
@@ -461,7 +465,8 @@ func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, clust
 	// for as long as the command runs
 	wctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
 	defer cancel()
-	opts := dnssync.WriteOptions{WriteOptions: members.WriteOptions{FieldManager: o.FieldManager, Force: true}}
+	dry, suffix := cmdutil.DNSDryRun(o.DryRun)
+	opts := dnssync.WriteOptions{FieldManager: o.FieldManager, DryRun: dry}
 	if set != nil {
 		opts.Set = set.ID()
 	}
@@ -481,10 +486,10 @@ func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, clust
 		case written.Unchanged:
 			what = "unchanged in cluster " + cluster
 		}
-		fmt.Fprintf(o.IO.ErrOut, "%s DNS: %d DNSEndpoints (%d names) %s\n", cs.SuccessIcon(), len(res.Records), n, what)
+		fmt.Fprintf(o.IO.ErrOut, "%s DNS: %d DNSEndpoints (%d names) %s%s\n", cs.SuccessIcon(), len(res.Records), n, what, suffix)
 	}
 	if set != nil {
-		if err := o.pruneDNS(wctx, target, set, res.Records); err != nil {
+		if err := o.pruneDNS(wctx, target, set, res.Records, dry, suffix); err != nil {
 			return fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
 		}
 	}
@@ -495,10 +500,16 @@ func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, clust
 }
 
 // pruneDNS deletes the DNSEndpoints of set whose records are not among
-// keep, and says which it deleted and which it left, and why. A DNS
-// cluster that does not serve DNSEndpoints holds none to prune.
-func (o *ApplyOptions) pruneDNS(ctx context.Context, target *cmdutil.DNSTarget, set *propagate.ApplySet, keep []dns.Record) error {
-	removed, err := dnssync.Prune(ctx, target.Client, target.Cluster, set.ID(), keep, dnssync.NoDryRun)
+// keep, and says which it deleted and which it left, and why; more than
+// --max-deletions of them are not deleted at all (but listed by a client
+// dry run, which, as propagate's plan, is not bounded). A DNS cluster that
+// does not serve DNSEndpoints holds none to prune.
+func (o *ApplyOptions) pruneDNS(ctx context.Context, target *cmdutil.DNSTarget, set *propagate.ApplySet, keep []dns.Record, dry dnssync.DryRun, suffix string) error {
+	opts := dnssync.PruneOptions{DryRun: dry}
+	if o.MaxDeletions >= 0 && dry != dnssync.ClientDryRun {
+		opts.MaxDeletions = &o.MaxDeletions
+	}
+	removed, err := dnssync.Prune(ctx, target.Client, target.Cluster, set.ID(), keep, opts)
 	var notServed *dnssync.NotServedError
 	if errors.As(err, &notServed) && len(keep) == 0 {
 		return nil
@@ -506,7 +517,7 @@ func (o *ApplyOptions) pruneDNS(ctx context.Context, target *cmdutil.DNSTarget, 
 	cs := o.IO.ErrColorScheme()
 	for _, r := range removed {
 		if r.Left == "" {
-			fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s/%s deleted in cluster %s (pruned: its record left the input)\n", cs.SuccessIcon(), r.Namespace, r.Name, target.Cluster)
+			fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s/%s deleted in cluster %s (pruned: its record left the input)%s\n", cs.SuccessIcon(), r.Namespace, r.Name, target.Cluster, suffix)
 		} else {
 			fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s/%s in cluster %s left in place: %s\n", cs.WarningIcon(), r.Namespace, r.Name, target.Cluster, r.Left)
 		}

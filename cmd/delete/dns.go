@@ -31,8 +31,6 @@ func (o *DeleteOptions) dnsCluster(in *cmdutil.Rendered) (string, error) {
 	return cluster, err
 }
 
-var dryRuns = map[string]dnssync.DryRun{cmdutil.DryRunNone: dnssync.NoDryRun, cmdutil.DryRunClient: dnssync.ClientDryRun, cmdutil.DryRunServer: dnssync.ServerDryRun}
-
 // deleteDNS deletes, in the DNS cluster, the DNSEndpoints fedctl wrote for
 // the input's DNS records (those it did not write are left, and said so),
 // each with a UID precondition. --dry-run=client reads and lists them;
@@ -53,19 +51,16 @@ func (o *DeleteOptions) deleteDNS(ctx context.Context, in *cmdutil.Rendered, clu
 	// bounded: a DNS cluster that answers 503 is retried within it
 	dctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
 	defer cancel()
-	removed, err := dnssync.Delete(dctx, target.Client, cluster, in.Set.DNS, dryRuns[o.DryRun])
+	dry, suffix := cmdutil.DNSDryRun(o.DryRun)
+	removed, err := dnssync.Delete(dctx, target.Client, cluster, in.Set.DNS, dry)
 	var notServed *dnssync.NotServedError
 	if errors.As(err, &notServed) {
 		return nil // no DNSEndpoint can be there
 	}
 	cs := o.IO.ErrColorScheme()
-	dry := ""
-	if o.DryRun != cmdutil.DryRunNone {
-		dry = " (dry run)"
-	}
 	deleted := dnssync.Deleted(removed)
 	for _, name := range deleted {
-		fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s deleted in cluster %s%s\n", cs.SuccessIcon(), name, cluster, dry)
+		fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s deleted in cluster %s%s\n", cs.SuccessIcon(), name, cluster, suffix)
 	}
 	for _, r := range removed {
 		if r.Left != "" {

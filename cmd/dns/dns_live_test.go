@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -421,6 +422,25 @@ func TestDNSPrune(t *testing.T) {
 	assert.Regexp(t, `DNS: 1 DNSEndpoints \(\d+ names\) unchanged in cluster cluster1`, errOut)
 	assert.Equal(t, obj.GetResourceVersion(), getEndpoint(t, ns, "service-web").GetResourceVersion(), "nothing was written")
 
+	// a dry run says what it would write, and writes nothing; a client dry
+	// run without --prune reads no cluster, so it says it did not look
+	w.write(t, app(ns, 3, "  recordTTL: 120\n"))
+	for _, dry := range []struct{ flag, suffix string }{{"--dry-run=client", " (dry run)"}, {"--dry-run=server", " (server dry run)"}} {
+		errOut, err = w.apply(t, append(prune, dry.flag)...)
+		require.NoError(t, err, dry.flag)
+		assert.Regexp(t, `DNS: 1 DNSEndpoints \(\d+ names\) applied in cluster cluster1`+regexp.QuoteMeta(dry.suffix)+"\n", errOut)
+		assert.Equal(t, obj.GetResourceVersion(), getEndpoint(t, ns, "service-web").GetResourceVersion(), dry.flag)
+	}
+	errOut, err = w.apply(t, "-n", ns, "--dry-run=client")
+	require.NoError(t, err)
+	assert.Contains(t, errOut, "DNS records: not computed, as --dry-run=client without --prune reads no cluster")
+	errOut, err = w.apply(t, prune...)
+	require.NoError(t, err)
+	assert.Regexp(t, `DNS: 1 DNSEndpoints \(\d+ names\) applied in cluster cluster1\n`, errOut)
+	eps, _, _ := unstructured.NestedSlice(getEndpoint(t, ns, "service-web").Object, "spec", "endpoints")
+	require.NotEmpty(t, eps)
+	assert.EqualValues(t, 120, eps[0].(map[string]any)["recordTTL"])
+
 	// another tool's DNSEndpoint that carries the set's label
 	foreign := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "externaldns.k8s.io/v1alpha1", "kind": "DNSEndpoint",
@@ -434,6 +454,20 @@ func TestDNSPrune(t *testing.T) {
 	_, err = w.apply(t, "-n", ns)
 	require.NoError(t, err)
 	require.NotNil(t, getEndpoint(t, ns, "service-web"), "kept without --prune, as member objects are")
+
+	// dry runs list the deletion and delete nothing; --max-deletions
+	// bounds the DNS cluster's deletions as it bounds a member's
+	for _, dry := range []struct{ flag, suffix string }{{"--dry-run=client", " (dry run)"}, {"--dry-run=server", " (server dry run)"}} {
+		errOut, err = w.apply(t, append(prune, dry.flag)...)
+		require.NoError(t, err, dry.flag)
+		assert.Contains(t, errOut, "DNS: DNSEndpoint dns-prune/service-web deleted in cluster cluster1 (pruned: its record left the input)"+dry.suffix+"\n")
+		require.NotNil(t, getEndpoint(t, ns, "service-web"), dry.flag)
+	}
+	errOut, err = w.apply(t, append(prune, "--max-deletions=0")...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not pruned: 1 DNSEndpoints would be deleted in cluster cluster1 (dns-prune/service-web), more than --max-deletions=0")
+	assert.NotContains(t, errOut, "deleted in cluster cluster1")
+	require.NotNil(t, getEndpoint(t, ns, "service-web"))
 
 	errOut, err = w.apply(t, prune...)
 	require.NoError(t, err)
@@ -457,7 +491,7 @@ func TestDNSDelete(t *testing.T) {
 	assert.Contains(t, errOut, "DNS: DNSEndpoint dns-delete/service-web deleted in cluster cluster1 (dry run)")
 	errOut, err = w.delete(t, "--dry-run=server")
 	require.NoError(t, err)
-	assert.Contains(t, errOut, "DNS: DNSEndpoint dns-delete/service-web deleted in cluster cluster1 (dry run)")
+	assert.Contains(t, errOut, "DNS: DNSEndpoint dns-delete/service-web deleted in cluster cluster1 (server dry run)")
 	require.NotNil(t, getEndpoint(t, ns, "service-web"))
 
 	errOut, err = w.delete(t, "--cluster", "cluster3")

@@ -69,6 +69,19 @@ func (f *DNSFlags) DNSCluster(set *federation.Set) (string, error) {
 	return cluster, nil
 }
 
+// DNSDryRun is how the DNS step writes and deletes under --dry-run
+// (none, client or server), and the suffix of its messages, kubectl's:
+// " (dry run)" or " (server dry run)".
+func DNSDryRun(dryRun string) (dnssync.DryRun, string) {
+	switch dryRun {
+	case DryRunClient:
+		return dnssync.ClientDryRun, " (dry run)"
+	case DryRunServer:
+		return dnssync.ServerDryRun, " (server dry run)"
+	}
+	return dnssync.NoDryRun, ""
+}
+
 // DNSTarget is the cluster where ExternalDNS reads the DNSEndpoints, and
 // its client.
 type DNSTarget struct {

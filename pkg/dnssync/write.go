@@ -106,13 +106,16 @@ func previous(ctx context.Context, client members.Client, m members.Mapping, in 
 
 // WriteOptions say how Write writes.
 type WriteOptions struct {
-	members.WriteOptions
+	FieldManager string
 	// Set, when set, is the ID of the ApplySet of apply --prune, written
 	// as SetLabel.
 	Set string
+	// DryRun: ClientDryRun counts what would be applied and sends
+	// nothing; ServerDryRun sends the applies as a server-side dry run.
+	DryRun DryRun
 }
 
-// WriteResult counts what Write did.
+// WriteResult counts what Write did, or with a client dry run would do.
 type WriteResult struct {
 	Applied, Unchanged int
 }
@@ -122,6 +125,9 @@ type WriteResult struct {
 // fedctl's labels or its annotations; the others are left alone, so that
 // an apply where nothing changed writes nothing to the DNS cluster. The
 // endpoints list is replaced whole, so targets that went away are gone.
+// Conflicts are forced: a DNSEndpoint named for a record is fedctl's to
+// write, and another manager's targets there would send traffic where the
+// members do not serve it.
 func Write(ctx context.Context, client members.Client, cluster string, recs []dns.Record, written Written, opts WriteOptions) (WriteResult, error) {
 	var res WriteResult
 	m, err := mapping(ctx, client, cluster)
@@ -141,7 +147,12 @@ func Write(ctx context.Context, client members.Client, cluster string, recs []dn
 			res.Unchanged++
 			continue
 		}
-		if _, err := client.Apply(ctx, m, obj, opts.WriteOptions); err != nil {
+		if opts.DryRun == ClientDryRun {
+			res.Applied++
+			continue
+		}
+		wopts := members.WriteOptions{FieldManager: opts.FieldManager, Force: true, DryRun: opts.DryRun == ServerDryRun}
+		if _, err := client.Apply(ctx, m, obj, wopts); err != nil {
 			errs = append(errs, fmt.Errorf("DNSEndpoint %s/%s: %w", obj.GetNamespace(), obj.GetName(), members.RequestErrorIn(ctx, err)))
 			continue
 		}
@@ -187,12 +198,35 @@ type Removal struct {
 	Left string
 }
 
+// PruneOptions say how Prune deletes.
+type PruneOptions struct {
+	DryRun DryRun
+	// MaxDeletions, when set, bounds the DNSEndpoints one Prune deletes
+	// (apply's --max-deletions, which bounds each member's deletions):
+	// past it, none is deleted.
+	MaxDeletions *int
+}
+
+// TooManyError says a Prune would delete more than its MaxDeletions, and
+// so deleted none.
+type TooManyError struct {
+	Cluster   string
+	Count     int
+	Max       int
+	Endpoints []string
+}
+
+func (e *TooManyError) Error() string {
+	return fmt.Sprintf("not pruned: %d DNSEndpoints would be deleted in cluster %s (%s), more than --max-deletions=%d; check the input, then raise --max-deletions to allow it", e.Count, e.Cluster, strings.Join(e.Endpoints, ", "), e.Max)
+}
+
 // Prune deletes the DNSEndpoints of the ApplySet set (SetLabel) that are
 // not among keep: those of records that left the input since the last
 // apply --prune of the set. Only DNSEndpoints fedctl wrote are deleted
 // (its managed-by label and a record's source annotation), each with a UID
-// precondition; a list that fails deletes nothing.
-func Prune(ctx context.Context, client members.Client, cluster, set string, keep []dns.Record, dryRun DryRun) ([]Removal, error) {
+// precondition; a list that fails deletes nothing, and so does a prune of
+// more than opts.MaxDeletions.
+func Prune(ctx context.Context, client members.Client, cluster, set string, keep []dns.Record, opts PruneOptions) ([]Removal, error) {
 	m, err := mapping(ctx, client, cluster)
 	if err != nil {
 		return nil, err
@@ -208,14 +242,25 @@ func Prune(ctx context.Context, client members.Client, cluster, set string, keep
 	slices.SortFunc(items, func(a, b unstructured.Unstructured) int {
 		return strings.Compare(a.GetNamespace()+"/"+a.GetName(), b.GetNamespace()+"/"+b.GetName())
 	})
-	var out []Removal
-	var errs []error
+	var gone []*unstructured.Unstructured
+	var names []string
 	for i := range items {
 		obj := &items[i]
 		if kept[obj.GetNamespace()+"/"+obj.GetName()] {
 			continue
 		}
-		rem, err := remove(ctx, client, m, obj, "", dryRun)
+		gone = append(gone, obj)
+		if leftBecause(obj, "") == "" {
+			names = append(names, obj.GetNamespace()+"/"+obj.GetName())
+		}
+	}
+	if opts.MaxDeletions != nil && len(names) > *opts.MaxDeletions {
+		return nil, &TooManyError{Cluster: cluster, Count: len(names), Max: *opts.MaxDeletions, Endpoints: names}
+	}
+	var out []Removal
+	var errs []error
+	for _, obj := range gone {
+		rem, err := remove(ctx, client, m, obj, "", opts.DryRun)
 		out = append(out, rem)
 		errs = append(errs, err)
 	}
@@ -263,14 +308,7 @@ func Delete(ctx context.Context, client members.Client, cluster string, in feder
 // remove deletes obj, a DNSEndpoint fedctl wrote for the record source
 // (any record when ""), and leaves any other.
 func remove(ctx context.Context, client members.Client, m members.Mapping, obj *unstructured.Unstructured, source string, dryRun DryRun) (Removal, error) {
-	rem := Removal{Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	got := obj.GetAnnotations()[federation.SourceAnnotation]
-	switch {
-	case obj.GetLabels()[federation.ManagedByLabel] != federation.ManagedByValue:
-		rem.Left = "not created by fedctl"
-	case source != "" && got != source:
-		rem.Left = fmt.Sprintf("written for %s, not for this record", cmp.Or(got, "no record of fedctl's"))
-	}
+	rem := Removal{Namespace: obj.GetNamespace(), Name: obj.GetName(), Left: leftBecause(obj, source)}
 	if rem.Left != "" || dryRun == ClientDryRun {
 		return rem, nil
 	}
@@ -285,6 +323,19 @@ func remove(ctx context.Context, client members.Client, m members.Mapping, obj *
 		return rem, fmt.Errorf("DNSEndpoint %s/%s: %w", rem.Namespace, rem.Name, members.RequestErrorIn(ctx, err))
 	}
 	return rem, nil
+}
+
+// leftBecause says why obj, a DNSEndpoint, is not fedctl's to delete for
+// the record source (any record when ""); "" when it is.
+func leftBecause(obj *unstructured.Unstructured, source string) string {
+	got := obj.GetAnnotations()[federation.SourceAnnotation]
+	switch {
+	case obj.GetLabels()[federation.ManagedByLabel] != federation.ManagedByValue:
+		return "not created by fedctl"
+	case source != "" && got != source:
+		return fmt.Sprintf("written for %s, not for this record", cmp.Or(got, "no record of fedctl's"))
+	}
+	return ""
 }
 
 // Deleted are the names ("namespace/name") of the removals that deleted,

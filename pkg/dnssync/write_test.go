@@ -13,7 +13,6 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/dns"
 	"github.com/fedctl/fedctl/pkg/federation"
-	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/members/memberstest"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
@@ -65,7 +64,7 @@ func TestWriteLeavesUpToDateEndpoints(t *testing.T) {
 	ctx := context.Background()
 	f := memberstest.New(endpointType)
 	recs := []dns.Record{testRecord("shop", "web", "192.0.2.1"), testRecord("shop", "api", "192.0.2.2")}
-	opts := WriteOptions{WriteOptions: members.WriteOptions{FieldManager: "fedctl"}}
+	opts := WriteOptions{FieldManager: "fedctl"}
 
 	written, err := Previous(ctx, f, "dns", dnsOf(recs...))
 	require.NoError(t, err)
@@ -116,6 +115,35 @@ func TestWriteLeavesUpToDateEndpoints(t *testing.T) {
 	assert.Equal(t, WriteResult{Applied: 2}, res, "out of the set: the label must go")
 }
 
+// TestWriteDryRuns: a client dry run counts what would be applied and
+// sends nothing; a server dry run sends dry-run applies, which change
+// nothing.
+func TestWriteDryRuns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := memberstest.New(endpointType)
+	web := testRecord("shop", "web", "192.0.2.1")
+	_, err := Write(ctx, f, "dns", []dns.Record{web}, nil, WriteOptions{FieldManager: "fedctl"})
+	require.NoError(t, err)
+	written, err := Previous(ctx, f, "dns", dnsOf(web))
+	require.NoError(t, err)
+	before := f.Object(key("shop", "service-web"))
+
+	recs := []dns.Record{testRecord("shop", "web", "192.0.2.9"), testRecord("shop", "api", "192.0.2.2")}
+	f.ClearCalls()
+	res, err := Write(ctx, f, "dns", recs, written, WriteOptions{FieldManager: "fedctl", DryRun: ClientDryRun})
+	require.NoError(t, err)
+	assert.Equal(t, WriteResult{Applied: 2}, res)
+	assert.Empty(t, f.Writes(), "a client dry run sends nothing")
+
+	res, err = Write(ctx, f, "dns", recs, written, WriteOptions{FieldManager: "fedctl", DryRun: ServerDryRun})
+	require.NoError(t, err)
+	assert.Equal(t, WriteResult{Applied: 2}, res)
+	assert.Len(t, f.Writes(), 2, "a server dry run sends each apply")
+	assert.Equal(t, before, f.Object(key("shop", "service-web")), "as a dry run")
+	assert.False(t, f.Has(key("shop", "service-api")), "as a dry run")
+}
+
 // TestPrune: only the set's DNSEndpoints whose records left go, only those
 // fedctl wrote, each with a UID precondition; a list that fails deletes
 // nothing; a client dry run sends nothing.
@@ -140,7 +168,7 @@ func TestPrune(t *testing.T) {
 	keep := []dns.Record{testRecord("shop", "web", "192.0.2.1")}
 
 	f := setup()
-	rems, err := Prune(ctx, f, "dns", set, keep, NoDryRun)
+	rems, err := Prune(ctx, f, "dns", set, keep, PruneOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []Removal{
 		{Namespace: "shop", Name: "service-foreign", Left: "not created by fedctl"},
@@ -153,7 +181,7 @@ func TestPrune(t *testing.T) {
 	}
 
 	f = setup()
-	rems, err = Prune(ctx, f, "dns", set, keep, ClientDryRun)
+	rems, err = Prune(ctx, f, "dns", set, keep, PruneOptions{DryRun: ClientDryRun})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"shop/service-old"}, Deleted(rems))
 	assert.Empty(t, f.Writes())
@@ -162,14 +190,30 @@ func TestPrune(t *testing.T) {
 	f.ListErr = func(string) error {
 		return apierrors.NewForbidden(schema.GroupResource{Resource: "dnsendpoints"}, "", nil)
 	}
-	rems, err = Prune(ctx, f, "dns", set, keep, NoDryRun)
+	rems, err = Prune(ctx, f, "dns", set, keep, PruneOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nothing was pruned there")
 	assert.Empty(t, rems)
 	assert.Empty(t, f.Writes(), "never delete on partial knowledge")
 
+	// --max-deletions counts what would be deleted: service-old alone, as
+	// the foreign one is left
+	f = setup()
+	f.ClearCalls()
+	zero, one := 0, 1
+	rems, err = Prune(ctx, f, "dns", set, keep, PruneOptions{MaxDeletions: &zero})
+	var tooMany *TooManyError
+	require.ErrorAs(t, err, &tooMany)
+	assert.Equal(t, TooManyError{Cluster: "dns", Count: 1, Max: 0, Endpoints: []string{"shop/service-old"}}, *tooMany)
+	assert.Contains(t, err.Error(), "raise --max-deletions")
+	assert.Empty(t, rems)
+	assert.Empty(t, f.Writes(), "past the bound, nothing is deleted")
+	rems, err = Prune(ctx, f, "dns", set, keep, PruneOptions{MaxDeletions: &one})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"shop/service-old"}, Deleted(rems))
+
 	f = memberstest.New()
-	_, err = Prune(ctx, f, "dns", set, nil, NoDryRun)
+	_, err = Prune(ctx, f, "dns", set, nil, PruneOptions{})
 	var notServed *NotServedError
 	assert.ErrorAs(t, err, &notServed)
 }
