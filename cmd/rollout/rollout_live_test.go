@@ -522,7 +522,16 @@ func TestRolloutDryRunAndDelete(t *testing.T) {
 // timeout and the waves after it keep the application.
 func TestRolloutDeleteWaitsUntilGone(t *testing.T) {
 	const ns = "rollout-gone"
-	w := newWorkspace(t, federation("  timeout: 4s\n"), app(ns, "v1", ""))
+	// a second ConfigMap, so that the wait reads the two with one LIST
+	extra := `---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: extra, namespace: ` + ns + `}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+`
+	w := newWorkspace(t, federation("  timeout: 4s\n"), app(ns, "v1", "")+extra)
 	r := w.apply(t)
 	require.NoError(t, r.err, r.errOut)
 	held := []byte(`{"metadata":{"finalizers":["test.fedctl.io/hold"]}}`)
@@ -537,7 +546,8 @@ func TestRolloutDeleteWaitsUntilGone(t *testing.T) {
 	assert.Equal(t, rollout.Failed, rest.State)
 	assert.Contains(t, rest.Message, "cluster3: not gone within the wave timeout 4s:")
 	assert.Contains(t, rest.Message, "ConfigMap "+ns+"/settings")
-	assert.Contains(t, r.errOut, "waiting until the 4 deleted objects are gone")
+	assert.NotContains(t, rest.Message, "extra", "gone, as the LIST of fedctl's ConfigMaps says")
+	assert.Contains(t, r.errOut, "waiting until the 5 deleted objects are gone")
 	assert.True(t, exists(t, "cluster2", configMaps, ns, "settings"), "the next wave did not start")
 	assert.True(t, exists(t, "cluster1", configMaps, ns, "settings"))
 

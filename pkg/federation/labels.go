@@ -26,6 +26,10 @@ const (
 	SourceAnnotation = "fedctl.io/federated-object"
 )
 
+// ManagedBySelector is the label selector of the objects fedctl manages,
+// for a List.
+const ManagedBySelector = ManagedByLabel + "=" + ManagedByValue
+
 // Annotations fedctl records on each member object it applies, so that a
 // later run can tell from a LIST alone whether the object needs a write.
 const (

@@ -22,9 +22,6 @@ import (
 // APIVersion of MemberObjectList.
 const APIVersion = "fedctl.io/v1alpha1"
 
-// managedSelector selects the objects fedctl manages.
-const managedSelector = federation.ManagedByLabel + "=" + federation.ManagedByValue
-
 // Defaults of ListInput.
 const (
 	DefaultConcurrency = 8
@@ -153,7 +150,7 @@ func (in ListInput) mapping() members.Mapping {
 }
 
 func (in ListInput) options(m members.Member) members.ListOptions {
-	opts := members.ListOptions{LabelSelector: managedSelector, WholeTableObjects: in.WholeObjects}
+	opts := members.ListOptions{LabelSelector: federation.ManagedBySelector, WholeTableObjects: in.WholeObjects}
 	if in.Type.Namespaced() {
 		opts.Namespace = in.Namespaces[m.Name]
 	}

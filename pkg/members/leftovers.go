@@ -56,7 +56,7 @@ func ManagedObjects(ctx context.Context, c Client) ([]ResourceCount, error) {
 			resources = append(resources, Mapping{Resource: gvr, Namespaced: r.Namespaced})
 		}
 	}
-	selector := federation.ManagedByLabel + "=" + federation.ManagedByValue
+	selector := federation.ManagedBySelector
 	names := make([][]string, len(resources))
 	errs := make([]error, len(resources))
 	sem := make(chan struct{}, 8)

@@ -108,7 +108,7 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 			kinds = append(kinds, gvk.GroupKind())
 		}
 	}
-	selector := federation.ManagedByLabel + "=" + federation.ManagedByValue
+	selector := federation.ManagedBySelector
 	lists := make([][]unstructured.Unstructured, len(mappings))
 	errs := make([]error, len(mappings))
 	s.parallel(ctx, len(mappings), func(i int) {

@@ -11,7 +11,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/parallel"
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/status"
 )
@@ -45,14 +47,29 @@ func (r *runner) waitGone(ctx context.Context, report *propagate.Report, cluster
 	}
 	lastErr := map[string]error{}
 	for {
-		for cluster, objs := range left {
-			objs, err := r.stillThere(ctx, cluster, objs)
-			lastErr[cluster] = err
-			if len(objs) == 0 && err == nil {
+		// members in parallel: one slow to answer does not hold up the
+		// others' checks
+		type check struct {
+			there []propagate.ObjectResult
+			err   error
+		}
+		checks := make(map[string]*check, len(left))
+		for cluster := range left {
+			checks[cluster] = &check{}
+		}
+		var g parallel.Group
+		for cluster, c := range checks {
+			objs := left[cluster]
+			g.Go(func() { c.there, c.err = r.stillThere(ctx, cluster, objs) })
+		}
+		g.Wait()
+		for cluster, c := range checks {
+			lastErr[cluster] = c.err
+			if len(c.there) == 0 && c.err == nil {
 				delete(left, cluster)
 				continue
 			}
-			left[cluster] = objs
+			left[cluster] = c.there
 		}
 		if len(left) == 0 {
 			fmt.Fprintf(r.out, "  gone\n")
@@ -78,40 +95,71 @@ func (r *runner) waitGone(ctx context.Context, report *propagate.Report, cluster
 }
 
 // stillThere are the objects of objs that cluster still holds. An object
-// that cannot be read counts as there, with the error.
+// that cannot be read counts as there, with the error. Objects of one type
+// in one namespace are read with one metadata LIST of fedctl's objects
+// there when there are several, so that a wave that deleted thousands of
+// objects polls with a request per type, not per object; a lone one is
+// read with a GET.
 func (r *runner) stillThere(ctx context.Context, cluster string, objs []propagate.ObjectResult) ([]propagate.ObjectResult, error) {
 	client, err := r.in.Clients(cluster)
 	if err != nil {
 		return objs, err
 	}
+	type group struct{ apiVersion, kind, namespace string }
+	byGroup := map[group][]propagate.ObjectResult{}
+	var order []group
+	for _, o := range objs {
+		k := group{o.APIVersion, o.Kind, o.Namespace}
+		if _, ok := byGroup[k]; !ok {
+			order = append(order, k)
+		}
+		byGroup[k] = append(byGroup[k], o)
+	}
 	var there []propagate.ObjectResult
 	var lastErr error
-	for _, o := range objs {
-		err := r.get(ctx, client, o)
+	for _, k := range order {
+		held, err := r.read(ctx, client, byGroup[k])
 		var notServed *members.NotServedError
 		switch {
-		case apierrors.IsNotFound(err), errors.As(err, &notServed): // its type went too
+		case errors.As(err, &notServed): // its type went too
 		case err != nil:
-			there, lastErr = append(there, o), err
+			there, lastErr = append(there, byGroup[k]...), err
 		default:
-			there = append(there, o)
+			there = append(there, held...)
 		}
 	}
 	return there, lastErr
 }
 
-// get reads o once, within one request's time.
-func (r *runner) get(ctx context.Context, client members.Client, o propagate.ObjectResult) error {
+// read says which of objs, all of one type and namespace, the member
+// still holds, within one request's time.
+func (r *runner) read(ctx context.Context, client members.Client, objs []propagate.ObjectResult) ([]propagate.ObjectResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.requestTimeout())
 	defer cancel()
-	m, err := client.Map(ctx, schema.FromAPIVersionAndKind(o.APIVersion, o.Kind))
-	if err == nil {
-		_, err = client.Get(ctx, m, o.Namespace, o.Name)
+	first := objs[0]
+	m, err := client.Map(ctx, schema.FromAPIVersionAndKind(first.APIVersion, first.Kind))
+	if err != nil {
+		return nil, members.RequestErrorIn(ctx, err)
 	}
-	if err != nil && !apierrors.IsNotFound(err) {
-		return members.RequestErrorIn(ctx, err)
+	if len(objs) == 1 {
+		_, err := client.Get(ctx, m, first.Namespace, first.Name)
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil, nil
+		case err != nil:
+			return nil, members.RequestErrorIn(ctx, err)
+		}
+		return objs, nil
 	}
-	return err
+	items, err := client.ListMetadata(ctx, m, members.ListOptions{Namespace: first.Namespace, LabelSelector: federation.ManagedBySelector})
+	if err != nil {
+		return nil, members.RequestErrorIn(ctx, err)
+	}
+	names := make(map[string]bool, len(items))
+	for _, it := range items {
+		names[it.Name] = true
+	}
+	return slices.DeleteFunc(slices.Clone(objs), func(o propagate.ObjectResult) bool { return !names[o.Name] }), nil
 }
 
 // requestTimeout bounds one read of a member.

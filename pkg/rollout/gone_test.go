@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/members/memberstest"
 	"github.com/fedctl/fedctl/pkg/propagate"
@@ -57,4 +61,55 @@ func TestWaitGone(t *testing.T) {
 	progress.Reset()
 	assert.Empty(t, r.waitGone(context.Background(), report, []string{"a", "b"}))
 	assert.Contains(t, progress.String(), "  gone\n")
+}
+
+// TestWaitGoneListsPerType: several deleted objects of one type in one
+// namespace are read with one metadata LIST of fedctl's objects there, per
+// poll, instead of a GET each; a namesake that is not fedctl's (a new
+// owner's object) does not hold the wave; a failed LIST keeps all of them.
+func TestWaitGoneListsPerType(t *testing.T) {
+	t.Parallel()
+	cm, _ := typeconfig.Default("configmaps")
+	var objs []propagate.ObjectResult
+	for _, name := range []string{"a", "b", "c", "held"} {
+		objs = append(objs, propagate.ObjectResult{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop", Name: name, Action: propagate.Deleted})
+	}
+	objs = append(objs, propagate.ObjectResult{APIVersion: "v1", Kind: "ConfigMap", Namespace: "other", Name: "lone", Action: propagate.Deleted})
+	report := &propagate.Report{Clusters: []propagate.ClusterResult{{Cluster: "m", Objects: objs}}}
+	f := memberstest.New(cm)
+	put := func(ns, name string, labels map[string]string) {
+		o := &unstructured.Unstructured{}
+		o.SetNamespace(ns)
+		o.SetName(name)
+		o.SetLabels(labels)
+		f.Put(memberstest.KeyOf(memberstest.MappingOf(cm), ns, name), o)
+	}
+	ours := map[string]string{federation.ManagedByLabel: federation.ManagedByValue}
+	put("shop", "held", ours)
+	put("shop", "b", map[string]string{"owner": "someone-else"}) // recreated by another tool
+	put("shop", "unrelated", ours)
+	r := &runner{out: io.Discard, in: Input{Plan: &Plan{Timeout: 120 * time.Millisecond}, Interval: 50 * time.Millisecond,
+		Clients: func(string) (members.Client, error) { return f, nil }}}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Millisecond)
+	defer cancel()
+	assert.Equal(t, map[string]string{"m": "not gone within the wave timeout 120ms: ConfigMap shop/held"}, r.waitGone(ctx, report, []string{"m"}))
+	calls := f.Calls()
+	assert.Contains(t, calls, "LIST configmaps metadata shop")
+	assert.Contains(t, calls, "GET configmaps lone", "a lone object is read with a GET")
+	for _, name := range []string{"a", "b", "c"} {
+		assert.NotContains(t, calls, "GET configmaps "+name, "no GET per object of a listed type")
+	}
+	assert.Equal(t, "LIST configmaps metadata shop", calls[slices.IndexFunc(calls, func(c string) bool { return strings.HasSuffix(c, " shop") || strings.HasSuffix(c, "held") })],
+		"the first poll lists; once held is the only one left, it is read with a GET")
+
+	f.ListErr = func(string) error { return errors.New("etcdserver: request timed out") }
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 120*time.Millisecond)
+	defer cancel2()
+	f.Remove(memberstest.KeyOf(memberstest.MappingOf(cm), "shop", "held"))
+	assert.Equal(t, map[string]string{"m": "not gone within the wave timeout 120ms: ConfigMap shop/a, ConfigMap shop/b, ConfigMap shop/c, ConfigMap shop/held (last read: etcdserver: request timed out)"},
+		r.waitGone(ctx2, report, []string{"m"}), "a failed read proves nothing gone")
+
+	f.ListErr = nil
+	assert.Empty(t, r.waitGone(context.Background(), report, []string{"m"}))
 }

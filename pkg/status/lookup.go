@@ -104,7 +104,7 @@ func lookupMember(ctx context.Context, in LookupInput, cluster, source string) (
 	}
 	// A namespaced member object is in its federated object's
 	// namespace: listing there alone needs rights there alone.
-	items, err := a.List(ctx, m, members.ListOptions{LabelSelector: managedSelector, Namespace: in.Namespace})
+	items, err := a.List(ctx, m, members.ListOptions{LabelSelector: federation.ManagedBySelector, Namespace: in.Namespace})
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", m.Resource.GroupResource(), members.RequestError(err))
 	}

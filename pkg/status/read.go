@@ -281,9 +281,6 @@ func gvkOf(t typeconfig.Type) schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: t.Group, Version: t.Version, Kind: t.Kind}
 }
 
-// managedSelector selects the objects fedctl manages.
-const managedSelector = federation.ManagedByLabel + "=" + federation.ManagedByValue
-
 // listManaged lists fedctl's objects of each of types in one member, one
 // LIST per resource, and returns them by key along with the types the
 // member does not serve. Any other failure fails the member. A namespace
@@ -311,7 +308,7 @@ func listManaged(ctx context.Context, a members.Client, types []typeconfig.Type,
 			continue
 		}
 		listed[m.Resource.GroupResource()] = true
-		items, err := a.List(ctx, m, members.ListOptions{LabelSelector: managedSelector, Namespace: namespace})
+		items, err := a.List(ctx, m, members.ListOptions{LabelSelector: federation.ManagedBySelector, Namespace: namespace})
 		if err != nil {
 			return nil, nil, fmt.Errorf("list %s: %w", m.Resource.GroupResource(), members.RequestError(err))
 		}

@@ -280,6 +280,10 @@ func (f *Fake) ListMetadata(_ context.Context, m members.Mapping, opts members.L
 			return nil, err
 		}
 	}
+	sel, err := labels.Parse(opts.LabelSelector)
+	if err != nil {
+		return nil, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down != nil {
@@ -287,7 +291,8 @@ func (f *Fake) ListMetadata(_ context.Context, m members.Mapping, opts members.L
 	}
 	var out []metav1.PartialObjectMetadata
 	for k, o := range f.objects {
-		if k.Resource == m.Resource.Resource && k.Group == m.Resource.Group && (opts.Namespace == "" || k.Namespace == opts.Namespace) {
+		if k.Resource == m.Resource.Resource && k.Group == m.Resource.Group && (opts.Namespace == "" || k.Namespace == opts.Namespace) &&
+			sel.Matches(labels.Set(o.GetLabels())) {
 			out = append(out, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
 				Namespace: o.GetNamespace(), Name: o.GetName(), Labels: o.GetLabels(), Annotations: o.GetAnnotations(), Generation: o.GetGeneration(),
 			}})
