@@ -59,6 +59,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 some member clusters failed.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			f.Context = cmd.Context()
 			if isStandalone(cmd) {
 				// No federation file here: flags and FEDCTL_COLOR only.
 				_ = ios.SetColorMode(v.GetString(cmdutil.FlagColor))

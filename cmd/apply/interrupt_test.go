@@ -123,3 +123,71 @@ func fedctlBinary(t *testing.T) string {
 	require.NoError(t, build.Run())
 	return bin
 }
+
+// TestApplyInterruptedReadingAClusterAPISecret: Ctrl-C while the
+// management cluster of a member from Cluster API does not answer the read
+// of its kubeconfig Secret ends fedctl apply at once too, though that read
+// is made while the member's client is built, outside any request.
+func TestApplyInterruptedReadingAClusterAPISecret(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds fedctl")
+	}
+	dir := t.TempDir()
+	bin := fedctlBinary(t)
+
+	addr, connected := hangingServer(t)
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: mgmt
+  cluster: {server: "http://%s"}
+users:
+- name: mgmt
+  user: {token: not-a-real-token}
+contexts:
+- name: mgmt
+  context: {cluster: mgmt, user: mgmt}
+current-context: mgmt
+`, addr)), 0o600))
+	config := filepath.Join(dir, "federation.yaml")
+	require.NoError(t, os.WriteFile(config, []byte(`apiVersion: fedctl.io/v1alpha1
+kind: Federation
+clusters:
+- name: web-1
+  capi: {managementContext: mgmt, namespace: capi, cluster: web-1}
+`), 0o600))
+	manifests := t.TempDir()
+	write(t, manifests, namespaceDoc("interrupted"))
+
+	cmd := exec.Command(bin, "--config", config, "--kubeconfig", kubeconfig, "apply", "-f", manifests, "--timeout", "2m")
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-connected:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("fedctl never reached the management cluster; stderr:\n%s", errOut.String())
+	}
+	time.Sleep(200 * time.Millisecond) // well inside the read
+	start := time.Now()
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("fedctl did not stop on SIGINT while reading the Secret; stderr:\n%s", errOut.String())
+	}
+	t.Logf("stopped %s after SIGINT; stderr:\n%s", time.Since(start).Round(time.Millisecond), errOut.String())
+	var exitErr *exec.ExitError
+	require.ErrorAs(t, err, &exitErr)
+	assert.Equal(t, 1, exitErr.ExitCode())
+	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.Contains(t, errOut.String(), "error: interrupted\n")
+	assert.NotContains(t, errOut.String(), "not-a-real-token")
+	assert.Empty(t, out.String())
+}

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"path/filepath"
 	"sync"
 
@@ -42,6 +43,10 @@ type Factory struct {
 	Federation func() (*members.File, error)
 	// Access says how to reach the members.
 	Access func() (members.Access, error)
+	// Context is the run's context, which Ctrl-C ends; the root command
+	// sets it as a command starts, for what Access reads on its own
+	// (members.Access.Context). nil in tests that build a Factory.
+	Context context.Context
 }
 
 // Viper keys of the global flags. Each also reads FEDCTL_<KEY>.
@@ -142,6 +147,7 @@ func NewFactory(ios *iostreams.IOStreams, v *viper.Viper, build BuildInfo) *Fact
 			UserAgent:   "fedctl/" + f.Build.Version,
 			Warnings:    ios.ErrOut,
 			CAPI:        capi,
+			Context:     f.Context,
 		}
 		if s.Verbosity >= RequestLogVerbosity {
 			a.RequestLog = ios.ErrOut

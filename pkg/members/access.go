@@ -1,6 +1,7 @@
 package members
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,20 @@ type Access struct {
 	// management clusters, so that each kubeconfig Secret is read once per
 	// run; nil reads it whenever a client is made (tests).
 	CAPI *CAPICache
+	// Context is the run's: the reads Access makes on its own account,
+	// outside any request a caller bounds (a Cluster API member's
+	// kubeconfig Secret, read when its client is made), stop when it ends
+	// (Ctrl-C) as well as at their own deadline. nil: at their deadline
+	// only.
+	Context context.Context
+}
+
+// runContext is a.Context, or the background context when there is none.
+func (a Access) runContext() context.Context {
+	if a.Context != nil {
+		return a.Context
+	}
+	return context.Background()
 }
 
 // Impersonation is a user to act as; the zero value acts as oneself.

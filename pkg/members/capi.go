@@ -336,7 +336,7 @@ func (a Access) capiKubeconfig(m Member) (*clientcmdapi.Config, error) {
 	if entry.raw != nil {
 		return entry.raw, nil
 	}
-	ctx, cancel := a.withManagementDeadline(context.Background())
+	ctx, cancel := a.withManagementDeadline(a.runContext())
 	defer cancel()
 	raw, err := readKubeconfigSecret(ctx, mg, c)
 	if err != nil {

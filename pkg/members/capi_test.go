@@ -440,3 +440,27 @@ func TestManagementClusterDown(t *testing.T) {
 	}
 	assert.Equal(t, sent, requests.Load())
 }
+
+// TestCAPISecretReadStopsWithTheRun: a management cluster that never
+// answers holds a member's client only until the run ends (Ctrl-C), not
+// for the whole --timeout, though the read is made on Access's own
+// account, outside any request a caller bounds.
+func TestCAPISecretReadStopsWithTheRun(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	ctx, cancel := context.WithCancel(context.Background())
+	a := members.Access{Kubeconfig: writeManagementKubeconfig(t, srv.URL), CAPI: members.NewCAPICache(), Timeout: 10 * time.Minute, Context: ctx}
+	m := members.Member{Name: "web-1", CAPI: &members.CAPI{ManagementContext: "mgmt", Namespace: "capi", Cluster: "web-1"}}
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err := a.RESTConfig(m)
+	var capiErr *members.ClusterAPIError
+	require.ErrorAs(t, err, &capiErr)
+	assert.Contains(t, err.Error(), "context canceled", "ended by the run's context, not by the 10-minute timeout")
+}
