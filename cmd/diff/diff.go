@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +65,8 @@ type DiffOptions struct {
 	Prune    bool
 	ApplySet string
 	Version  string
+	// DNS shapes the DNSEndpoints of the input's DNS records, as apply's.
+	DNS cmdutil.DNSFlags
 }
 
 // NewCmdDiff returns the diff command. runF, when set, replaces Run.
@@ -88,7 +91,9 @@ values of a Secret's data are masked ("***", or "*** (before)" and
 it is no longer placed in a member or, with --prune --applyset, because it
 left the input, shows as deleted; a new one as added. Without -n, the
 namespace of the --applyset parent is looked up in the members, as apply
-does.
+does. The DNSEndpoints that apply would write for the input's DNS records,
+or delete with --prune, show too, named after the DNS cluster
+(DNSCLUSTER_externaldns.k8s.io.v1alpha1.DNSEndpoint.NAMESPACE.NAME).
 
 Exit status, as kubectl diff: 0 when nothing differs, 1 when something
 differs, 2 or more on an error, a member that cannot be reached included
@@ -139,6 +144,7 @@ delete: a member not done by then is reported in one line,
 	cmdutil.AddMemberTimeFlags(cmd, opts.timeFlags())
 	fl.BoolVar(&opts.Prune, "prune", false, "Also show the objects of the --applyset set that apply --prune would delete")
 	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace (default: the namespace where the members hold it)")
+	cmdutil.AddDNSFlags(cmd, &opts.DNS)
 	return cmd
 }
 
@@ -159,6 +165,9 @@ func (o *DiffOptions) Validate() error {
 	}
 	errs = append(errs, o.timeFlags().Validate()...)
 	if _, err := o.applySet(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.DNS.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -218,8 +227,16 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		},
 	})
 
-	differ, diffErr := o.showDiff(report)
+	trees := report
+	dnsResult, dnsErr := o.compareDNS(ctx, in, set, clients)
+	if dnsResult != nil {
+		trees = &propagate.Report{Clusters: append(slices.Clone(report.Clusters), *dnsResult)}
+	}
+	differ, diffErr := o.showDiff(trees)
 	failures := failuresOf(report, o.deadlineError())
+	if dnsErr != nil && ctx.Err() == nil {
+		failures = append(failures, dnsErr.Error())
+	}
 	cs := o.IO.ErrColorScheme()
 	for _, f := range failures {
 		fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.FailureIcon(), f)
@@ -239,7 +256,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return &cmdutil.ExitError{Code: exitError, Err: errors.New("interrupted")}
 	case len(failures) > 0:
-		return &cmdutil.ExitError{Code: exitError, Err: fmt.Errorf("cannot compare everything: %d problem(s) in member cluster(s) %s", len(failures), strings.Join(report.Failed(), ", "))}
+		return &cmdutil.ExitError{Code: exitError, Err: cannotCompare(failures, report.Failed(), dnsErr != nil)}
 	case differ:
 		return &cmdutil.ExitError{Code: exitDifferent}
 	}
@@ -282,6 +299,19 @@ func failuresOf(report *propagate.Report, deadline *members.DeadlineError) []str
 		}
 	}
 	return out
+}
+
+// cannotCompare is diff's error when something could not be compared:
+// the members that failed, and the DNS cluster.
+func cannotCompare(failures, failed []string, dns bool) error {
+	where := []string{}
+	if len(failed) > 0 {
+		where = append(where, "member cluster(s) "+strings.Join(failed, ", "))
+	}
+	if dns {
+		where = append(where, "the DNS cluster")
+	}
+	return fmt.Errorf("cannot compare everything: %d problem(s) in %s", len(failures), strings.Join(where, " and "))
 }
 
 func plural(n int, one, many string) string {

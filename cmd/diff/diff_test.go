@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/dns"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
@@ -30,14 +31,16 @@ func TestNewCmdDiff(t *testing.T) {
 			name: "defaults",
 			args: []string{"-f", "dir"},
 			want: DiffOptions{Filenames: []string{"dir"}, Namespace: "default", FieldManager: "fedctl", Concurrency: 8, Timeout: 30 * time.Second,
-				QPS: members.DefaultQPS, Burst: members.DefaultBurst},
+				QPS: members.DefaultQPS, Burst: members.DefaultBurst, DNS: cmdutil.DNSFlags{WeightKey: dns.DefaultWeightKey}},
 		},
 		{
 			name: "every flag",
 			args: []string{"-R", "-f", "a", "--cluster", "c1", "-n", "shop", "--field-manager", "ci", "--force-conflicts", "--adopt",
-				"--concurrency", "2", "--request-timeout", "5s", "--deadline", "1m", "--qps", "7", "--burst", "9", "--prune", "--applyset", "configmaps/shop"},
+				"--concurrency", "2", "--request-timeout", "5s", "--deadline", "1m", "--qps", "7", "--burst", "9", "--prune", "--applyset", "configmaps/shop",
+				"--dns-context", "dns", "--dns-weights", "replicas", "--dns-weight-key", "w", "--dns-withdraw-unreachable"},
 			want: DiffOptions{Filenames: []string{"a"}, Recursive: true, Clusters: []string{"c1"}, Namespace: "shop", FieldManager: "ci", ForceConflicts: true, Adopt: true,
-				Concurrency: 2, Timeout: 5 * time.Second, Deadline: time.Minute, QPS: 7, Burst: 9, Prune: true, ApplySet: "configmaps/shop", NamespaceGiven: true},
+				Concurrency: 2, Timeout: 5 * time.Second, Deadline: time.Minute, QPS: 7, Burst: 9, Prune: true, ApplySet: "configmaps/shop", NamespaceGiven: true,
+				DNS: cmdutil.DNSFlags{Context: "dns", Weights: "replicas", WeightKey: "w", WithdrawUnreachable: true}},
 		},
 		{name: "no -f", args: nil, wantErr: "-f is required"},
 		{name: "-f and -k", args: []string{"-f", "d", "-k", "k"}, wantErr: "-f and -k cannot be used together"},
@@ -47,6 +50,7 @@ func TestNewCmdDiff(t *testing.T) {
 		{name: "zero concurrency", args: []string{"-f", "d", "--concurrency", "0"}, wantErr: "--concurrency must be at least 1, got 0"},
 		{name: "a negative deadline", args: []string{"-f", "d", "--deadline", "-1s"}, wantErr: "--deadline must be positive, got -1s"},
 		{name: "zero qps", args: []string{"-f", "d", "--qps", "0"}, wantErr: "--qps must be positive, got 0"},
+		{name: "unknown DNS weights", args: []string{"-f", "d", "--dns-weights", "even"}, wantErr: `--dns-weights must be "replicas", got "even"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/fedctl/fedctl/cmd/apply"
 	deletecmd "github.com/fedctl/fedctl/cmd/delete"
+	diffcmd "github.com/fedctl/fedctl/cmd/diff"
 	explaincmd "github.com/fedctl/fedctl/cmd/explain"
 	statuscmd "github.com/fedctl/fedctl/cmd/status"
 	"github.com/fedctl/fedctl/pkg/cmdutil"
@@ -505,4 +506,54 @@ func TestDNSDelete(t *testing.T) {
 	assert.Less(t, strings.Index(errOut, "DNSEndpoint dns-delete/service-web deleted"), strings.Index(errOut, "deployment.apps/web"),
 		"the name goes before the load balancers behind it")
 	assert.Nil(t, getEndpoint(t, ns, "service-web"))
+}
+
+// TestDNSDiff: fedctl diff shows the DNSEndpoints apply would change in the
+// DNS cluster, and with --prune those it would delete, beside the members'
+// objects; it changes nothing; an input where nothing changed differs in
+// nothing.
+func TestDNSDiff(t *testing.T) {
+	const ns = "dns-diff"
+	w := newWorkspace(t, app(ns, 3, ""))
+	t.Setenv("FEDCTL_EXTERNAL_DIFF", "")
+	t.Setenv("KUBECTL_EXTERNAL_DIFF", "")
+	prune := []string{"--prune", "--applyset", "app", "-n", ns}
+	_, err := w.apply(t, prune...)
+	require.NoError(t, err)
+	rv := getEndpoint(t, ns, "service-web").GetResourceVersion()
+	diff := func(args ...string) (string, error) {
+		out, _, err := w.run(t, func(f *cmdutil.Factory) *cobra.Command { return diffcmd.NewCmdDiff(f, nil) }, args...)
+		return out, err
+	}
+	exitCode := func(err error) int {
+		var exitErr *cmdutil.ExitError
+		if errors.As(err, &exitErr) {
+			return exitErr.Code
+		}
+		return map[bool]int{true: 0, false: -1}[err == nil]
+	}
+
+	out, err := diff(prune...)
+	assert.Equal(t, 0, exitCode(err), "nothing changed: %v", err)
+	assert.Empty(t, out)
+
+	const file = "cluster1_externaldns.k8s.io.v1alpha1.DNSEndpoint.dns-diff.service-web"
+	w.write(t, app(ns, 3, "  recordTTL: 120\n"))
+	out, err = diff(prune...)
+	assert.Equal(t, 1, exitCode(err), "%v", err)
+	assert.Contains(t, out, "LIVE/"+file)
+	assert.Contains(t, out, "MERGED/"+file)
+	assert.Regexp(t, `(?m)^-\s+recordTTL: 180$`, out, "the Domain's default")
+	assert.Regexp(t, `(?m)^\+\s+recordTTL: 120$`, out)
+	assert.NotContains(t, out, "managedFields")
+
+	w.write(t, withoutRecord(app(ns, 3, "")))
+	out, err = diff(prune...)
+	assert.Equal(t, 1, exitCode(err), "%v", err)
+	assert.Regexp(t, `(?m)^-\s+- dnsName: web\.dns-diff\.example\.svc\.eu-west-1\.example\.com$`, out, "the pruned DNSEndpoint shows as deleted")
+	assert.NotRegexp(t, `(?m)^\+\s+dnsName:`, out)
+	out, _ = diff("-n", ns)
+	assert.NotContains(t, out, file, "without --prune the DNSEndpoint stays (the members' objects leave the set)")
+
+	assert.Equal(t, rv, getEndpoint(t, ns, "service-web").GetResourceVersion(), "diff changes nothing")
 }

@@ -136,13 +136,7 @@ func Write(ctx context.Context, client members.Client, cluster string, recs []dn
 	}
 	var errs []error
 	for _, r := range recs {
-		obj := &unstructured.Unstructured{Object: r.Object}
-		if opts.Set != "" {
-			obj = obj.DeepCopy()
-			labels := obj.GetLabels()
-			labels[SetLabel] = opts.Set
-			obj.SetLabels(labels)
-		}
+		obj := desired(r, opts.Set)
 		if upToDate(written[dns.RecordKey(r.Kind, r.Namespace, r.Name)], obj) {
 			res.Unchanged++
 			continue
@@ -159,6 +153,58 @@ func Write(ctx context.Context, client members.Client, cluster string, recs []dn
 		res.Applied++
 	}
 	return res, errors.Join(errs...)
+}
+
+// desired is the DNSEndpoint of r as Write applies it: with SetLabel when
+// set is not "" (r itself is not changed).
+func desired(r dns.Record, set string) *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{Object: r.Object}
+	if set != "" {
+		obj = obj.DeepCopy()
+		labels := obj.GetLabels()
+		labels[SetLabel] = set
+		obj.SetLabels(labels)
+	}
+	return obj
+}
+
+// Compared is one DNSEndpoint that Write would change, for fedctl diff.
+type Compared struct {
+	// Live is the DNSEndpoint in the DNS cluster; nil when there is none.
+	Live *unstructured.Unstructured
+	// Merged is what a server-side dry-run apply makes of the new one (the
+	// new one itself when its namespace does not exist there yet).
+	Merged *unstructured.Unstructured
+}
+
+// Compare says what Write, with opts (but for its DryRun), would change:
+// for each record whose live DNSEndpoint (written, from Previous) is not
+// up to date, the live one and a server-side dry run of the new one.
+// Nothing in the DNS cluster changes.
+func Compare(ctx context.Context, client members.Client, cluster string, recs []dns.Record, written Written, opts WriteOptions) ([]Compared, error) {
+	m, err := mapping(ctx, client, cluster)
+	if err != nil {
+		return nil, err
+	}
+	var out []Compared
+	var errs []error
+	for _, r := range recs {
+		obj := desired(r, opts.Set)
+		live := written[dns.RecordKey(r.Kind, r.Namespace, r.Name)]
+		if upToDate(live, obj) {
+			continue
+		}
+		merged, err := client.Apply(ctx, m, obj, members.WriteOptions{FieldManager: opts.FieldManager, Force: true, DryRun: true})
+		switch {
+		case apierrors.IsNotFound(err) && live == nil:
+			merged = obj.DeepCopy() // its namespace is not there yet
+		case err != nil:
+			errs = append(errs, fmt.Errorf("DNSEndpoint %s/%s: %w", obj.GetNamespace(), obj.GetName(), members.RequestErrorIn(ctx, err)))
+			continue
+		}
+		out = append(out, Compared{Live: live, Merged: merged})
+	}
+	return out, errors.Join(errs...)
 }
 
 // upToDate says whether live already is what want says: the same spec, and
@@ -196,6 +242,8 @@ type Removal struct {
 	Namespace, Name string
 	// Left says why it was left in place ("" when it was deleted).
 	Left string
+	// Object is the DNSEndpoint as it was read before the deletion.
+	Object *unstructured.Unstructured
 }
 
 // PruneOptions say how Prune deletes.
@@ -308,7 +356,7 @@ func Delete(ctx context.Context, client members.Client, cluster string, in feder
 // remove deletes obj, a DNSEndpoint fedctl wrote for the record source
 // (any record when ""), and leaves any other.
 func remove(ctx context.Context, client members.Client, m members.Mapping, obj *unstructured.Unstructured, source string, dryRun DryRun) (Removal, error) {
-	rem := Removal{Namespace: obj.GetNamespace(), Name: obj.GetName(), Left: leftBecause(obj, source)}
+	rem := Removal{Namespace: obj.GetNamespace(), Name: obj.GetName(), Left: leftBecause(obj, source), Object: obj}
 	if rem.Left != "" || dryRun == ClientDryRun {
 		return rem, nil
 	}

@@ -173,7 +173,7 @@ func TestPrune(t *testing.T) {
 	assert.Equal(t, []Removal{
 		{Namespace: "shop", Name: "service-foreign", Left: "not created by fedctl"},
 		{Namespace: "shop", Name: "service-old"},
-	}, rems)
+	}, bare(t, rems))
 	assert.Equal(t, []string{"shop/service-old"}, Deleted(rems))
 	assert.False(t, f.Has(key("shop", "service-old")))
 	for _, name := range []string{"service-web", "service-other-app", "service-foreign"} {
@@ -247,11 +247,61 @@ func TestDelete(t *testing.T) {
 		{Namespace: "shop", Name: "service-web"},
 		{Namespace: "shop", Name: "service-api", Left: "written for ServiceDNSRecord/other/api, not for this record"},
 		{Namespace: "shop", Name: "service-cart", Left: "not created by fedctl"},
-	}, rems)
+	}, bare(t, rems))
 	assert.False(t, f.Has(key("shop", "service-web")))
 	assert.True(t, f.Has(key("shop", "service-api")))
 	assert.True(t, f.Has(key("shop", "service-cart")))
 	for _, c := range f.Writes() {
 		assert.NotContains(t, c, "service-gone", "a record with no DNSEndpoint is only read")
 	}
+}
+
+// bare is rems without their Objects, once each is checked to be the
+// DNSEndpoint it names.
+func bare(t *testing.T, rems []Removal) []Removal {
+	t.Helper()
+	out := make([]Removal, 0, len(rems))
+	for _, r := range rems {
+		if assert.NotNil(t, r.Object, r.Name) {
+			assert.Equal(t, r.Namespace+"/"+r.Name, r.Object.GetNamespace()+"/"+r.Object.GetName())
+		}
+		r.Object = nil
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestCompare: what Write would change, and only that: a record whose
+// DNSEndpoint is up to date is left out, a changed one comes with its live
+// object and a dry run of the new one, a new one with no live object; the
+// DNS cluster is not changed.
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := memberstest.New(endpointType)
+	web, api := testRecord("shop", "web", "192.0.2.1"), testRecord("shop", "api", "192.0.2.2")
+	_, err := Write(ctx, f, "dns", []dns.Record{web, api}, nil, WriteOptions{FieldManager: "fedctl"})
+	require.NoError(t, err)
+	recs := []dns.Record{web, testRecord("shop", "api", "192.0.2.9"), testRecord("shop", "cart", "192.0.2.3")}
+	written, err := Previous(ctx, f, "dns", dnsOf(recs...))
+	require.NoError(t, err)
+	// unchanged, as far as JSON goes (the API server's int64)
+	live := f.Object(key("shop", "service-web"))
+	eps, _, _ := unstructured.NestedSlice(live.Object, "spec", "endpoints")
+	eps[0].(map[string]any)["recordTTL"] = int64(60)
+	require.NoError(t, unstructured.SetNestedSlice(written["Service/shop/web"].Object, eps, "spec", "endpoints"))
+	f.ClearCalls()
+
+	got, err := Compare(ctx, f, "dns", recs, written, WriteOptions{FieldManager: "fedctl"})
+	require.NoError(t, err)
+	require.Len(t, got, 2, "web is up to date")
+	assert.Equal(t, "service-api", got[0].Live.GetName())
+	targets, _, _ := unstructured.NestedSlice(got[0].Merged.Object, "spec", "endpoints")
+	assert.Equal(t, []any{"192.0.2.9"}, targets[0].(map[string]any)["targets"])
+	assert.Nil(t, got[1].Live, "cart has no DNSEndpoint yet")
+	assert.Equal(t, "service-cart", got[1].Merged.GetName())
+	assert.Len(t, f.Writes(), 2, "a dry-run apply each")
+	assert.False(t, f.Has(key("shop", "service-cart")), "dry runs")
+	apiTargets, _, _ := unstructured.NestedSlice(f.Object(key("shop", "service-api")).Object, "spec", "endpoints")
+	assert.Equal(t, []any{"192.0.2.2"}, apiTargets[0].(map[string]any)["targets"], "dry runs")
 }
