@@ -325,7 +325,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		maxDeletions = &o.MaxDeletions
 	}
 	if o.Rollout.Enabled {
-		return o.rollout(ctx, in, set, maxDeletions, start)
+		return o.rollout(ctx, in, set, dnsCluster, maxDeletions, start)
 	}
 	var report *propagate.Report
 	var clients func(string) (members.Client, error)
@@ -339,6 +339,11 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		}
 		if set != nil && !o.NamespaceGiven {
 			if err := cmdutil.FindApplySetNamespace(ctx, o.IO.ErrOut, set, clusters, clients, o.Timeout); err != nil {
+				return err
+			}
+		}
+		if set != nil {
+			if dnsCluster, err = cmdutil.SetDNSContext(ctx, o.IO.ErrOut, o.IO.ErrColorScheme(), set, dnsCluster, clusters, clients, o.openDNS(in), o.Timeout); err != nil {
 				return err
 			}
 		}
@@ -446,12 +451,7 @@ func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, clust
 		fmt.Fprintf(o.IO.ErrOut, "%s DNS records: not computed, as --dry-run=client without --prune reads no cluster; fedctl dns -f ... shows them\n", cs.WarningIcon())
 		return nil
 	}
-	access, err := o.Access()
-	if err != nil {
-		return err
-	}
-	o.timeFlags().Apply(&access)
-	target, err := o.DNS.OpenDNS(in.Federation, in.Set, access, o.NewClient)
+	target, err := o.openDNS(in)(cluster)
 	if err != nil {
 		return err
 	}
@@ -497,6 +497,18 @@ func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, clust
 		return &cmdutil.PartialError{Failed: res.Unreachable}
 	}
 	return nil
+}
+
+// openDNS opens a DNS cluster with the apply's settings.
+func (o *ApplyOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
+	return func(cluster string) (*cmdutil.DNSTarget, error) {
+		access, err := o.Access()
+		if err != nil {
+			return nil, err
+		}
+		o.timeFlags().Apply(&access)
+		return cmdutil.OpenDNS(in.Federation, cluster, access, o.NewClient)
+	}
 }
 
 // pruneDNS deletes the DNSEndpoints of set whose records are not among

@@ -14,7 +14,7 @@ import (
 
 // rollout applies wave by wave (--rollout): each wave is applied, waited
 // for until Current, soaked and gated before the next one gets any write.
-func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *propagate.ApplySet, maxDeletions *int, start time.Time) error {
+func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *propagate.ApplySet, dnsCluster string, maxDeletions *int, start time.Time) error {
 	plan, err := o.Rollout.Plan(in.File, false)
 	if err != nil {
 		return err
@@ -33,6 +33,11 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 		// Looked up in the first wave alone: later waves get no request
 		// before their turn.
 		if err := cmdutil.FindApplySetNamespace(ctx, o.IO.ErrOut, set, firstWave(plan), clients, o.Timeout); err != nil {
+			return err
+		}
+	}
+	if set != nil {
+		if dnsCluster, err = cmdutil.SetDNSContext(ctx, o.IO.ErrOut, o.IO.ErrColorScheme(), set, dnsCluster, firstWave(plan), clients, o.openDNS(in), o.Timeout); err != nil {
 			return err
 		}
 	}
@@ -81,10 +86,7 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 		fmt.Fprintf(o.IO.ErrOut, "%s\n", report.Reason)
 		return cmdutil.MembersError(report.Failed(), false) // DNS waits for the last wave
 	}
-	cluster, err := o.dnsCluster(in, set)
-	if err == nil {
-		err = o.writeDNS(ctx, in, cluster, set, clients)
-	}
+	err = o.writeDNS(ctx, in, dnsCluster, set, clients)
 	return errors.Join(cmdutil.MembersError(report.Failed(), false), err)
 }
 

@@ -44,7 +44,7 @@ func (o *DeleteOptions) deleteDNS(ctx context.Context, in *cmdutil.Rendered, clu
 		return err
 	}
 	o.timeFlags().Apply(&access)
-	target, err := o.DNS.OpenDNS(in.Federation, in.Set, access, o.NewClient)
+	target, err := cmdutil.OpenDNS(in.Federation, cluster, access, o.NewClient)
 	if err != nil {
 		return err
 	}

@@ -211,6 +211,8 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	// before Compare, which compares the parents with what apply would write
+	dnsCluster, dnsErr := o.dnsCluster(ctx, in, set, clients)
 	report := propagate.Compare(ctx, propagate.Input{
 		Result:   res,
 		Clusters: clusters,
@@ -228,7 +230,8 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	})
 
 	trees := report
-	dnsResult, dnsErr := o.compareDNS(ctx, in, set, clients)
+	dnsResult, err := o.compareDNS(ctx, in, dnsCluster, set, clients)
+	dnsErr = errors.Join(dnsErr, err)
 	if dnsResult != nil {
 		trees = &propagate.Report{Clusters: append(slices.Clone(report.Clusters), *dnsResult)}
 	}

@@ -18,33 +18,22 @@ import (
 // compareDNS says what apply would change in the DNS cluster: the
 // DNSEndpoints of the input's records that differ from the live ones (a
 // server-side dry run each), and with --prune those of the set that apply
-// would delete. They come as the comparisons of the DNS cluster, which go
-// into the LIVE and MERGED trees beside the members' objects; nil when the
-// input has no DNS records and nothing to prune, or nothing names a DNS
-// cluster to prune in. Records with nowhere to go are an error, as for
-// apply.
+// would delete, in cluster (see dnsCluster). They come as the comparisons
+// of the DNS cluster, which go into the LIVE and MERGED trees beside the
+// members' objects; nil when there is no DNS cluster.
 //
 // The members are read through clients, the comparison's own.
-func (o *DiffOptions) compareDNS(ctx context.Context, in *cmdutil.Rendered, set *propagate.ApplySet, clients func(string) (members.Client, error)) (*propagate.ClusterResult, error) {
+func (o *DiffOptions) compareDNS(ctx context.Context, in *cmdutil.Rendered, cluster string, set *propagate.ApplySet, clients func(string) (members.Client, error)) (*propagate.ClusterResult, error) {
+	if cluster == "" {
+		return nil, nil
+	}
 	records := in.Set.DNS.Records()
-	if !records && set == nil {
-		return nil, nil
-	}
-	cluster, err := o.DNS.DNSCluster(in.Set)
-	switch {
-	case err != nil:
-		return nil, err
-	case cluster == "" && records:
-		return nil, errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)")
-	case cluster == "":
-		return nil, nil
-	}
 	access, err := o.Access()
 	if err != nil {
 		return nil, err
 	}
 	o.timeFlags().Apply(&access)
-	target, err := o.DNS.OpenDNS(in.Federation, in.Set, access, o.NewClient)
+	target, err := cmdutil.OpenDNS(in.Federation, cluster, access, o.NewClient)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +79,37 @@ func (o *DiffOptions) compareDNS(ctx context.Context, in *cmdutil.Rendered, set 
 		return out, fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
 	}
 	return out, nil
+}
+
+// dnsCluster is where apply would write the input's DNS records and prune
+// those of set, as apply decides it: the cluster the input or --dns-context
+// names, else, with --prune, the one the set's parents recorded
+// (cmdutil.SetDNSContext, which also records it on set, so that the
+// parents' comparison shows what apply would write); "" when there is
+// none. Records with nowhere to go are an error, as for apply.
+func (o *DiffOptions) dnsCluster(ctx context.Context, in *cmdutil.Rendered, set *propagate.ApplySet, clients func(string) (members.Client, error)) (string, error) {
+	records := in.Set.DNS.Records()
+	if !records && set == nil {
+		return "", nil
+	}
+	cluster, err := o.DNS.DNSCluster(in.Set)
+	switch {
+	case err != nil:
+		return "", err
+	case cluster == "" && records:
+		return "", errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)")
+	case set == nil:
+		return cluster, nil
+	}
+	open := func(c string) (*cmdutil.DNSTarget, error) {
+		access, err := o.Access()
+		if err != nil {
+			return nil, err
+		}
+		o.timeFlags().Apply(&access)
+		return cmdutil.OpenDNS(in.Federation, c, access, o.NewClient)
+	}
+	return cmdutil.SetDNSContext(ctx, o.IO.ErrOut, o.IO.ErrColorScheme(), set, cluster, in.Clusters, clients, open, o.Timeout)
 }
 
 // endpointResult names a DNSEndpoint as propagate names member objects.

@@ -120,7 +120,11 @@ func (o *DNSOptions) Run(ctx context.Context) error {
 		return err
 	}
 	access.Timeout = o.Timeout
-	target, err := o.DNS.OpenDNS(r.Federation, r.Set, access, o.NewClient)
+	cluster, err := o.DNS.DNSCluster(r.Set)
+	if err != nil {
+		return err
+	}
+	target, err := cmdutil.OpenDNS(r.Federation, cluster, access, o.NewClient)
 	if err != nil {
 		return err
 	}

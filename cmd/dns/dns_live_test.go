@@ -30,6 +30,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/dnssync"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/testenv"
 )
 
@@ -556,4 +557,54 @@ func TestDNSDiff(t *testing.T) {
 	assert.NotContains(t, out, file, "without --prune the DNSEndpoint stays (the members' objects leave the set)")
 
 	assert.Equal(t, rv, getEndpoint(t, ns, "service-web").GetResourceVersion(), "diff changes nothing")
+}
+
+// TestDNSPruneAfterTheDomainLeaves: the ApplySet's parents record the DNS
+// cluster, so that when an input drops its Domain with its records (and
+// nothing names the DNS cluster any more), diff --prune shows and apply
+// --prune deletes the set's DNSEndpoints there; once none is left, the
+// parents forget the cluster.
+func TestDNSPruneAfterTheDomainLeaves(t *testing.T) {
+	const ns = "dns-domain-gone"
+	w := newWorkspace(t, app(ns, 3, ""))
+	t.Setenv("FEDCTL_EXTERNAL_DIFF", "")
+	t.Setenv("KUBECTL_EXTERNAL_DIFF", "")
+	prune := []string{"--prune", "--applyset", "app", "-n", ns}
+	_, err := w.apply(t, prune...)
+	require.NoError(t, err)
+	require.NotNil(t, getEndpoint(t, ns, "service-web"))
+	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	recorded := func(cluster string) string {
+		parent, err := env.Dynamic(t, cluster).Resource(secrets).Namespace(ns).Get(context.Background(), "app", metav1.GetOptions{})
+		require.NoError(t, err)
+		return parent.GetAnnotations()[propagate.ApplySetDNSContextAnnotation]
+	}
+	for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
+		assert.Equal(t, "cluster1", recorded(c), c)
+	}
+
+	noDNS := withoutRecord(app(ns, 3, ""))
+	noDNS = noDNS[strings.Index(noDNS, "---\n")+len("---\n"):] // the Domain goes too
+	require.NotContains(t, noDNS, "kind: Domain")
+	w.write(t, noDNS)
+	out, _, err := w.run(t, func(f *cmdutil.Factory) *cobra.Command { return diffcmd.NewCmdDiff(f, nil) }, prune...)
+	var exitErr *cmdutil.ExitError
+	require.ErrorAs(t, err, &exitErr)
+	assert.Equal(t, 1, exitErr.Code)
+	assert.Contains(t, out, "LIVE/cluster1_externaldns.k8s.io.v1alpha1.DNSEndpoint."+ns+".service-web")
+	require.NotNil(t, getEndpoint(t, ns, "service-web"), "diff deletes nothing")
+
+	errOut, err := w.apply(t, prune...)
+	require.NoError(t, err)
+	assert.Contains(t, errOut, "DNS: the input names no DNS cluster; the DNSEndpoints of Secret "+ns+"/app are in cluster cluster1, as its parent recorded")
+	assert.Contains(t, errOut, "DNS: DNSEndpoint "+ns+"/service-web deleted in cluster cluster1 (pruned: its record left the input)")
+	assert.Nil(t, getEndpoint(t, ns, "service-web"))
+	assert.Equal(t, "cluster1", recorded("cluster2"), "kept while the run prunes there")
+
+	errOut, err = w.apply(t, prune...)
+	require.NoError(t, err)
+	assert.NotContains(t, errOut, "DNS")
+	for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
+		assert.Empty(t, recorded(c), "%s: nothing of the set is left in cluster1: forgotten", c)
+	}
 }

@@ -3,8 +3,12 @@ package cmdutil
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -92,12 +96,11 @@ type DNSTarget struct {
 	Written dnssync.Written
 }
 
-// OpenDNS opens the DNS cluster DNSCluster names: a member by name, else a
-// kubeconfig context of that name; nil when nothing names one.
-func (f *DNSFlags) OpenDNS(fed *members.Federation, set *federation.Set, access members.Access, newClient func(members.Access, members.Member) (members.Client, error)) (*DNSTarget, error) {
-	cluster, err := f.DNSCluster(set)
-	if err != nil || cluster == "" {
-		return nil, err
+// OpenDNS opens the DNS cluster (see DNSCluster): a member by name, else a
+// kubeconfig context of that name; nil when cluster is "".
+func OpenDNS(fed *members.Federation, cluster string, access members.Access, newClient func(members.Access, members.Member) (members.Client, error)) (*DNSTarget, error) {
+	if cluster == "" {
+		return nil, nil
 	}
 	m, ok := fed.Member(cluster)
 	if !ok {
@@ -151,4 +154,66 @@ func (f *DNSFlags) ComputeDNS(ctx context.Context, ios *iostreams.IOStreams, r *
 		}
 	}
 	return res, nil
+}
+
+// SetDNSContext decides where apply --prune (and diff --prune) of set
+// finds the set's DNSEndpoints, and records it on set (DNSContext, which
+// the parents get), once the set's namespace is known and before any
+// parent is written:
+//   - named, the DNS cluster the input or --dns-context names, when there
+//     is one;
+//   - else the one the set's parents recorded at an earlier apply, while
+//     the set still has DNSEndpoints there: so that they are pruned once
+//     the input drops its Domain with its records, and the parents forget
+//     the cluster once they are gone.
+//
+// Parents that name two clusters are an error, before any write. A
+// recorded cluster that cannot be opened or listed is kept on the parents
+// and said on errOut; nothing is pruned there in this run.
+//
+// The parents are read in clusters (a rollout's first wave: later waves
+// get no request before their turn).
+func SetDNSContext(ctx context.Context, errOut io.Writer, cs *iostreams.ColorScheme, set *propagate.ApplySet, named string, clusters []string, clients func(string) (members.Client, error), open func(string) (*DNSTarget, error), timeout time.Duration) (string, error) {
+	if named != "" {
+		set.DNSContext = named
+		return named, nil
+	}
+	found, _ := propagate.RecordedDNSContexts(ctx, *set, clusters, clients, min(cmp.Or(timeout, propagate.DefaultTimeout), ApplySetLookupTimeout))
+	// a member whose parent could not be read fails in propagate, which
+	// reads it again; the others say where the DNSEndpoints are
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	var recorded string
+	switch names := slices.Sorted(maps.Keys(found)); len(names) {
+	case 0:
+		return "", nil
+	case 1:
+		recorded = names[0]
+	default:
+		var parts []string
+		for _, c := range names {
+			parts = append(parts, fmt.Sprintf("%s (parents in %s)", c, strings.Join(found[c], ", ")))
+		}
+		return "", fmt.Errorf("the parents of %s record the set's DNSEndpoints in several clusters: %s; pass --dns-context CLUSTER to prune them there", set.Ref(), strings.Join(parts, ", "))
+	}
+	set.DNSContext = recorded // kept unless the set is known to have none left there
+	target, err := open(recorded)
+	if err == nil {
+		lctx, cancel := context.WithTimeout(ctx, cmp.Or(timeout, propagate.DefaultTimeout))
+		var there []dnssync.Removal
+		there, err = dnssync.Prune(lctx, target.Client, recorded, set.ID(), nil, dnssync.PruneOptions{DryRun: dnssync.ClientDryRun})
+		cancel()
+		var notServed *dnssync.NotServedError
+		switch {
+		case errors.As(err, &notServed), err == nil && len(dnssync.Deleted(there)) == 0:
+			set.DNSContext = "" // nothing of the set's is there: forget the cluster
+			return "", nil
+		case err == nil:
+			fmt.Fprintf(errOut, "%s DNS: the input names no DNS cluster; the DNSEndpoints of %s are in cluster %s, as its parent recorded at the last apply --prune\n", cs.WarningIcon(), set.Ref(), recorded)
+			return recorded, nil
+		}
+	}
+	fmt.Fprintf(errOut, "%s DNS: the DNSEndpoints of %s in cluster %s (recorded on its parent) are not pruned: %v\n", cs.WarningIcon(), set.Ref(), recorded, err)
+	return "", nil
 }

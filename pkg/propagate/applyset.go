@@ -34,6 +34,11 @@ const (
 	// ApplySetNamespacesAnnotation, on the parent, lists the namespaces of
 	// the set's objects other than the parent's own, sorted.
 	ApplySetNamespacesAnnotation = "applyset.kubernetes.io/additional-namespaces"
+	// ApplySetDNSContextAnnotation, on the parent, is fedctl's own: the
+	// cluster where the set's DNSEndpoints are (ApplySet.DNSContext), so
+	// that a later apply --prune of the set whose input no longer names
+	// that cluster (its Domain went with its records) still prunes them.
+	ApplySetDNSContextAnnotation = "fedctl.io/dns-context"
 )
 
 // ApplySet names the parent object of an ApplySet in each member: a Secret
@@ -45,6 +50,10 @@ type ApplySet struct {
 	Namespace string
 	// Tooling is the tooling annotation fedctl writes: "fedctl/VERSION".
 	Tooling string
+	// DNSContext, when set, is the cluster where the set's DNSEndpoints
+	// are, written on the parent as ApplySetDNSContextAnnotation; "" takes
+	// the annotation away.
+	DNSContext string
 }
 
 // ParseApplySet reads --applyset as kubectl does: NAME or secrets/NAME for
@@ -169,11 +178,15 @@ func (s *memberSync) applySetParent(gks sets.Set[schema.GroupKind], namespaces s
 	parent.SetName(set.Name)
 	parent.SetNamespace(set.Namespace)
 	parent.SetLabels(map[string]string{ApplySetIDLabel: set.ID()})
-	parent.SetAnnotations(map[string]string{
+	annotations := map[string]string{
 		ApplySetToolingAnnotation:    set.Tooling,
 		ApplySetGroupKindsAnnotation: groupKindsValue(gks),
 		ApplySetNamespacesAnnotation: strings.Join(sets.List(namespaces.Clone().Delete(set.Namespace)), ","),
-	})
+	}
+	if set.DNSContext != "" {
+		annotations[ApplySetDNSContextAnnotation] = set.DNSContext
+	}
+	parent.SetAnnotations(annotations)
 	return parent
 }
 
@@ -185,7 +198,8 @@ func (s *memberSync) writeApplySetObject(ctx context.Context, gks sets.Set[schem
 	st := s.applySet
 	parent := s.applySetParent(gks, namespaces)
 	if st.live != nil {
-		same := st.live.GetLabels()[ApplySetIDLabel] == st.set.ID()
+		same := st.live.GetLabels()[ApplySetIDLabel] == st.set.ID() &&
+			st.live.GetAnnotations()[ApplySetDNSContextAnnotation] == st.set.DNSContext // also when it goes
 		for k, v := range parent.GetAnnotations() {
 			if st.live.GetAnnotations()[k] != v {
 				same = false

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/parallel"
 )
@@ -63,4 +65,54 @@ func findApplySetIn(ctx context.Context, set ApplySet, cluster string, clients f
 		}
 	}
 	return namespaces, nil
+}
+
+// RecordedDNSContexts reads the parent of set (in set.Namespace) in every
+// member of clusters, each within timeout, and returns the DNS clusters
+// their ApplySetDNSContextAnnotation names, each with the members whose
+// parent names it (sorted), and the error of each member that could not
+// be read. A member without the parent, or whose parent names none or is
+// not the set's, is in neither.
+func RecordedDNSContexts(ctx context.Context, set ApplySet, clusters []string, clients func(string) (members.Client, error), timeout time.Duration) (map[string][]string, map[string]error) {
+	var mu sync.Mutex
+	found := map[string][]string{}
+	failed := map[string]error{}
+	var g parallel.Group
+	for _, cluster := range clusters {
+		g.Go(func() {
+			dnsContext, err := recordedDNSContextIn(ctx, set, cluster, clients, timeout)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				failed[cluster] = err
+			case dnsContext != "":
+				found[dnsContext] = append(found[dnsContext], cluster)
+			}
+		})
+	}
+	g.Wait()
+	for c := range found {
+		slices.Sort(found[c])
+	}
+	return found, failed
+}
+
+func recordedDNSContextIn(ctx context.Context, set ApplySet, cluster string, clients func(string) (members.Client, error), timeout time.Duration) (string, error) {
+	c, err := clients(cluster)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	parent, err := c.Get(ctx, set.mapping(), set.Namespace, set.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", nil
+	case err != nil:
+		return "", members.RequestError(err)
+	case parent.GetLabels()[ApplySetIDLabel] != set.ID():
+		return "", nil // not the set's: the apply says so
+	}
+	return parent.GetAnnotations()[ApplySetDNSContextAnnotation], nil
 }

@@ -52,3 +52,40 @@ func TestFindApplySet(t *testing.T) {
 	found, _ = FindApplySet(context.Background(), cm, []string{"c1", "c2"}, clients, time.Second)
 	assert.Empty(t, found, "a ConfigMap parent is another set")
 }
+
+// TestRecordedDNSContexts: the DNS cluster each member's parent records,
+// with the members that say so; a parent that records none, a missing
+// parent and one of another set say nothing; a member that is down is
+// reported.
+func TestRecordedDNSContexts(t *testing.T) {
+	t.Parallel()
+	set := ApplySet{Resource: "secrets", Name: "shop", Namespace: "shop"}
+	parent := func(f *memberstest.Fake, id, dnsContext string) {
+		obj := &unstructured.Unstructured{}
+		obj.SetAPIVersion("v1")
+		obj.SetKind("Secret")
+		obj.SetNamespace(set.Namespace)
+		obj.SetName(set.Name)
+		obj.SetLabels(map[string]string{ApplySetIDLabel: id})
+		if dnsContext != "" {
+			obj.SetAnnotations(map[string]string{ApplySetDNSContextAnnotation: dnsContext})
+		}
+		f.Put(memberstest.KeyOf(set.mapping(), set.Namespace, set.Name), obj)
+	}
+	fakes := map[string]*memberstest.Fake{}
+	for _, c := range []string{"a", "b", "c", "d", "e", "f"} {
+		fakes[c] = memberstest.New()
+	}
+	parent(fakes["a"], set.ID(), "dns")
+	parent(fakes["b"], set.ID(), "dns")
+	parent(fakes["c"], set.ID(), "")      // records none
+	parent(fakes["d"], "applyset-x", "x") // another set's
+	// e holds no parent
+	fakes["f"].SetDown(errors.New("connection refused"))
+	clients := func(c string) (members.Client, error) { return fakes[c], nil }
+
+	found, failed := RecordedDNSContexts(context.Background(), set, []string{"f", "e", "d", "c", "b", "a"}, clients, time.Second)
+	assert.Equal(t, map[string][]string{"dns": {"a", "b"}}, found)
+	require.Len(t, failed, 1)
+	assert.ErrorContains(t, failed["f"], "connection refused")
+}
