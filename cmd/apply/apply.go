@@ -7,9 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/dns"
@@ -126,16 +130,20 @@ federated objects left the input are deleted there ("kubectl get secret NAME
 never one labelled kubefed.io/managed: "false". A member whose listing fails
 is not pruned. --max-deletions (default 100, -1 for no bound) stops a member
 with more deletions than that, de-placement and pruning together, before it
-deletes any. The namespace is part of the set's identity: without -n, fedctl
+deletes any, and bounds the DNSEndpoints pruned in a DNS cluster the same
+way. The namespace is part of the set's identity: without -n, fedctl
 looks the parent up by name in the members and uses its namespace when it is
 in exactly one (saying so on standard error); when it is in several, or in
 none yet, -n is required. The DNSEndpoints of the input's DNS records are
 labelled with the set too, and those whose records left the input are
-deleted from the DNS cluster.
+deleted from the DNS cluster; the parents record the DNS cluster, so that
+the set's DNSEndpoints are still pruned there once the input no longer
+names it.
 
 --dry-run=client sends no request at all and lists the objects each member
 would get; it cannot tell what is new, changed or to be removed. With --prune
-it reads the members, sending no write, to list what would be deleted too.
+it reads the members and the DNS cluster, sending no write, to list what
+would be deleted too.
 --dry-run=server sends every write as a server-side dry run, so the API
 servers validate it and nothing changes.
 
@@ -316,16 +324,17 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		return err // nothing is sent for an input with errors
 	}
 	fed, res, clusters := in.Federation, in.Result, in.Clusters
-	dnsCluster, err := o.dnsCluster(in, set)
+	named, err := o.dnsCluster(in, set)
 	if err != nil {
 		return err // checked before the first write
 	}
+	dns := cmdutil.DNSClusters{Cluster: named}
 	var maxDeletions *int
 	if o.MaxDeletions >= 0 {
 		maxDeletions = &o.MaxDeletions
 	}
 	if o.Rollout.Enabled {
-		return o.rollout(ctx, in, set, dnsCluster, maxDeletions, start)
+		return o.rollout(ctx, in, set, named, maxDeletions, start)
 	}
 	var report *propagate.Report
 	var clients func(string) (members.Client, error)
@@ -343,7 +352,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 			}
 		}
 		if set != nil {
-			if dnsCluster, err = cmdutil.SetDNSContext(ctx, o.IO.ErrOut, o.IO.ErrColorScheme(), set, dnsCluster, clusters, clients, o.openDNS(in), o.Timeout); err != nil {
+			if dns, err = cmdutil.SetDNSContext(ctx, o.IO.ErrOut, o.IO.ErrColorScheme(), set, named, clusters, clients, o.openDNS(in), o.Timeout); err != nil {
 				return err
 			}
 		}
@@ -399,7 +408,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	}
 	applyErr := cmdutil.MembersError(report.Failed(), report.NothingDone())
 	if !o.Wait {
-		return errors.Join(applyErr, o.writeDNS(ctx, in, dnsCluster, set, clients), o.writeJSON(report, nil))
+		return errors.Join(applyErr, o.writeDNS(ctx, in, dns, set, clients), o.writeJSON(report, nil))
 	}
 	if o.Deadline > 0 {
 		left, err := remaining(o.Deadline, start)
@@ -410,7 +419,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 	}
 	verdict, waitErr := o.wait(ctx, res, report, clients)
 	// After the wait, so that the Services have their load balancers.
-	dnsErr := o.writeDNS(ctx, in, dnsCluster, set, clients)
+	dnsErr := o.writeDNS(ctx, in, dns, set, clients)
 	return errors.Join(applyErr, cmdutil.WaitError(waitErr), dnsErr, o.writeJSON(report, verdict))
 }
 
@@ -433,17 +442,19 @@ func (o *ApplyOptions) dnsCluster(in *cmdutil.Rendered, set *propagate.ApplySet)
 // members and server-side applies those that changed in the DNS cluster.
 // A member that could not be read keeps its last targets (unless
 // --dns-withdraw-unreachable) and makes the run partial (exit 3). With
-// --prune (set), the DNSEndpoints are labelled with the set, and those of
-// the set whose records left the input are deleted, within
-// --max-deletions. A dry run says what it would write and delete: client
-// reads and sends nothing, server sends dry-run requests.
+// --prune (set), the DNSEndpoints are labelled with the set, those of the
+// set whose records left the input are deleted, within --max-deletions,
+// and so are all of the set's in the stale clusters its parents recorded
+// (cmdutil.SetDNSContext); a recorded cluster that could not be checked
+// makes the run partial. A dry run says what it would write and delete:
+// client reads and sends nothing, server sends dry-run requests.
 //
 // The members are read through clients, the apply's own, so that what
 // they learnt (discovery, who does not answer) is not asked again; nil
 // clients (--dry-run=client without --prune) read no cluster, so neither
 // does the DNS step.
-func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, cluster string, set *propagate.ApplySet, clients func(string) (members.Client, error)) error {
-	if cluster == "" || ctx.Err() != nil {
+func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, where cmdutil.DNSClusters, set *propagate.ApplySet, clients func(string) (members.Client, error)) error {
+	if where.Empty() || ctx.Err() != nil {
 		return nil
 	}
 	cs := o.IO.ErrColorScheme()
@@ -451,6 +462,58 @@ func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, clust
 		fmt.Fprintf(o.IO.ErrOut, "%s DNS records: not computed, as --dry-run=client without --prune reads no cluster; fedctl dns -f ... shows them\n", cs.WarningIcon())
 		return nil
 	}
+	var errs []error
+	if where.Cluster != "" {
+		errs = append(errs, o.writeRecords(ctx, in, where.Cluster, set, clients))
+	}
+	if len(where.Stale) > 0 {
+		errs = append(errs, o.pruneStale(ctx, in, where, set))
+	}
+	if len(where.Unchecked) > 0 {
+		failed := slices.Sorted(maps.Keys(where.Unchecked))
+		for _, c := range failed {
+			errs = append(errs, where.Unchecked[c])
+		}
+		errs = append(errs, &cmdutil.PartialError{Failed: failed})
+	}
+	return errors.Join(errs...)
+}
+
+// pruneStale prunes the set's DNSEndpoints, all of them, in the stale
+// clusters its parents recorded, sparing those the cluster the input names
+// holds: a stale cluster may be that very cluster under another name (a
+// renamed kubeconfig context), and the DNSEndpoints just written there must
+// stay. When they cannot be listed, no stale cluster is pruned.
+func (o *ApplyOptions) pruneStale(ctx context.Context, in *cmdutil.Rendered, where cmdutil.DNSClusters, set *propagate.ApplySet) error {
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
+	defer cancel()
+	var spare map[types.UID]bool
+	if where.Cluster != "" {
+		target, err := o.openDNS(in)(where.Cluster)
+		if err == nil {
+			spare, err = dnssync.SetUIDs(ctx, target.Client, where.Cluster, set.ID())
+		}
+		if err != nil {
+			return fmt.Errorf("DNS: the set's DNSEndpoints in %s (which the input no longer names) are not pruned, as those of cluster %s could not be listed: %w", strings.Join(where.Stale, ", "), where.Cluster, err)
+		}
+	}
+	var errs []error
+	for _, stale := range where.Stale {
+		target, err := o.openDNS(in)(stale)
+		if err == nil {
+			err = o.pruneDNS(ctx, target, set, nil, spare)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("DNS: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeRecords writes the input's records to cluster and, with --prune,
+// prunes there the set's DNSEndpoints whose records left the input.
+func (o *ApplyOptions) writeRecords(ctx context.Context, in *cmdutil.Rendered, cluster string, set *propagate.ApplySet, clients func(string) (members.Client, error)) error {
+	cs := o.IO.ErrColorScheme()
 	target, err := o.openDNS(in)(cluster)
 	if err != nil {
 		return err
@@ -489,8 +552,8 @@ func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, clust
 		fmt.Fprintf(o.IO.ErrOut, "%s DNS: %d DNSEndpoints (%d names) %s%s\n", cs.SuccessIcon(), len(res.Records), n, what, suffix)
 	}
 	if set != nil {
-		if err := o.pruneDNS(wctx, target, set, res.Records, dry, suffix); err != nil {
-			return fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
+		if err := o.pruneDNS(wctx, target, set, res.Records, nil); err != nil {
+			return fmt.Errorf("DNS: %w", err)
 		}
 	}
 	if len(res.Unreachable) > 0 {
@@ -516,8 +579,9 @@ func (o *ApplyOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNST
 // --max-deletions of them are not deleted at all (but listed by a client
 // dry run, which, as propagate's plan, is not bounded). A DNS cluster that
 // does not serve DNSEndpoints holds none to prune.
-func (o *ApplyOptions) pruneDNS(ctx context.Context, target *cmdutil.DNSTarget, set *propagate.ApplySet, keep []dns.Record, dry dnssync.DryRun, suffix string) error {
-	opts := dnssync.PruneOptions{DryRun: dry}
+func (o *ApplyOptions) pruneDNS(ctx context.Context, target *cmdutil.DNSTarget, set *propagate.ApplySet, keep []dns.Record, spare map[types.UID]bool) error {
+	dry, suffix := cmdutil.DNSDryRun(o.DryRun)
+	opts := dnssync.PruneOptions{DryRun: dry, Spare: spare}
 	if o.MaxDeletions >= 0 && dry != dnssync.ClientDryRun {
 		opts.MaxDeletions = &o.MaxDeletions
 	}
@@ -525,6 +589,10 @@ func (o *ApplyOptions) pruneDNS(ctx context.Context, target *cmdutil.DNSTarget, 
 	var notServed *dnssync.NotServedError
 	if errors.As(err, &notServed) && len(keep) == 0 {
 		return nil
+	}
+	var tooMany *dnssync.TooManyError
+	if err != nil && !errors.As(err, &tooMany) && !errors.As(err, &notServed) {
+		err = fmt.Errorf("cluster %s: %w", target.Cluster, err) // the others name it
 	}
 	cs := o.IO.ErrColorScheme()
 	for _, r := range removed {

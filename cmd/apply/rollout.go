@@ -15,6 +15,7 @@ import (
 // rollout applies wave by wave (--rollout): each wave is applied, waited
 // for until Current, soaked and gated before the next one gets any write.
 func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *propagate.ApplySet, dnsCluster string, maxDeletions *int, start time.Time) error {
+	dns := cmdutil.DNSClusters{Cluster: dnsCluster}
 	plan, err := o.Rollout.Plan(in.File, false)
 	if err != nil {
 		return err
@@ -37,7 +38,7 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 		}
 	}
 	if set != nil {
-		if dnsCluster, err = cmdutil.SetDNSContext(ctx, o.IO.ErrOut, o.IO.ErrColorScheme(), set, dnsCluster, firstWave(plan), clients, o.openDNS(in), o.Timeout); err != nil {
+		if dns, err = cmdutil.SetDNSContext(ctx, o.IO.ErrOut, o.IO.ErrColorScheme(), set, dnsCluster, firstWave(plan), clients, o.openDNS(in), o.Timeout); err != nil {
 			return err
 		}
 	}
@@ -86,7 +87,7 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 		fmt.Fprintf(o.IO.ErrOut, "%s\n", report.Reason)
 		return cmdutil.MembersError(report.Failed(), false) // DNS waits for the last wave
 	}
-	err = o.writeDNS(ctx, in, dnsCluster, set, clients)
+	err = o.writeDNS(ctx, in, dns, set, clients)
 	return errors.Join(cmdutil.MembersError(report.Failed(), false), err)
 }
 

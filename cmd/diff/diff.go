@@ -212,7 +212,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		}
 	}
 	// before Compare, which compares the parents with what apply would write
-	dnsCluster, dnsErr := o.dnsCluster(ctx, in, set, clients)
+	dnsWhere, dnsErr := o.dnsClusters(ctx, in, set, clients)
 	report := propagate.Compare(ctx, propagate.Input{
 		Result:   res,
 		Clusters: clusters,
@@ -230,10 +230,10 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	})
 
 	trees := report
-	dnsResult, err := o.compareDNS(ctx, in, dnsCluster, set, clients)
+	dnsResults, err := o.compareDNS(ctx, in, dnsWhere, set, clients)
 	dnsErr = errors.Join(dnsErr, err)
-	if dnsResult != nil {
-		trees = &propagate.Report{Clusters: append(slices.Clone(report.Clusters), *dnsResult)}
+	if len(dnsResults) > 0 {
+		trees = &propagate.Report{Clusters: append(slices.Clone(report.Clusters), dnsResults...)}
 	}
 	differ, diffErr := o.showDiff(trees)
 	failures := failuresOf(report, o.deadlineError())
@@ -259,7 +259,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return &cmdutil.ExitError{Code: exitError, Err: errors.New("interrupted")}
 	case len(failures) > 0:
-		return &cmdutil.ExitError{Code: exitError, Err: cannotCompare(failures, report.Failed(), dnsErr != nil)}
+		return &cmdutil.ExitError{Code: exitError, Err: cannotCompare(failures, report.Failed(), dnsErr != nil, dnsWhere.Names())}
 	case differ:
 		return &cmdutil.ExitError{Code: exitDifferent}
 	}
@@ -305,14 +305,17 @@ func failuresOf(report *propagate.Report, deadline *members.DeadlineError) []str
 }
 
 // cannotCompare is diff's error when something could not be compared:
-// the members that failed, and the DNS cluster.
-func cannotCompare(failures, failed []string, dns bool) error {
+// the members that failed, and the DNS clusters when DNS failed.
+func cannotCompare(failures, failed []string, dnsFailed bool, dnsClusters []string) error {
 	where := []string{}
 	if len(failed) > 0 {
 		where = append(where, "member cluster(s) "+strings.Join(failed, ", "))
 	}
-	if dns {
-		where = append(where, "the DNS cluster")
+	switch {
+	case dnsFailed && len(dnsClusters) > 0:
+		where = append(where, "DNS cluster(s) "+strings.Join(dnsClusters, ", "))
+	case dnsFailed:
+		where = append(where, "the DNS records")
 	}
 	return fmt.Errorf("cannot compare everything: %d problem(s) in %s", len(failures), strings.Join(where, " and "))
 }

@@ -5,8 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/dns"
@@ -15,30 +19,75 @@ import (
 	"github.com/fedctl/fedctl/pkg/propagate"
 )
 
-// compareDNS says what apply would change in the DNS cluster: the
-// DNSEndpoints of the input's records that differ from the live ones (a
-// server-side dry run each), and with --prune those of the set that apply
-// would delete, in cluster (see dnsCluster). They come as the comparisons
-// of the DNS cluster, which go into the LIVE and MERGED trees beside the
-// members' objects; nil when there is no DNS cluster.
+// compareDNS says what apply would change in the DNS clusters (see
+// dnsClusters): the DNSEndpoints of the input's records that differ from
+// the live ones (a server-side dry run each), and with --prune those of
+// the set that apply would delete, there and in the stale clusters. They
+// come as the comparisons of each DNS cluster, which go into the LIVE and
+// MERGED trees beside the members' objects. A recorded cluster that could
+// not be checked is an error, after the others are compared.
 //
 // The members are read through clients, the comparison's own.
-func (o *DiffOptions) compareDNS(ctx context.Context, in *cmdutil.Rendered, cluster string, set *propagate.ApplySet, clients func(string) (members.Client, error)) (*propagate.ClusterResult, error) {
-	if cluster == "" {
-		return nil, nil
+func (o *DiffOptions) compareDNS(ctx context.Context, in *cmdutil.Rendered, where cmdutil.DNSClusters, set *propagate.ApplySet, clients func(string) (members.Client, error)) ([]propagate.ClusterResult, error) {
+	var out []propagate.ClusterResult
+	var errs []error
+	if where.Cluster != "" {
+		res, err := o.compareRecords(ctx, in, where.Cluster, set, clients)
+		if res != nil {
+			out = append(out, *res)
+		}
+		errs = append(errs, err)
 	}
-	records := in.Set.DNS.Records()
-	access, err := o.Access()
-	if err != nil {
-		return nil, err
+	if len(where.Stale) > 0 {
+		stale, err := o.compareStale(ctx, in, where, set)
+		out = append(out, stale...)
+		errs = append(errs, err)
 	}
-	o.timeFlags().Apply(&access)
-	target, err := cmdutil.OpenDNS(in.Federation, cluster, access, o.NewClient)
+	for _, c := range slices.Sorted(maps.Keys(where.Unchecked)) {
+		errs = append(errs, where.Unchecked[c])
+	}
+	return out, errors.Join(errs...)
+}
+
+// compareStale lists, as apply's pruneStale would delete them, the set's
+// DNSEndpoints in the stale clusters, sparing those the cluster the input
+// names holds (the same cluster under another name).
+func (o *DiffOptions) compareStale(ctx context.Context, in *cmdutil.Rendered, where cmdutil.DNSClusters, set *propagate.ApplySet) ([]propagate.ClusterResult, error) {
+	var spare map[types.UID]bool
+	if where.Cluster != "" {
+		target, err := o.openDNS(in)(where.Cluster)
+		if err == nil {
+			lctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
+			spare, err = dnssync.SetUIDs(lctx, target.Client, where.Cluster, set.ID())
+			cancel()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("DNS: the set's DNSEndpoints in %s are not compared, as those of cluster %s could not be listed: %w", strings.Join(where.Stale, ", "), where.Cluster, err)
+		}
+	}
+	var out []propagate.ClusterResult
+	var errs []error
+	for _, stale := range where.Stale {
+		res := propagate.ClusterResult{Cluster: stale}
+		target, err := o.openDNS(in)(stale)
+		if err == nil {
+			res.Comparisons, err = o.comparePrune(ctx, target, set, nil, spare)
+		}
+		out = append(out, res)
+		errs = append(errs, err)
+	}
+	return out, errors.Join(errs...)
+}
+
+// compareRecords compares the input's records with their DNSEndpoints in
+// cluster and, with --prune, lists the set's that apply would prune there.
+func (o *DiffOptions) compareRecords(ctx context.Context, in *cmdutil.Rendered, cluster string, set *propagate.ApplySet, clients func(string) (members.Client, error)) (*propagate.ClusterResult, error) {
+	target, err := o.openDNS(in)(cluster)
 	if err != nil {
 		return nil, err
 	}
 	res := &dns.Result{}
-	if records {
+	if in.Set.DNS.Records() {
 		if res, err = o.DNS.ComputeDNS(ctx, o.IO, in, clients, target, o.Timeout); err != nil {
 			return nil, fmt.Errorf("DNS records: %w", err)
 		}
@@ -54,7 +103,9 @@ func (o *DiffOptions) compareDNS(ctx context.Context, in *cmdutil.Rendered, clus
 	var errs []error
 	if len(res.Records) > 0 {
 		compared, err := dnssync.Compare(dctx, target.Client, cluster, res.Records, target.Written, opts)
-		errs = append(errs, err)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("DNS records in cluster %s: %w", cluster, err))
+		}
 		for _, c := range compared {
 			action := propagate.Configured
 			if c.Live == nil {
@@ -64,52 +115,68 @@ func (o *DiffOptions) compareDNS(ctx context.Context, in *cmdutil.Rendered, clus
 		}
 	}
 	if set != nil {
-		removed, err := dnssync.Prune(dctx, target.Client, cluster, set.ID(), res.Records, dnssync.PruneOptions{DryRun: dnssync.ClientDryRun})
-		var notServed *dnssync.NotServedError
-		if !errors.As(err, &notServed) || len(res.Records) > 0 {
-			errs = append(errs, err)
-		}
-		for _, r := range removed {
-			if r.Left == "" {
-				out.Comparisons = append(out.Comparisons, propagate.Comparison{Object: endpointResult(r.Object, propagate.Deleted), Live: r.Object})
-			}
+		deleted, err := o.comparePrune(dctx, target, set, res.Records, nil)
+		out.Comparisons = append(out.Comparisons, deleted...)
+		errs = append(errs, err)
+	}
+	return out, errors.Join(errs...)
+}
+
+// comparePrune lists, as deletions, the DNSEndpoints of set in target that
+// apply --prune would delete: those whose records are not among keep.
+func (o *DiffOptions) comparePrune(ctx context.Context, target *cmdutil.DNSTarget, set *propagate.ApplySet, keep []dns.Record, spare map[types.UID]bool) ([]propagate.Comparison, error) {
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
+	defer cancel()
+	removed, err := dnssync.Prune(ctx, target.Client, target.Cluster, set.ID(), keep, dnssync.PruneOptions{DryRun: dnssync.ClientDryRun, Spare: spare})
+	var notServed *dnssync.NotServedError
+	if errors.As(err, &notServed) && len(keep) == 0 {
+		err = nil // none can be there
+	}
+	var out []propagate.Comparison
+	for _, r := range removed {
+		if r.Left == "" {
+			out = append(out, propagate.Comparison{Object: endpointResult(r.Object, propagate.Deleted), Live: r.Object})
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return out, fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
+	if err != nil {
+		return out, fmt.Errorf("DNS records in cluster %s: %w", target.Cluster, err)
 	}
 	return out, nil
 }
 
-// dnsCluster is where apply would write the input's DNS records and prune
-// those of set, as apply decides it: the cluster the input or --dns-context
-// names, else, with --prune, the one the set's parents recorded
-// (cmdutil.SetDNSContext, which also records it on set, so that the
-// parents' comparison shows what apply would write); "" when there is
-// none. Records with nowhere to go are an error, as for apply.
-func (o *DiffOptions) dnsCluster(ctx context.Context, in *cmdutil.Rendered, set *propagate.ApplySet, clients func(string) (members.Client, error)) (string, error) {
-	records := in.Set.DNS.Records()
-	if !records && set == nil {
-		return "", nil
-	}
-	cluster, err := o.DNS.DNSCluster(in.Set)
-	switch {
-	case err != nil:
-		return "", err
-	case cluster == "" && records:
-		return "", errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)")
-	case set == nil:
-		return cluster, nil
-	}
-	open := func(c string) (*cmdutil.DNSTarget, error) {
+// openDNS opens a DNS cluster with the comparison's settings.
+func (o *DiffOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
+	return func(cluster string) (*cmdutil.DNSTarget, error) {
 		access, err := o.Access()
 		if err != nil {
 			return nil, err
 		}
 		o.timeFlags().Apply(&access)
-		return cmdutil.OpenDNS(in.Federation, c, access, o.NewClient)
+		return cmdutil.OpenDNS(in.Federation, cluster, access, o.NewClient)
 	}
-	return cmdutil.SetDNSContext(ctx, o.IO.ErrOut, o.IO.ErrColorScheme(), set, cluster, in.Clusters, clients, open, o.Timeout)
+}
+
+// dnsClusters are where apply would write the input's DNS records and
+// prune those of set, as apply decides them: the cluster the input or
+// --dns-context names and, with --prune, the stale ones the set's parents
+// recorded (cmdutil.SetDNSContext, which also says on set what the parents
+// are to record, so that the parents' comparison shows what apply would
+// write). Records with nowhere to go are an error, as for apply.
+func (o *DiffOptions) dnsClusters(ctx context.Context, in *cmdutil.Rendered, set *propagate.ApplySet, clients func(string) (members.Client, error)) (cmdutil.DNSClusters, error) {
+	records := in.Set.DNS.Records()
+	if !records && set == nil {
+		return cmdutil.DNSClusters{}, nil
+	}
+	cluster, err := o.DNS.DNSCluster(in.Set)
+	switch {
+	case err != nil:
+		return cmdutil.DNSClusters{}, err
+	case cluster == "" && records:
+		return cmdutil.DNSClusters{}, errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)")
+	case set == nil:
+		return cmdutil.DNSClusters{Cluster: cluster}, nil
+	}
+	return cmdutil.SetDNSContext(ctx, o.IO.ErrOut, o.IO.ErrColorScheme(), set, cluster, in.Clusters, clients, o.openDNS(in), o.Timeout)
 }
 
 // endpointResult names a DNSEndpoint as propagate names member objects.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
 	"github.com/fedctl/fedctl/cmd/apply"
@@ -153,15 +155,22 @@ func (w *workspace) dns(t *testing.T, args ...string) (string, string, error) {
 // ExternalDNS would run) and waits until it is served.
 func installCRD(t *testing.T) {
 	t.Helper()
+	installCRDIn(t, "cluster1")
+}
+
+// installCRDIn creates ExternalDNS's DNSEndpoint CRD in cluster and waits
+// until it is served.
+func installCRDIn(t *testing.T, cluster string) {
+	t.Helper()
 	data, err := os.ReadFile("../../testdata/crds/dnsendpoint.yaml")
 	require.NoError(t, err)
 	var obj map[string]any
 	require.NoError(t, yaml.Unmarshal(data, &obj))
 	u := &unstructured.Unstructured{Object: obj}
-	_, err = env.Dynamic(t, "cluster1").Resource(crds).Apply(context.Background(), u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true})
+	_, err = env.Dynamic(t, cluster).Resource(crds).Apply(context.Background(), u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		_, err := env.Dynamic(t, "cluster1").Resource(dnsEndpoints).Namespace("default").List(context.Background(), metav1.ListOptions{})
+		_, err := env.Dynamic(t, cluster).Resource(dnsEndpoints).Namespace("default").List(context.Background(), metav1.ListOptions{})
 		return err == nil
 	}, 20*time.Second, 200*time.Millisecond)
 }
@@ -596,7 +605,7 @@ func TestDNSPruneAfterTheDomainLeaves(t *testing.T) {
 
 	errOut, err := w.apply(t, prune...)
 	require.NoError(t, err)
-	assert.Contains(t, errOut, "DNS: the input names no DNS cluster; the DNSEndpoints of Secret "+ns+"/app are in cluster cluster1, as its parent recorded")
+	assert.Contains(t, errOut, "DNS: Secret "+ns+"/app still has 1 DNSEndpoints in cluster cluster1 (recorded on its parents), which the input no longer names")
 	assert.Contains(t, errOut, "DNS: DNSEndpoint "+ns+"/service-web deleted in cluster cluster1 (pruned: its record left the input)")
 	assert.Nil(t, getEndpoint(t, ns, "service-web"))
 	assert.Equal(t, "cluster1", recorded("cluster2"), "kept while the run prunes there")
@@ -607,4 +616,87 @@ func TestDNSPruneAfterTheDomainLeaves(t *testing.T) {
 	for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
 		assert.Empty(t, recorded(c), "%s: nothing of the set is left in cluster1: forgotten", c)
 	}
+}
+
+// TestDNSMovesCluster: when the DNS cluster changes, apply --prune writes
+// the DNSEndpoints to the new one and deletes the set's from the old one,
+// which the parents record until it holds none; a new name for the same
+// cluster (a renamed kubeconfig context) deletes nothing.
+func TestDNSMovesCluster(t *testing.T) {
+	const ns = "dns-moves"
+	w := newWorkspace(t, app(ns, 3, ""))
+	installCRDIn(t, "cluster2")
+	t.Setenv("FEDCTL_EXTERNAL_DIFF", "")
+	t.Setenv("KUBECTL_EXTERNAL_DIFF", "")
+	prune := []string{"--prune", "--applyset", "app", "-n", ns}
+	_, err := w.apply(t, prune...)
+	require.NoError(t, err)
+	endpointIn := func(cluster string) *unstructured.Unstructured {
+		obj, err := env.Dynamic(t, cluster).Resource(dnsEndpoints).Namespace(ns).Get(context.Background(), "service-web", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		require.NoError(t, err)
+		return obj
+	}
+	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	recorded := func() []string {
+		var out []string
+		for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
+			parent, err := env.Dynamic(t, c).Resource(secrets).Namespace(ns).Get(context.Background(), "app", metav1.GetOptions{})
+			require.NoError(t, err)
+			out = append(out, parent.GetAnnotations()[propagate.ApplySetDNSContextAnnotation])
+		}
+		return out
+	}
+	require.NotNil(t, endpointIn("cluster1"))
+	assert.Equal(t, []string{"cluster1", "cluster1", "cluster1"}, recorded())
+
+	toCluster2 := append(slices.Clone(prune), "--dns-context", "cluster2")
+	out, _, err := w.run(t, func(f *cmdutil.Factory) *cobra.Command { return diffcmd.NewCmdDiff(f, nil) }, toCluster2...)
+	var exitErr *cmdutil.ExitError
+	require.ErrorAs(t, err, &exitErr)
+	assert.Equal(t, 1, exitErr.Code)
+	assert.Contains(t, out, "MERGED/cluster2_externaldns.k8s.io.v1alpha1.DNSEndpoint."+ns+".service-web", "written there")
+	assert.Regexp(t, `\+\+\+ \S+/MERGED/cluster1_externaldns.k8s.io.v1alpha1.DNSEndpoint.`+ns+`.service-web\s+1970`, out, "deleted in the old one")
+
+	errOut, err := w.apply(t, toCluster2...)
+	require.NoError(t, err)
+	assert.Contains(t, errOut, "DNS: 1 DNSEndpoints")
+	assert.Contains(t, errOut, "DNS: DNSEndpoint "+ns+"/service-web deleted in cluster cluster1 (pruned: its record left the input)")
+	assert.Nil(t, endpointIn("cluster1"))
+	require.NotNil(t, endpointIn("cluster2"))
+	assert.Equal(t, []string{"cluster1,cluster2", "cluster1,cluster2", "cluster1,cluster2"}, recorded(), "cluster1 stays recorded until it is known empty")
+
+	errOut, err = w.apply(t, toCluster2...)
+	require.NoError(t, err)
+	assert.NotContains(t, errOut, "deleted")
+	assert.Equal(t, []string{"cluster2", "cluster2", "cluster2"}, recorded())
+
+	// dns-alias is another kubeconfig context for cluster2
+	cfg, err := clientcmd.LoadFromFile(w.kubeconfig)
+	require.NoError(t, err)
+	alias := *cfg.Contexts["cluster2"]
+	cfg.Contexts["dns-alias"] = &alias
+	w.kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, clientcmd.WriteToFile(*cfg, w.kubeconfig))
+	rv := endpointIn("cluster2").GetResourceVersion()
+	errOut, err = w.apply(t, append(slices.Clone(prune), "--dns-context", "dns-alias")...)
+	require.NoError(t, err)
+	assert.NotContains(t, errOut, "deleted")
+	require.NotNil(t, endpointIn("cluster2"), "the same DNSEndpoint under the new name")
+	assert.Equal(t, rv, endpointIn("cluster2").GetResourceVersion())
+	assert.Equal(t, []string{"dns-alias", "dns-alias", "dns-alias"}, recorded(), "cluster2 holds nothing but what dns-alias holds: forgotten")
+}
+
+// TestDNSServerDryRunNewNamespace: a server-side dry run of a first apply,
+// whose namespace the real apply would create in the DNS cluster (a member
+// here), says what it would write instead of failing on the namespace.
+func TestDNSServerDryRunNewNamespace(t *testing.T) {
+	const ns = "dns-dry-new"
+	w := newWorkspace(t, app(ns, 3, ""))
+	errOut, err := w.apply(t, "--dry-run=server")
+	require.NoError(t, err)
+	assert.Regexp(t, `DNS: 1 DNSEndpoints \(\d+ names\) applied in cluster cluster1 \(server dry run\)\n`, errOut)
+	assert.Nil(t, getEndpoint(t, ns, "service-web"))
 }

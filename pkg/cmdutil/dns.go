@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/fedctl/fedctl/pkg/dns"
 	"github.com/fedctl/fedctl/pkg/dnssync"
@@ -156,64 +157,116 @@ func (f *DNSFlags) ComputeDNS(ctx context.Context, ios *iostreams.IOStreams, r *
 	return res, nil
 }
 
+// DNSClusters are where apply (and diff) writes and prunes DNSEndpoints.
+type DNSClusters struct {
+	// Cluster is where the input's records go and, with --prune, where
+	// the set's DNSEndpoints whose records left the input are pruned: the
+	// one the input or --dns-context names (DNSCluster); "" when none does.
+	Cluster string
+	// Stale are the other clusters where the set still has DNSEndpoints,
+	// as its parents recorded (the input's Domain went, or moved): with
+	// --prune they are pruned there whole.
+	Stale []string
+	// Unchecked are the recorded clusters that could not be opened or
+	// listed, with why (the error names the cluster): they stay recorded,
+	// and nothing is pruned there in this run.
+	Unchecked map[string]error
+}
+
+// Names are the clusters, sorted.
+func (d DNSClusters) Names() []string {
+	names := append(slices.Collect(maps.Keys(d.Unchecked)), d.Stale...)
+	if d.Cluster != "" {
+		names = append(names, d.Cluster)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// Empty says there is nowhere to write or prune.
+func (d DNSClusters) Empty() bool {
+	return d.Cluster == "" && len(d.Stale) == 0 && len(d.Unchecked) == 0
+}
+
 // SetDNSContext decides where apply --prune (and diff --prune) of set
-// finds the set's DNSEndpoints, and records it on set (DNSContext, which
-// the parents get), once the set's namespace is known and before any
-// parent is written:
-//   - named, the DNS cluster the input or --dns-context names, when there
-//     is one;
-//   - else the one the set's parents recorded at an earlier apply, while
-//     the set still has DNSEndpoints there: so that they are pruned once
-//     the input drops its Domain with its records, and the parents forget
-//     the cluster once they are gone.
-//
-// Parents that name two clusters are an error, before any write. A
-// recorded cluster that cannot be opened or listed is kept on the parents
-// and said on errOut; nothing is pruned there in this run.
-//
-// The parents are read in clusters (a rollout's first wave: later waves
-// get no request before their turn).
-func SetDNSContext(ctx context.Context, errOut io.Writer, cs *iostreams.ColorScheme, set *propagate.ApplySet, named string, clusters []string, clients func(string) (members.Client, error), open func(string) (*DNSTarget, error), timeout time.Duration) (string, error) {
+// writes and prunes the set's DNSEndpoints, and says on set what its
+// parents are to record (DNSContexts, ForgetDNSContexts), once the set's
+// namespace is known and before any parent is written: named, the cluster
+// the input or --dns-context names, if any, is recorded; of the clusters
+// the parents recorded at earlier applies (read in clusters: a rollout's
+// first wave alone, as later waves get no request before their turn), each
+// other one where the set still has DNSEndpoints is stale, pruned whole and
+// still recorded, and each where it has none any more is forgotten. So the
+// set's DNSEndpoints are pruned once the input drops its Domain with its
+// records, or moves it to another cluster.
+func SetDNSContext(ctx context.Context, errOut io.Writer, cs *iostreams.ColorScheme, set *propagate.ApplySet, named string, clusters []string, clients func(string) (members.Client, error), open func(string) (*DNSTarget, error), timeout time.Duration) (DNSClusters, error) {
+	out := DNSClusters{Cluster: named}
 	if named != "" {
-		set.DNSContext = named
-		return named, nil
+		set.DNSContexts = []string{named}
 	}
-	found, _ := propagate.RecordedDNSContexts(ctx, *set, clusters, clients, min(cmp.Or(timeout, propagate.DefaultTimeout), ApplySetLookupTimeout))
-	// a member whose parent could not be read fails in propagate, which
-	// reads it again; the others say where the DNSEndpoints are
+	found, unread := propagate.RecordedDNSContexts(ctx, *set, clusters, clients, min(cmp.Or(timeout, propagate.DefaultTimeout), ApplySetLookupTimeout))
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return out, err
 	}
-	var recorded string
-	switch names := slices.Sorted(maps.Keys(found)); len(names) {
-	case 0:
-		return "", nil
-	case 1:
-		recorded = names[0]
-	default:
-		var parts []string
-		for _, c := range names {
-			parts = append(parts, fmt.Sprintf("%s (parents in %s)", c, strings.Join(found[c], ", ")))
+	for _, c := range slices.Sorted(maps.Keys(unread)) {
+		// what that parent records stays recorded (see
+		// propagate.ApplySet.DNSContexts); propagate reads it again
+		fmt.Fprintf(errOut, "%s DNS: the parent of %s in cluster %s could not be read (%v): the DNS clusters it records are not checked in this run\n", cs.WarningIcon(), set.Ref(), c, unread[c])
+	}
+	var spare map[types.UID]bool // the named cluster's, which a recorded one may be under another name
+	var spareErr error
+	if named != "" && len(found) > 0 {
+		spare, spareErr = setUIDsIn(ctx, open, named, set, timeout)
+	}
+	for _, recorded := range slices.Sorted(maps.Keys(found)) {
+		if recorded == named {
+			continue
 		}
-		return "", fmt.Errorf("the parents of %s record the set's DNSEndpoints in several clusters: %s; pass --dns-context CLUSTER to prune them there", set.Ref(), strings.Join(parts, ", "))
-	}
-	set.DNSContext = recorded // kept unless the set is known to have none left there
-	target, err := open(recorded)
-	if err == nil {
-		lctx, cancel := context.WithTimeout(ctx, cmp.Or(timeout, propagate.DefaultTimeout))
-		var there []dnssync.Removal
-		there, err = dnssync.Prune(lctx, target.Client, recorded, set.ID(), nil, dnssync.PruneOptions{DryRun: dnssync.ClientDryRun})
-		cancel()
-		var notServed *dnssync.NotServedError
+		left, err := 0, fmt.Errorf("cannot tell its DNSEndpoints from those of cluster %s: %w", named, spareErr)
+		if spareErr == nil {
+			left, err = setEndpointsIn(ctx, open, recorded, set, spare, timeout)
+		}
 		switch {
-		case errors.As(err, &notServed), err == nil && len(dnssync.Deleted(there)) == 0:
-			set.DNSContext = "" // nothing of the set's is there: forget the cluster
-			return "", nil
-		case err == nil:
-			fmt.Fprintf(errOut, "%s DNS: the input names no DNS cluster; the DNSEndpoints of %s are in cluster %s, as its parent recorded at the last apply --prune\n", cs.WarningIcon(), set.Ref(), recorded)
-			return recorded, nil
+		case err != nil:
+			if out.Unchecked == nil {
+				out.Unchecked = map[string]error{}
+			}
+			out.Unchecked[recorded] = fmt.Errorf("cluster %s (DNS, recorded on the parents of %s in %s): %w; the set's DNSEndpoints there are not pruned in this run", recorded, set.Ref(), strings.Join(found[recorded], ", "), err)
+		case left == 0:
+			set.ForgetDNSContexts = append(set.ForgetDNSContexts, recorded)
+		default:
+			out.Stale = append(out.Stale, recorded)
+			fmt.Fprintf(errOut, "%s DNS: %s still has %d DNSEndpoints in cluster %s (recorded on its parents), which the input no longer names\n", cs.WarningIcon(), set.Ref(), left, recorded)
 		}
 	}
-	fmt.Fprintf(errOut, "%s DNS: the DNSEndpoints of %s in cluster %s (recorded on its parent) are not pruned: %v\n", cs.WarningIcon(), set.Ref(), recorded, err)
-	return "", nil
+	return out, nil
+}
+
+// setUIDsIn are the UIDs of the DNSEndpoints of set in cluster.
+func setUIDsIn(ctx context.Context, open func(string) (*DNSTarget, error), cluster string, set *propagate.ApplySet, timeout time.Duration) (map[types.UID]bool, error) {
+	target, err := open(cluster)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(timeout, propagate.DefaultTimeout))
+	defer cancel()
+	return dnssync.SetUIDs(ctx, target.Client, cluster, set.ID())
+}
+
+// setEndpointsIn counts the DNSEndpoints of set in cluster that are
+// fedctl's to prune, but spare; a cluster that does not serve
+// DNSEndpoints has none.
+func setEndpointsIn(ctx context.Context, open func(string) (*DNSTarget, error), cluster string, set *propagate.ApplySet, spare map[types.UID]bool, timeout time.Duration) (int, error) {
+	target, err := open(cluster)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(timeout, propagate.DefaultTimeout))
+	defer cancel()
+	there, err := dnssync.Prune(ctx, target.Client, cluster, set.ID(), nil, dnssync.PruneOptions{DryRun: dnssync.ClientDryRun, Spare: spare})
+	var notServed *dnssync.NotServedError
+	if errors.As(err, &notServed) {
+		return 0, nil
+	}
+	return len(dnssync.Deleted(there)), err
 }

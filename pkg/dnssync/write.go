@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/fedctl/fedctl/pkg/dns"
 	"github.com/fedctl/fedctl/pkg/federation"
@@ -146,7 +147,11 @@ func Write(ctx context.Context, client members.Client, cluster string, recs []dn
 			continue
 		}
 		wopts := members.WriteOptions{FieldManager: opts.FieldManager, Force: true, DryRun: opts.DryRun == ServerDryRun}
-		if _, err := client.Apply(ctx, m, obj, wopts); err != nil {
+		_, err := client.Apply(ctx, m, obj, wopts)
+		if err != nil && opts.DryRun == ServerDryRun && apierrors.IsNotFound(err) && written[dns.RecordKey(r.Kind, r.Namespace, r.Name)] == nil {
+			err = nil // its namespace is not there yet: the real apply creates it first, in the member that is the DNS cluster
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("DNSEndpoint %s/%s: %w", obj.GetNamespace(), obj.GetName(), members.RequestErrorIn(ctx, err)))
 			continue
 		}
@@ -253,6 +258,33 @@ type PruneOptions struct {
 	// (apply's --max-deletions, which bounds each member's deletions):
 	// past it, none is deleted.
 	MaxDeletions *int
+	// Spare are DNSEndpoints never to delete, by UID: those the run keeps
+	// in the cluster the input names (SetUIDs), when it prunes a cluster
+	// the input no longer names, which may be the same cluster under
+	// another name.
+	Spare map[types.UID]bool
+}
+
+// SetUIDs are the UIDs of the DNSEndpoints of the ApplySet set in cluster
+// (PruneOptions.Spare); none when it does not serve DNSEndpoints.
+func SetUIDs(ctx context.Context, client members.Client, cluster, set string) (map[types.UID]bool, error) {
+	m, err := mapping(ctx, client, cluster)
+	var notServed *NotServedError
+	if errors.As(err, &notServed) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	items, err := client.ListMetadata(ctx, m, members.ListOptions{LabelSelector: SetLabel + "=" + set})
+	if err != nil {
+		return nil, fmt.Errorf("list the DNSEndpoints of the ApplySet in cluster %s: %w", cluster, members.RequestErrorIn(ctx, err))
+	}
+	out := make(map[types.UID]bool, len(items))
+	for _, it := range items {
+		out[it.UID] = true
+	}
+	return out, nil
 }
 
 // TooManyError says a Prune would delete more than its MaxDeletions, and
@@ -298,7 +330,7 @@ func Prune(ctx context.Context, client members.Client, cluster, set string, keep
 			continue
 		}
 		gone = append(gone, obj)
-		if leftBecause(obj, "") == "" {
+		if leftBecause(obj, "", opts.Spare) == "" {
 			names = append(names, obj.GetNamespace()+"/"+obj.GetName())
 		}
 	}
@@ -308,7 +340,7 @@ func Prune(ctx context.Context, client members.Client, cluster, set string, keep
 	var out []Removal
 	var errs []error
 	for _, obj := range gone {
-		rem, err := remove(ctx, client, m, obj, "", opts.DryRun)
+		rem, err := remove(ctx, client, m, obj, "", opts.Spare, opts.DryRun)
 		out = append(out, rem)
 		errs = append(errs, err)
 	}
@@ -346,7 +378,7 @@ func Delete(ctx context.Context, client members.Client, cluster string, in feder
 		if obj == nil {
 			continue
 		}
-		rem, err := remove(ctx, client, m, obj, r.source(), dryRun)
+		rem, err := remove(ctx, client, m, obj, r.source(), nil, dryRun)
 		out = append(out, rem)
 		errs = append(errs, err)
 	}
@@ -355,8 +387,8 @@ func Delete(ctx context.Context, client members.Client, cluster string, in feder
 
 // remove deletes obj, a DNSEndpoint fedctl wrote for the record source
 // (any record when ""), and leaves any other.
-func remove(ctx context.Context, client members.Client, m members.Mapping, obj *unstructured.Unstructured, source string, dryRun DryRun) (Removal, error) {
-	rem := Removal{Namespace: obj.GetNamespace(), Name: obj.GetName(), Left: leftBecause(obj, source), Object: obj}
+func remove(ctx context.Context, client members.Client, m members.Mapping, obj *unstructured.Unstructured, source string, spare map[types.UID]bool, dryRun DryRun) (Removal, error) {
+	rem := Removal{Namespace: obj.GetNamespace(), Name: obj.GetName(), Left: leftBecause(obj, source, spare), Object: obj}
 	if rem.Left != "" || dryRun == ClientDryRun {
 		return rem, nil
 	}
@@ -374,10 +406,13 @@ func remove(ctx context.Context, client members.Client, m members.Mapping, obj *
 }
 
 // leftBecause says why obj, a DNSEndpoint, is not fedctl's to delete for
-// the record source (any record when ""); "" when it is.
-func leftBecause(obj *unstructured.Unstructured, source string) string {
+// the record source (any record when ""), or is to be spared; "" when it
+// is to go.
+func leftBecause(obj *unstructured.Unstructured, source string, spare map[types.UID]bool) string {
 	got := obj.GetAnnotations()[federation.SourceAnnotation]
 	switch {
+	case spare[obj.GetUID()]:
+		return "the very DNSEndpoint the input's DNS cluster holds (the same cluster under another name)"
 	case obj.GetLabels()[federation.ManagedByLabel] != federation.ManagedByValue:
 		return "not created by fedctl"
 	case source != "" && got != source:

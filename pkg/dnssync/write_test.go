@@ -305,3 +305,35 @@ func TestCompare(t *testing.T) {
 	apiTargets, _, _ := unstructured.NestedSlice(f.Object(key("shop", "service-api")).Object, "spec", "endpoints")
 	assert.Equal(t, []any{"192.0.2.2"}, apiTargets[0].(map[string]any)["targets"], "dry runs")
 }
+
+// TestPruneSpares: a DNSEndpoint whose UID is spared (the same object the
+// cluster the input names holds) is left, and said so; SetUIDs lists the
+// set's.
+func TestPruneSpares(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const set = "applyset-abc-v1"
+	f := memberstest.New(endpointType)
+	for _, name := range []string{"web", "api"} {
+		r := testRecord("shop", name, "192.0.2.1")
+		r.Object["metadata"].(map[string]any)["labels"].(map[string]any)[SetLabel] = set
+		put(f, r.Object)
+	}
+	put(f, testRecord("shop", "other", "192.0.2.3").Object) // not in the set
+	uids, err := SetUIDs(ctx, f, "dns", set)
+	require.NoError(t, err)
+	assert.Equal(t, map[types.UID]bool{"uid-service-web": true, "uid-service-api": true}, uids)
+
+	rems, err := Prune(ctx, f, "dns", set, nil, PruneOptions{Spare: map[types.UID]bool{"uid-service-web": true}})
+	require.NoError(t, err)
+	assert.Equal(t, []Removal{
+		{Namespace: "shop", Name: "service-api"},
+		{Namespace: "shop", Name: "service-web", Left: "the very DNSEndpoint the input's DNS cluster holds (the same cluster under another name)"},
+	}, bare(t, rems))
+	assert.True(t, f.Has(key("shop", "service-web")))
+	assert.False(t, f.Has(key("shop", "service-api")))
+
+	uids, err = SetUIDs(ctx, memberstest.New(), "dns", set)
+	require.NoError(t, err)
+	assert.Empty(t, uids, "a cluster without the CRD holds none")
+}

@@ -35,9 +35,10 @@ const (
 	// the set's objects other than the parent's own, sorted.
 	ApplySetNamespacesAnnotation = "applyset.kubernetes.io/additional-namespaces"
 	// ApplySetDNSContextAnnotation, on the parent, is fedctl's own: the
-	// cluster where the set's DNSEndpoints are (ApplySet.DNSContext), so
-	// that a later apply --prune of the set whose input no longer names
-	// that cluster (its Domain went with its records) still prunes them.
+	// clusters where the set's DNSEndpoints are, comma-separated (see
+	// ApplySet.DNSContexts), so that a later apply --prune of the set whose
+	// input no longer names one of them (its Domain went with its records,
+	// or moved) still prunes them there.
 	ApplySetDNSContextAnnotation = "fedctl.io/dns-context"
 )
 
@@ -50,10 +51,21 @@ type ApplySet struct {
 	Namespace string
 	// Tooling is the tooling annotation fedctl writes: "fedctl/VERSION".
 	Tooling string
-	// DNSContext, when set, is the cluster where the set's DNSEndpoints
-	// are, written on the parent as ApplySetDNSContextAnnotation; "" takes
-	// the annotation away.
-	DNSContext string
+	// DNSContexts are clusters where the set's DNSEndpoints are, recorded
+	// on the parent (ApplySetDNSContextAnnotation) on top of those it
+	// records already; ForgetDNSContexts are clusters known to hold none
+	// of them any more, taken off it. A cluster the parent records and
+	// neither names stays recorded: the run did not learn otherwise (its
+	// parent could not be read first, or a rollout's later wave).
+	DNSContexts       []string
+	ForgetDNSContexts []string
+}
+
+// dnsContextsOn is the value of ApplySetDNSContextAnnotation that a parent
+// whose value is live gets: live's clusters, less those to forget, plus
+// DNSContexts, sorted.
+func (a ApplySet) dnsContextsOn(live string) string {
+	return strings.Join(sets.List(splitList(live).Delete(a.ForgetDNSContexts...).Insert(a.DNSContexts...)), ",")
 }
 
 // ParseApplySet reads --applyset as kubectl does: NAME or secrets/NAME for
@@ -133,6 +145,15 @@ func splitList(value string) sets.Set[string] {
 	return out
 }
 
+// dnsContexts is the value of ApplySetDNSContextAnnotation the parent gets,
+// and the one it has ("" when it has none).
+func (st *applySetState) dnsContexts() (want, live string) {
+	if st.live != nil {
+		live = st.live.GetAnnotations()[ApplySetDNSContextAnnotation]
+	}
+	return st.set.dnsContextsOn(live), live
+}
+
 // applySetState is the parent of the ApplySet in one member.
 type applySetState struct {
 	set  ApplySet
@@ -183,8 +204,10 @@ func (s *memberSync) applySetParent(gks sets.Set[schema.GroupKind], namespaces s
 		ApplySetGroupKindsAnnotation: groupKindsValue(gks),
 		ApplySetNamespacesAnnotation: strings.Join(sets.List(namespaces.Clone().Delete(set.Namespace)), ","),
 	}
-	if set.DNSContext != "" {
-		annotations[ApplySetDNSContextAnnotation] = set.DNSContext
+	// an empty value rather than none once it had some: fedctl then owns
+	// it, whichever field manager wrote it before
+	if v, live := s.applySet.dnsContexts(); v != "" || live != "" {
+		annotations[ApplySetDNSContextAnnotation] = v
 	}
 	parent.SetAnnotations(annotations)
 	return parent
@@ -198,8 +221,7 @@ func (s *memberSync) writeApplySetObject(ctx context.Context, gks sets.Set[schem
 	st := s.applySet
 	parent := s.applySetParent(gks, namespaces)
 	if st.live != nil {
-		same := st.live.GetLabels()[ApplySetIDLabel] == st.set.ID() &&
-			st.live.GetAnnotations()[ApplySetDNSContextAnnotation] == st.set.DNSContext // also when it goes
+		same := st.live.GetLabels()[ApplySetIDLabel] == st.set.ID()
 		for k, v := range parent.GetAnnotations() {
 			if st.live.GetAnnotations()[k] != v {
 				same = false

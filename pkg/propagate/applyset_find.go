@@ -69,9 +69,9 @@ func findApplySetIn(ctx context.Context, set ApplySet, cluster string, clients f
 
 // RecordedDNSContexts reads the parent of set (in set.Namespace) in every
 // member of clusters, each within timeout, and returns the DNS clusters
-// their ApplySetDNSContextAnnotation names, each with the members whose
-// parent names it (sorted), and the error of each member that could not
-// be read. A member without the parent, or whose parent names none or is
+// their ApplySetDNSContextAnnotation records, each with the members whose
+// parent records it (sorted), and the error of each member that could not
+// be read. A member without the parent, or whose parent records none or is
 // not the set's, is in neither.
 func RecordedDNSContexts(ctx context.Context, set ApplySet, clusters []string, clients func(string) (members.Client, error), timeout time.Duration) (map[string][]string, map[string]error) {
 	var mu sync.Mutex
@@ -80,13 +80,14 @@ func RecordedDNSContexts(ctx context.Context, set ApplySet, clusters []string, c
 	var g parallel.Group
 	for _, cluster := range clusters {
 		g.Go(func() {
-			dnsContext, err := recordedDNSContextIn(ctx, set, cluster, clients, timeout)
+			recorded, err := recordedDNSContextIn(ctx, set, cluster, clients, timeout)
 			mu.Lock()
 			defer mu.Unlock()
-			switch {
-			case err != nil:
+			if err != nil {
 				failed[cluster] = err
-			case dnsContext != "":
+				return
+			}
+			for dnsContext := range splitList(recorded) {
 				found[dnsContext] = append(found[dnsContext], cluster)
 			}
 		})

@@ -292,3 +292,30 @@ func TestRunNeverPrunesOnPartialKnowledge(t *testing.T) {
 	assert.Contains(t, rep.Clusters[0].Error, "objects of these types were not deleted here")
 	assert.True(t, fakes["a"].Has(memberstest.KeyOf(mappingOf(deployType), "shop", "web")), "web stays: it could not be listed")
 }
+
+// TestDNSContextsOn: the parent's recorded DNS clusters are what it had,
+// less those known empty, plus those of the run; a cluster the run did not
+// check stays.
+func TestDNSContextsOn(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, live  string
+		add, forget []string
+		want        string
+	}{
+		{name: "nothing", want: ""},
+		{name: "first record", add: []string{"dns"}, want: "dns"},
+		{name: "unchanged", live: "dns", add: []string{"dns"}, want: "dns"},
+		{name: "moved: the old one stays until known empty", live: "old", add: []string{"new"}, want: "new,old"},
+		{name: "the old one is empty", live: "new,old", add: []string{"new"}, forget: []string{"old"}, want: "new"},
+		{name: "not checked: kept", live: "x", want: "x"},
+		{name: "the domain went and its cluster is empty", live: "dns", forget: []string{"dns"}, want: ""},
+		{name: "spaces and order", live: " b , a", add: []string{"c"}, want: "a,b,c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set := ApplySet{DNSContexts: tt.add, ForgetDNSContexts: tt.forget}
+			assert.Equal(t, tt.want, set.dnsContextsOn(tt.live))
+		})
+	}
+}

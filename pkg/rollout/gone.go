@@ -94,12 +94,13 @@ func (r *runner) waitGone(ctx context.Context, report *propagate.Report, cluster
 	}
 }
 
-// stillThere are the objects of objs that cluster still holds. An object
-// that cannot be read counts as there, with the error. Objects of one type
-// in one namespace are read with one metadata LIST of fedctl's objects
-// there when there are several, so that a wave that deleted thousands of
-// objects polls with a request per type, not per object; a lone one is
-// read with a GET.
+// stillThere are the objects of objs that cluster still holds: fedctl's,
+// so that a namesake another tool made in the meantime does not hold the
+// wave. An object that cannot be read counts as there, with the error.
+// Objects of one type in one namespace are read with one metadata LIST of
+// fedctl's objects there when there are several, so that a wave that
+// deleted thousands of objects polls with a request per type and
+// namespace, not per object; a lone one is read with a GET.
 func (r *runner) stillThere(ctx context.Context, cluster string, objs []propagate.ObjectResult) ([]propagate.ObjectResult, error) {
 	client, err := r.in.Clients(cluster)
 	if err != nil {
@@ -142,12 +143,14 @@ func (r *runner) read(ctx context.Context, client members.Client, objs []propaga
 		return nil, members.RequestErrorIn(ctx, err)
 	}
 	if len(objs) == 1 {
-		_, err := client.Get(ctx, m, first.Namespace, first.Name)
+		live, err := client.Get(ctx, m, first.Namespace, first.Name)
 		switch {
 		case apierrors.IsNotFound(err):
 			return nil, nil
 		case err != nil:
 			return nil, members.RequestErrorIn(ctx, err)
+		case !federation.Owned(live):
+			return nil, nil // a namesake another tool made: fedctl's is gone, as the LIST says
 		}
 		return objs, nil
 	}

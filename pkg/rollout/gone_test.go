@@ -39,6 +39,7 @@ func TestWaitGone(t *testing.T) {
 	a, b := memberstest.New(cm), memberstest.New(cm)
 	held := &unstructured.Unstructured{}
 	held.SetName("held")
+	held.SetLabels(map[string]string{federation.ManagedByLabel: federation.ManagedByValue}) // fedctl's, held by a finalizer
 	a.Put(memberstest.KeyOf(memberstest.MappingOf(cm), "shop", "held"), held)
 	a.Put(memberstest.KeyOf(memberstest.MappingOf(cm), "shop", "kept"), held.DeepCopy())
 	b.SetDown(errors.New("connection refused"))
@@ -66,7 +67,8 @@ func TestWaitGone(t *testing.T) {
 // TestWaitGoneListsPerType: several deleted objects of one type in one
 // namespace are read with one metadata LIST of fedctl's objects there, per
 // poll, instead of a GET each; a namesake that is not fedctl's (a new
-// owner's object) does not hold the wave; a failed LIST keeps all of them.
+// owner's object) does not hold the wave, listed or read alone; a failed
+// LIST keeps all of them.
 func TestWaitGoneListsPerType(t *testing.T) {
 	t.Parallel()
 	cm, _ := typeconfig.Default("configmaps")
@@ -88,6 +90,7 @@ func TestWaitGoneListsPerType(t *testing.T) {
 	put("shop", "held", ours)
 	put("shop", "b", map[string]string{"owner": "someone-else"}) // recreated by another tool
 	put("shop", "unrelated", ours)
+	put("other", "lone", nil) // a namesake another tool made: read with a GET, and not fedctl's
 	r := &runner{out: io.Discard, in: Input{Plan: &Plan{Timeout: 120 * time.Millisecond}, Interval: 50 * time.Millisecond,
 		Clients: func(string) (members.Client, error) { return f, nil }}}
 
@@ -101,7 +104,8 @@ func TestWaitGoneListsPerType(t *testing.T) {
 		assert.NotContains(t, calls, "GET configmaps "+name, "no GET per object of a listed type")
 	}
 	assert.Equal(t, "LIST configmaps metadata shop", calls[slices.IndexFunc(calls, func(c string) bool { return strings.HasSuffix(c, " shop") || strings.HasSuffix(c, "held") })],
-		"the first poll lists; once held is the only one left, it is read with a GET")
+		"the first poll lists")
+	assert.Contains(t, calls, "GET configmaps held", "once held is the only one left, it is read with a GET")
 
 	f.ListErr = func(string) error { return errors.New("etcdserver: request timed out") }
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 120*time.Millisecond)

@@ -294,7 +294,7 @@ func (f *Fake) ListMetadata(_ context.Context, m members.Mapping, opts members.L
 		if k.Resource == m.Resource.Resource && k.Group == m.Resource.Group && (opts.Namespace == "" || k.Namespace == opts.Namespace) &&
 			sel.Matches(labels.Set(o.GetLabels())) {
 			out = append(out, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
-				Namespace: o.GetNamespace(), Name: o.GetName(), Labels: o.GetLabels(), Annotations: o.GetAnnotations(), Generation: o.GetGeneration(),
+				Namespace: o.GetNamespace(), Name: o.GetName(), UID: o.GetUID(), Labels: o.GetLabels(), Annotations: o.GetAnnotations(), Generation: o.GetGeneration(),
 			}})
 		}
 	}
