@@ -687,6 +687,19 @@ func TestDNSMovesCluster(t *testing.T) {
 	require.NotNil(t, endpointIn("cluster2"), "the same DNSEndpoint under the new name")
 	assert.Equal(t, rv, endpointIn("cluster2").GetResourceVersion())
 	assert.Equal(t, []string{"dns-alias", "dns-alias", "dns-alias"}, recorded(), "cluster2 holds nothing but what dns-alias holds: forgotten")
+
+	// a recorded cluster that cannot be reached any more (its context is
+	// gone) stays recorded, and the run is partial
+	delete(cfg.Contexts, "dns-alias")
+	require.NoError(t, clientcmd.WriteToFile(*cfg, w.kubeconfig))
+	errOut, err = w.apply(t, prune...) // the Domain names cluster1 again
+	var partial *cmdutil.PartialError
+	require.ErrorAs(t, err, &partial)
+	assert.Equal(t, []string{"dns-alias"}, partial.Failed)
+	assert.Contains(t, err.Error(), "cluster dns-alias (DNS, recorded on the parents of Secret "+ns+"/app in cluster1, cluster2, cluster3)")
+	assert.Contains(t, errOut, "DNS: 1 DNSEndpoints")
+	assert.Equal(t, []string{"cluster1,dns-alias", "cluster1,dns-alias", "cluster1,dns-alias"}, recorded())
+	require.NotNil(t, endpointIn("cluster2"), "not pruned on partial knowledge")
 }
 
 // TestDNSServerDryRunNewNamespace: a server-side dry run of a first apply,
