@@ -564,14 +564,7 @@ func (o *ApplyOptions) writeRecords(ctx context.Context, in *cmdutil.Rendered, c
 
 // openDNS opens a DNS cluster with the apply's settings.
 func (o *ApplyOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
-	return func(cluster string) (*cmdutil.DNSTarget, error) {
-		access, err := o.Access()
-		if err != nil {
-			return nil, err
-		}
-		o.timeFlags().Apply(&access)
-		return cmdutil.OpenDNS(in.Federation, cluster, access, o.NewClient)
-	}
+	return cmdutil.DNSOpener(in.Federation, o.Access, o.timeFlags(), o.NewClient)
 }
 
 // pruneDNS deletes the DNSEndpoints of set whose records are not among

@@ -39,12 +39,7 @@ func (o *DeleteOptions) deleteDNS(ctx context.Context, in *cmdutil.Rendered, clu
 	if cluster == "" || ctx.Err() != nil {
 		return nil
 	}
-	access, err := o.Access()
-	if err != nil {
-		return err
-	}
-	o.timeFlags().Apply(&access)
-	target, err := cmdutil.OpenDNS(in.Federation, cluster, access, o.NewClient)
+	target, err := cmdutil.DNSOpener(in.Federation, o.Access, o.timeFlags(), o.NewClient)(cluster)
 	if err != nil {
 		return err
 	}

@@ -146,14 +146,7 @@ func (o *DiffOptions) comparePrune(ctx context.Context, target *cmdutil.DNSTarge
 
 // openDNS opens a DNS cluster with the comparison's settings.
 func (o *DiffOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
-	return func(cluster string) (*cmdutil.DNSTarget, error) {
-		access, err := o.Access()
-		if err != nil {
-			return nil, err
-		}
-		o.timeFlags().Apply(&access)
-		return cmdutil.OpenDNS(in.Federation, cluster, access, o.NewClient)
-	}
+	return cmdutil.DNSOpener(in.Federation, o.Access, o.timeFlags(), o.NewClient)
 }
 
 // dnsClusters are where apply would write the input's DNS records and

@@ -524,12 +524,7 @@ func TestDNSDelete(t *testing.T) {
 // nothing.
 func TestDNSDiff(t *testing.T) {
 	const ns = "dns-diff"
-	w := newWorkspace(t, app(ns, 3, ""))
-	t.Setenv("FEDCTL_EXTERNAL_DIFF", "")
-	t.Setenv("KUBECTL_EXTERNAL_DIFF", "")
-	prune := []string{"--prune", "--applyset", "app", "-n", ns}
-	_, err := w.apply(t, prune...)
-	require.NoError(t, err)
+	w, prune := appliedWithPrune(t, ns)
 	rv := getEndpoint(t, ns, "service-web").GetResourceVersion()
 	diff := func(args ...string) (string, error) {
 		out, _, err := w.run(t, func(f *cmdutil.Factory) *cobra.Command { return diffcmd.NewCmdDiff(f, nil) }, args...)
@@ -568,6 +563,33 @@ func TestDNSDiff(t *testing.T) {
 	assert.Equal(t, rv, getEndpoint(t, ns, "service-web").GetResourceVersion(), "diff changes nothing")
 }
 
+// appliedWithPrune is a workspace of app in ns, applied with --prune
+// --applyset app (the flags it returns), and diff's output in plain diff.
+func appliedWithPrune(t *testing.T, ns string) (*workspace, []string) {
+	t.Helper()
+	w := newWorkspace(t, app(ns, 3, ""))
+	t.Setenv("FEDCTL_EXTERNAL_DIFF", "")
+	t.Setenv("KUBECTL_EXTERNAL_DIFF", "")
+	prune := []string{"--prune", "--applyset", "app", "-n", ns}
+	_, err := w.apply(t, prune...)
+	require.NoError(t, err)
+	return w, prune
+}
+
+// recordedDNSClusters are the DNS clusters the parent of the ApplySet
+// "app" in ns records, in cluster1, cluster2 and cluster3.
+func recordedDNSClusters(t *testing.T, ns string) []string {
+	t.Helper()
+	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	var out []string
+	for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
+		parent, err := env.Dynamic(t, c).Resource(secrets).Namespace(ns).Get(context.Background(), "app", metav1.GetOptions{})
+		require.NoError(t, err)
+		out = append(out, parent.GetAnnotations()[propagate.ApplySetDNSContextAnnotation])
+	}
+	return out
+}
+
 // TestDNSPruneAfterTheDomainLeaves: the ApplySet's parents record the DNS
 // cluster, so that when an input drops its Domain with its records (and
 // nothing names the DNS cluster any more), diff --prune shows and apply
@@ -575,22 +597,9 @@ func TestDNSDiff(t *testing.T) {
 // parents forget the cluster.
 func TestDNSPruneAfterTheDomainLeaves(t *testing.T) {
 	const ns = "dns-domain-gone"
-	w := newWorkspace(t, app(ns, 3, ""))
-	t.Setenv("FEDCTL_EXTERNAL_DIFF", "")
-	t.Setenv("KUBECTL_EXTERNAL_DIFF", "")
-	prune := []string{"--prune", "--applyset", "app", "-n", ns}
-	_, err := w.apply(t, prune...)
-	require.NoError(t, err)
+	w, prune := appliedWithPrune(t, ns)
 	require.NotNil(t, getEndpoint(t, ns, "service-web"))
-	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
-	recorded := func(cluster string) string {
-		parent, err := env.Dynamic(t, cluster).Resource(secrets).Namespace(ns).Get(context.Background(), "app", metav1.GetOptions{})
-		require.NoError(t, err)
-		return parent.GetAnnotations()[propagate.ApplySetDNSContextAnnotation]
-	}
-	for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
-		assert.Equal(t, "cluster1", recorded(c), c)
-	}
+	assert.Equal(t, []string{"cluster1", "cluster1", "cluster1"}, recordedDNSClusters(t, ns))
 
 	noDNS := withoutRecord(app(ns, 3, ""))
 	noDNS = noDNS[strings.Index(noDNS, "---\n")+len("---\n"):] // the Domain goes too
@@ -608,14 +617,12 @@ func TestDNSPruneAfterTheDomainLeaves(t *testing.T) {
 	assert.Contains(t, errOut, "DNS: Secret "+ns+"/app still has 1 DNSEndpoints in cluster cluster1 (recorded on its parents), which the input no longer names")
 	assert.Contains(t, errOut, "DNS: DNSEndpoint "+ns+"/service-web deleted in cluster cluster1 (pruned: its record left the input)")
 	assert.Nil(t, getEndpoint(t, ns, "service-web"))
-	assert.Equal(t, "cluster1", recorded("cluster2"), "kept while the run prunes there")
+	assert.Equal(t, []string{"cluster1", "cluster1", "cluster1"}, recordedDNSClusters(t, ns), "kept while the run prunes there")
 
 	errOut, err = w.apply(t, prune...)
 	require.NoError(t, err)
 	assert.NotContains(t, errOut, "DNS")
-	for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
-		assert.Empty(t, recorded(c), "%s: nothing of the set is left in cluster1: forgotten", c)
-	}
+	assert.Equal(t, []string{"", "", ""}, recordedDNSClusters(t, ns), "nothing of the set is left in cluster1: forgotten")
 }
 
 // TestDNSMovesCluster: when the DNS cluster changes, apply --prune writes
@@ -624,13 +631,8 @@ func TestDNSPruneAfterTheDomainLeaves(t *testing.T) {
 // cluster (a renamed kubeconfig context) deletes nothing.
 func TestDNSMovesCluster(t *testing.T) {
 	const ns = "dns-moves"
-	w := newWorkspace(t, app(ns, 3, ""))
+	w, prune := appliedWithPrune(t, ns)
 	installCRDIn(t, "cluster2")
-	t.Setenv("FEDCTL_EXTERNAL_DIFF", "")
-	t.Setenv("KUBECTL_EXTERNAL_DIFF", "")
-	prune := []string{"--prune", "--applyset", "app", "-n", ns}
-	_, err := w.apply(t, prune...)
-	require.NoError(t, err)
 	endpointIn := func(cluster string) *unstructured.Unstructured {
 		obj, err := env.Dynamic(t, cluster).Resource(dnsEndpoints).Namespace(ns).Get(context.Background(), "service-web", metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
@@ -639,16 +641,7 @@ func TestDNSMovesCluster(t *testing.T) {
 		require.NoError(t, err)
 		return obj
 	}
-	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
-	recorded := func() []string {
-		var out []string
-		for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
-			parent, err := env.Dynamic(t, c).Resource(secrets).Namespace(ns).Get(context.Background(), "app", metav1.GetOptions{})
-			require.NoError(t, err)
-			out = append(out, parent.GetAnnotations()[propagate.ApplySetDNSContextAnnotation])
-		}
-		return out
-	}
+	recorded := func() []string { return recordedDNSClusters(t, ns) }
 	require.NotNil(t, endpointIn("cluster1"))
 	assert.Equal(t, []string{"cluster1", "cluster1", "cluster1"}, recorded())
 

@@ -114,6 +114,19 @@ func OpenDNS(fed *members.Federation, cluster string, access members.Access, new
 	return &DNSTarget{Cluster: cluster, Client: client}, nil
 }
 
+// DNSOpener opens DNS clusters (OpenDNS) of fed with a command's access,
+// its time flags applied.
+func DNSOpener(fed *members.Federation, access func() (members.Access, error), times MemberTimeFlags, newClient func(members.Access, members.Member) (members.Client, error)) func(string) (*DNSTarget, error) {
+	return func(cluster string) (*DNSTarget, error) {
+		a, err := access()
+		if err != nil {
+			return nil, err
+		}
+		times.Apply(&a)
+		return OpenDNS(fed, cluster, a, newClient)
+	}
+}
+
 // ComputeDNS reads the members through clients (in parallel, read-only,
 // each bounded by timeout) and, when target is set, the DNSEndpoints
 // written there before; it computes the records and prints their warnings

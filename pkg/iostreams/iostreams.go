@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/fatih/color"
 )
@@ -31,9 +32,25 @@ func System() *IOStreams {
 }
 
 // Test returns streams backed by buffers, with no terminal and no colour.
+// Out and ErrOut take one write at a time, as a file does: a command's
+// goroutines (one per member, client-go's logs, the request log) write to
+// them at once, and a bytes.Buffer alone would lose lines. Read the buffers
+// once the command has returned.
 func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
-	return &IOStreams{In: in, Out: out, ErrOut: errOut, colorMode: "auto"}, in, out, errOut
+	return &IOStreams{In: in, Out: &lockedWriter{w: out}, ErrOut: &lockedWriter{w: errOut}, colorMode: "auto"}, in, out, errOut
+}
+
+// lockedWriter serialises the writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func isTerminal(f *os.File) bool {

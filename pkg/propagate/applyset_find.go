@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/parallel"
@@ -20,29 +21,48 @@ import (
 // the error of each member that could not be read. set.Namespace is
 // ignored: finding it is the point (apply --applyset NAME without -n).
 func FindApplySet(ctx context.Context, set ApplySet, clusters []string, clients func(string) (members.Client, error), timeout time.Duration) (map[string][]string, map[string]error) {
+	byMember, failed := eachMember(clusters, func(cluster string) ([]string, error) {
+		return findApplySetIn(ctx, set, cluster, clients, timeout)
+	})
+	return byValue(byMember), failed
+}
+
+// eachMember runs read for every member of clusters in parallel, and
+// returns what it read in each, and the error of each it could not.
+func eachMember[T any](clusters []string, read func(cluster string) (T, error)) (map[string]T, map[string]error) {
 	var mu sync.Mutex
-	found := map[string][]string{}
+	got := map[string]T{}
 	failed := map[string]error{}
 	var g parallel.Group
 	for _, cluster := range clusters {
 		g.Go(func() {
-			namespaces, err := findApplySetIn(ctx, set, cluster, clients, timeout)
+			v, err := read(cluster)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				failed[cluster] = err
 				return
 			}
-			for _, ns := range namespaces {
-				found[ns] = append(found[ns], cluster)
-			}
+			got[cluster] = v
 		})
 	}
 	g.Wait()
-	for ns := range found {
-		slices.Sort(found[ns])
+	return got, failed
+}
+
+// byValue turns what each member holds into the members that hold each
+// value, sorted.
+func byValue(byMember map[string][]string) map[string][]string {
+	out := map[string][]string{}
+	for cluster, values := range byMember {
+		for _, v := range values {
+			out[v] = append(out[v], cluster)
+		}
 	}
-	return found, failed
+	for v := range out {
+		slices.Sort(out[v])
+	}
+	return out
 }
 
 func findApplySetIn(ctx context.Context, set ApplySet, cluster string, clients func(string) (members.Client, error), timeout time.Duration) ([]string, error) {
@@ -74,29 +94,11 @@ func findApplySetIn(ctx context.Context, set ApplySet, cluster string, clients f
 // be read. A member without the parent, or whose parent records none or is
 // not the set's, is in neither.
 func RecordedDNSContexts(ctx context.Context, set ApplySet, clusters []string, clients func(string) (members.Client, error), timeout time.Duration) (map[string][]string, map[string]error) {
-	var mu sync.Mutex
-	found := map[string][]string{}
-	failed := map[string]error{}
-	var g parallel.Group
-	for _, cluster := range clusters {
-		g.Go(func() {
-			recorded, err := recordedDNSContextIn(ctx, set, cluster, clients, timeout)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				failed[cluster] = err
-				return
-			}
-			for dnsContext := range splitList(recorded) {
-				found[dnsContext] = append(found[dnsContext], cluster)
-			}
-		})
-	}
-	g.Wait()
-	for c := range found {
-		slices.Sort(found[c])
-	}
-	return found, failed
+	byMember, failed := eachMember(clusters, func(cluster string) ([]string, error) {
+		recorded, err := recordedDNSContextIn(ctx, set, cluster, clients, timeout)
+		return sets.List(splitList(recorded)), err
+	})
+	return byValue(byMember), failed
 }
 
 func recordedDNSContextIn(ctx context.Context, set ApplySet, cluster string, clients func(string) (members.Client, error), timeout time.Duration) (string, error) {
