@@ -146,7 +146,8 @@ func Transient(err error) bool {
 // Retrying returns c with its reads and writes sent again on a transient
 // error (Transient), as Retry does: with backoff, for as long as the
 // context's time allows, counted in the context's RetryStats. Map, Reset
-// and Resources are c's own: discovery has its own retries (restMapper).
+// and Resources are c's own: discovery has its own retries (restMapper);
+// so is NamespaceContents, which retries each of its requests.
 // Every Client a run builds (NewClient) is Retrying; tests wrap a fake in
 // it to test what a caller sees.
 func Retrying(c Client) Client {
@@ -182,8 +183,11 @@ func (r retrying) ListMetadata(ctx context.Context, m Mapping, opts ListOptions)
 	return retried(ctx, func() ([]metav1.PartialObjectMetadata, error) { return r.Client.ListMetadata(ctx, m, opts) })
 }
 
+// NamespaceContents is c's own: it sends dozens of requests (discovery,
+// then a list per type), and retries each itself; retrying them all again
+// for one that failed would only repeat those that did not.
 func (r retrying) NamespaceContents(ctx context.Context, namespace string) ([]unstructured.Unstructured, error) {
-	return retried(ctx, func() ([]unstructured.Unstructured, error) { return r.Client.NamespaceContents(ctx, namespace) })
+	return r.Client.NamespaceContents(ctx, namespace)
 }
 
 func (r retrying) Get(ctx context.Context, m Mapping, namespace, name string) (*unstructured.Unstructured, error) {

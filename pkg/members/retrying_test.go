@@ -88,8 +88,7 @@ func TestRetrying(t *testing.T) {
 		"ListMetadata": func(c Client, ctx context.Context) (any, error) {
 			return c.ListMetadata(ctx, Mapping{}, ListOptions{})
 		},
-		"NamespaceContents": func(c Client, ctx context.Context) (any, error) { return c.NamespaceContents(ctx, "ns") },
-		"Get":               func(c Client, ctx context.Context) (any, error) { return c.Get(ctx, Mapping{}, "ns", "x") },
+		"Get": func(c Client, ctx context.Context) (any, error) { return c.Get(ctx, Mapping{}, "ns", "x") },
 		"Apply": func(c Client, ctx context.Context) (any, error) {
 			return c.Apply(ctx, Mapping{}, &unstructured.Unstructured{}, WriteOptions{})
 		},
@@ -138,6 +137,13 @@ func TestRetrying(t *testing.T) {
 		_, err := Retrying(f).Map(context.Background(), schema.GroupVersionKind{Kind: "ConfigMap"})
 		assert.Error(t, err)
 		assert.Equal(t, 1, f.calls["Map"])
+	})
+	t.Run("NamespaceContents is not retried again", func(t *testing.T) {
+		t.Parallel()
+		f := &flaky{errs: []error{unavailable}}
+		_, err := Retrying(f).NamespaceContents(context.Background(), "ns")
+		assert.Error(t, err)
+		assert.Equal(t, 1, f.calls["NamespaceContents"], "the client retries each of its requests itself")
 	})
 	t.Run("wrapping twice retries once", func(t *testing.T) {
 		t.Parallel()
