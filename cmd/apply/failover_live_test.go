@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convertcmd "github.com/fedctl/fedctl/cmd/convert"
 	explaincmd "github.com/fedctl/fedctl/cmd/explain"
 	rendercmd "github.com/fedctl/fedctl/cmd/render"
 	"github.com/fedctl/fedctl/pkg/cmdutil"
@@ -66,10 +67,11 @@ spec:
 	}
 }
 
-// TestExplainLive: explain --live (and render --live) plan as apply does:
-// with cluster2 not answering, explain says the plan considered the
-// members that answered and what the manifests alone would plan, and
-// render prints cluster1's share of that plan.
+// TestExplainLive: explain --live (and render --live, convert --live) plan
+// as apply does: with cluster2 not answering, explain says the plan
+// considered the members that answered and what the manifests alone would
+// plan, render prints cluster1's share of that plan, and convert writes it
+// as Karmada's placement and static weights.
 func TestExplainLive(t *testing.T) {
 	d := newFaultDrill(t)
 	dir := t.TempDir()
@@ -126,4 +128,26 @@ spec:
 	rendered, _, err = run(cmd, "-f", dir, "--cluster", "cluster1")
 	require.NoError(t, err)
 	assert.Contains(t, rendered, "  replicas: 2\n", "without --live render reads no member")
+
+	// convert --live writes the plan apply would make now as Karmada's
+	// static weights; without it, the manifests' plan
+	f, out, errOut = factory()
+	cmd = convertcmd.NewCmdConvert(f, nil)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	converted, stderr, err := run(cmd, "-f", dir, "--to", "karmada", "--live")
+	require.NoError(t, err, stderr)
+	assert.Contains(t, converted, "clusterNames:\n      - cluster1\n      - cluster3\n")
+	assert.Contains(t, converted, "            - cluster1\n          weight: 3\n")
+	assert.Contains(t, converted, "            - cluster3\n          weight: 3\n")
+	assert.Contains(t, stderr, "cluster2 did not answer: planned over the members that did")
+
+	f, out, errOut = factory()
+	cmd = convertcmd.NewCmdConvert(f, nil)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	converted, _, err = run(cmd, "-f", dir, "--to", "karmada")
+	require.NoError(t, err)
+	assert.NotContains(t, converted, "weight: 3", "without --live the manifests' plan, 2 each")
+	assert.NotContains(t, converted, "clusterNames:\n      - cluster1\n      - cluster3\n")
 }

@@ -24,8 +24,11 @@ type ConvertOptions struct {
 	IO         *iostreams.IOStreams
 	Federation func() (*members.File, error)
 	// Access resolves the members' kubeconfig files for the registration
-	// commands; nothing reaches a cluster.
+	// commands; nothing reaches a cluster but with --live.
 	Access func() (members.Access, error)
+	// Live plans replicas from the members' live state, as apply does
+	// (--live), so that the static weights match what runs now.
+	Live bool
 
 	Filenames []string
 	Recursive bool
@@ -93,7 +96,12 @@ replicas, kubefed.io/orphan and retainReplicas for Karmada, rollout soaks and
 failure budgets, DNS records) is listed on stderr with its file:line, and in
 the report of -o json; the exit code is then 3. Informing notes (an object
 placed nowhere, a renamed member, a "*" weight made explicit) do not change
-it. The conversion uses the offline plan, as render does without --live.
+it. The conversion uses the offline plan, as render does, unless --live
+reads the members and plans as apply does: then the replica counts (Karmada's
+static weights, Argo CD's rendered tree) are those apply would give now, so
+that a preference that keeps replicas where they are (rebalance: false) or a
+member that does not answer is converted as it runs, not as the manifests
+alone would plan it.
 
 Afterwards, "fedctl release" hands the member objects over.`,
 		Example: `  # Karmada templates and policies, checked by reading them back
@@ -121,6 +129,7 @@ Afterwards, "fedctl release" hands the member objects over.`,
 	cmd.Flags().StringVar(&opts.To, "to", "", "System to write for: karmada or argocd (required)")
 	cmd.Flags().StringVar(&opts.OutputDir, "output-dir", "", "Write files under this directory (empty, or written by fedctl convert before) instead of printing")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "yaml", "Output format: yaml (the documents) or json (the report, with the documents unless --output-dir)")
+	cmd.Flags().BoolVar(&opts.Live, "live", false, "Plan replicas from the members' current replicas and capacity, as apply does (reads the members)")
 	cmd.Flags().BoolVar(&opts.Verify, "verify", false, "Karmada: read the output back as Karmada input and compare what it renders with the input's rendering; a difference exits 3")
 	cmd.Flags().StringVar(&opts.ArgoCD.Repo, "repo", "", "Argo CD: the Git repository the --output-dir tree is committed to")
 	cmd.Flags().StringVar(&opts.ArgoCD.Path, "path", "", "Argo CD: the tree's directory in the repository (member directories are PATH/CLUSTER)")
@@ -131,6 +140,14 @@ Afterwards, "fedctl release" hands the member objects over.`,
 	_ = cmd.RegisterFlagCompletionFunc("to", cobra.FixedCompletions([]string{"karmada", "argocd"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// live reads the members for --live; nil keeps the conversion offline.
+func (o *ConvertOptions) live() cmdutil.LiveFunc {
+	if !o.Live {
+		return nil
+	}
+	return cmdutil.LiveReader(o.Access, nil, cmdutil.ProbeTimeout(0), cmdutil.PlanFlags{})
 }
 
 // Validate checks the flags.
@@ -170,6 +187,7 @@ func (o *ConvertOptions) Run(ctx context.Context) error {
 		Context:    ctx,
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace,
 		Failing: cmdutil.FailOnAny, // a conversion of an input with errors would silently differ
+		Live:    o.live(),
 	})
 	if err != nil {
 		return err
