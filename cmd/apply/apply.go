@@ -238,6 +238,7 @@ out.`,
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
 	cmdutil.AddRolloutFlags(cmd, &opts.Rollout, "apply")
 	cmdutil.AddDNSFlags(cmd, &opts.DNS)
+	cmdutil.AddDNSForgetFlag(cmd, &opts.DNS)
 	fl.IntVar(&opts.MaxDeletions, "max-deletions", DefaultMaxDeletions, "Most objects deleted in one member cluster (de-placement and pruning); -1 for no limit")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -352,7 +353,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 			}
 		}
 		if set != nil {
-			if dns, err = cmdutil.SetDNSContext(ctx, o.IO.ErrOut, o.IO.ErrColorScheme(), set, named, clusters, clients, o.openDNS(in), o.Timeout); err != nil {
+			if err := dns.Check(ctx, o.dnsCheck(in, set, clients), clusters); err != nil {
 				return err
 			}
 		}
@@ -445,7 +446,7 @@ func (o *ApplyOptions) dnsCluster(in *cmdutil.Rendered, set *propagate.ApplySet)
 // --prune (set), the DNSEndpoints are labelled with the set, those of the
 // set whose records left the input are deleted, within --max-deletions,
 // and so are all of the set's in the stale clusters its parents recorded
-// (cmdutil.SetDNSContext); a recorded cluster that could not be checked
+// (cmdutil.DNSClusters.Check); a recorded cluster that could not be checked
 // makes the run partial. A dry run says what it would write and delete:
 // client reads and sends nothing, server sends dry-run requests.
 //
@@ -466,7 +467,14 @@ func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, where
 	if where.Cluster != "" {
 		errs = append(errs, o.writeRecords(ctx, in, where.Cluster, set, clients))
 	}
-	if len(where.Stale) > 0 {
+	switch {
+	case len(where.Stale) == 0:
+	case errs != nil && errs[0] != nil:
+		// The stale clusters' DNSEndpoints serve the names until the new
+		// ones are all written, each member's targets read: never withdraw
+		// a region on a failed write or read.
+		errs = append(errs, fmt.Errorf("DNS: the set's DNSEndpoints in %s are not pruned, as cluster %s was not fully written", strings.Join(where.Stale, ", "), where.Cluster))
+	default:
 		errs = append(errs, o.pruneStale(ctx, in, where, set))
 	}
 	if len(where.Unchecked) > 0 {
@@ -529,7 +537,7 @@ func (o *ApplyOptions) writeRecords(ctx context.Context, in *cmdutil.Rendered, c
 	wctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
 	defer cancel()
 	dry, suffix := cmdutil.DNSDryRun(o.DryRun)
-	opts := dnssync.WriteOptions{FieldManager: o.FieldManager, DryRun: dry}
+	opts := dnssync.WriteOptions{FieldManager: o.FieldManager, DryRun: dry, PlacedNamespaces: placedNamespaces(in, cluster)}
 	if set != nil {
 		opts.Set = set.ID()
 	}
@@ -560,6 +568,23 @@ func (o *ApplyOptions) writeRecords(ctx context.Context, in *cmdutil.Rendered, c
 		return &cmdutil.PartialError{Failed: res.Unreachable}
 	}
 	return nil
+}
+
+// placedNamespaces are the Namespaces the run places in cluster (none when
+// it is no member).
+func placedNamespaces(in *cmdutil.Rendered, cluster string) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range in.Result.Targets {
+		if t.Cluster == cluster && t.Type.Group == "" && t.Type.Kind == "Namespace" {
+			out[t.Name()] = true
+		}
+	}
+	return out
+}
+
+// dnsCheck is what DNSClusters.Check needs, with the apply's settings.
+func (o *ApplyOptions) dnsCheck(in *cmdutil.Rendered, set *propagate.ApplySet, clients func(string) (members.Client, error)) cmdutil.DNSCheck {
+	return cmdutil.DNSCheck{ErrOut: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(), Set: set, Clients: clients, Open: o.openDNS(in), Forget: o.DNS.Forget, Timeout: o.Timeout}
 }
 
 // openDNS opens a DNS cluster with the apply's settings.

@@ -135,8 +135,11 @@ spec:
 	cmd = convertcmd.NewCmdConvert(f, nil)
 	cmd.SetOut(out)
 	cmd.SetErr(errOut)
-	converted, stderr, err := run(cmd, "-f", dir, "--to", "karmada", "--live")
-	require.NoError(t, err, stderr)
+	converted, stderr, err := run(cmd, "-f", dir, "--to", "karmada", "--live", "--verify")
+	var exitErr *cmdutil.ExitError
+	require.ErrorAs(t, err, &exitErr, "the outage would be converted too: inexact, even verified")
+	assert.Equal(t, 3, exitErr.Code)
+	assert.Contains(t, stderr, "cluster cluster2: did not answer: --live planned without it (failover), so the output leaves its replicas out")
 	assert.Contains(t, converted, "clusterNames:\n      - cluster1\n      - cluster3\n")
 	assert.Contains(t, converted, "            - cluster1\n          weight: 3\n")
 	assert.Contains(t, converted, "            - cluster3\n          weight: 3\n")

@@ -38,11 +38,19 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 		}
 	}
 	if set != nil {
-		if dns, err = cmdutil.SetDNSContext(ctx, o.IO.ErrOut, o.IO.ErrColorScheme(), set, dnsCluster, firstWave(plan), clients, o.openDNS(in), o.Timeout); err != nil {
+		// the first wave's parents now, so that a DNS cluster that cannot
+		// be opened stops the rollout before any write; each later wave's
+		// at its turn
+		if err := dns.Check(ctx, o.dnsCheck(in, set, clients), firstWave(plan)); err != nil {
 			return err
 		}
 	}
 	sync := func(ctx context.Context, w rollout.Wave) *propagate.Report {
+		if set != nil {
+			// Check fails only on an ended context here, which the run
+			// below reports
+			_ = dns.Check(ctx, o.dnsCheck(in, set, clients), w.Clusters)
+		}
 		if o.DryRun == "client" && set == nil {
 			return propagate.Plan(res, w.Clusters)
 		}

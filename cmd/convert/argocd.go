@@ -28,7 +28,7 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 		Repo: o.ArgoCD.Repo, Path: o.ArgoCD.Path, Revision: o.ArgoCD.Revision,
 		Name: o.ArgoCD.Name, Project: o.ArgoCD.Project, Namespace: o.ArgoCD.Namespace,
 	}
-	notes := export.ArgoCDNotes(in.Set)
+	notes := append(export.ArgoCDNotes(in.Set), failoverNotes(in)...)
 	if r := in.Federation.Rollout; r != nil && len(r.Waves) > 0 {
 		plan, err := rollout.FromFile(in.File, "")
 		if err != nil {

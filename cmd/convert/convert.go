@@ -6,10 +6,12 @@ package convert
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
+	"github.com/fedctl/fedctl/pkg/export"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
 )
@@ -148,6 +150,25 @@ func (o *ConvertOptions) live() cmdutil.LiveFunc {
 		return nil
 	}
 	return cmdutil.LiveReader(o.Access, nil, cmdutil.ProbeTimeout(0), cmdutil.PlanFlags{})
+}
+
+// failoverNotes are, with --live, the members that did not answer: the
+// live plan left them out (failover), so the output does too, which is
+// today's outage made permanent, not the federation: an inexact note each
+// (exit 3), and a --verify that compares with that same plan cannot say
+// otherwise.
+func failoverNotes(in *cmdutil.Rendered) []export.Note {
+	if in.Live == nil || in.Live.KeepShares {
+		return nil
+	}
+	var notes []export.Note
+	for _, m := range in.Federation.Names() {
+		if slices.Contains(in.Clusters, m) && !slices.Contains(in.Live.Answering, m) {
+			notes = append(notes, export.Note{Where: "federation file", Object: "cluster " + m, Members: []string{m},
+				Message: "did not answer: --live planned without it (failover), so the output leaves its replicas out; convert again once it answers, or without --live"})
+		}
+	}
+	return notes
 }
 
 // Validate checks the flags.

@@ -16,7 +16,7 @@ func (o *ConvertOptions) runKarmada(in *cmdutil.Rendered) error {
 	if err != nil {
 		return err
 	}
-	notes := conv.Notes
+	notes := append(conv.Notes, failoverNotes(in)...)
 	if r := in.Federation.Rollout; r != nil && len(r.Waves) > 0 {
 		notes = append(notes, export.Note{Where: "federation file", Object: "rollout",
 			Message: "Karmada has no rollout waves: a change reaches every member at once (policies' suspension.dispatchingOnClusters can stage it by hand)"})

@@ -145,6 +145,7 @@ delete: a member not done by then is reported in one line,
 	fl.BoolVar(&opts.Prune, "prune", false, "Also show the objects of the --applyset set that apply --prune would delete")
 	fl.StringVar(&opts.ApplySet, "applyset", "", "ApplySet parent for --prune: NAME or secrets/NAME (a Secret), or configmaps/NAME, in --namespace (default: the namespace where the members hold it)")
 	cmdutil.AddDNSFlags(cmd, &opts.DNS)
+	cmdutil.AddDNSForgetFlag(cmd, &opts.DNS)
 	return cmd
 }
 

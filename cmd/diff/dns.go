@@ -152,7 +152,7 @@ func (o *DiffOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTa
 // dnsClusters are where apply would write the input's DNS records and
 // prune those of set, as apply decides them: the cluster the input or
 // --dns-context names and, with --prune, the stale ones the set's parents
-// recorded (cmdutil.SetDNSContext, which also says on set what the parents
+// recorded (cmdutil.DNSClusters.Check, which also says on set what the parents
 // are to record, so that the parents' comparison shows what apply would
 // write). Records with nowhere to go are an error, as for apply.
 func (o *DiffOptions) dnsClusters(ctx context.Context, in *cmdutil.Rendered, set *propagate.ApplySet, clients func(string) (members.Client, error)) (cmdutil.DNSClusters, error) {
@@ -169,7 +169,9 @@ func (o *DiffOptions) dnsClusters(ctx context.Context, in *cmdutil.Rendered, set
 	case set == nil:
 		return cmdutil.DNSClusters{Cluster: cluster}, nil
 	}
-	return cmdutil.SetDNSContext(ctx, o.IO.ErrOut, o.IO.ErrColorScheme(), set, cluster, in.Clusters, clients, o.openDNS(in), o.Timeout)
+	where := cmdutil.DNSClusters{Cluster: cluster}
+	err = where.Check(ctx, cmdutil.DNSCheck{ErrOut: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(), Set: set, Clients: clients, Open: o.openDNS(in), Forget: o.DNS.Forget, Timeout: o.Timeout}, in.Clusters)
+	return where, err
 }
 
 // endpointResult names a DNSEndpoint as propagate names member objects.

@@ -645,6 +645,21 @@ func TestDNSMovesCluster(t *testing.T) {
 	require.NotNil(t, endpointIn("cluster1"))
 	assert.Equal(t, []string{"cluster1", "cluster1", "cluster1"}, recorded())
 
+	// a named cluster that cannot be opened stops the run before any write
+	errOut, err := w.apply(t, append(slices.Clone(prune), "--dns-context", "nosuch")...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "nosuch")
+	assert.NotContains(t, errOut, "configured")
+	assert.Equal(t, []string{"cluster1", "cluster1", "cluster1"}, recorded())
+
+	// a new cluster that cannot take the DNSEndpoints (no CRD in cluster3):
+	// the old one's are not pruned, so the names keep resolving
+	errOut, err = w.apply(t, append(slices.Clone(prune), "--dns-context", "cluster3")...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "are not pruned, as cluster cluster3 was not fully written")
+	assert.NotContains(t, errOut, "deleted in cluster cluster1")
+	require.NotNil(t, endpointIn("cluster1"))
+
 	toCluster2 := append(slices.Clone(prune), "--dns-context", "cluster2")
 	out, _, err := w.run(t, func(f *cmdutil.Factory) *cobra.Command { return diffcmd.NewCmdDiff(f, nil) }, toCluster2...)
 	var exitErr *cmdutil.ExitError
@@ -653,7 +668,7 @@ func TestDNSMovesCluster(t *testing.T) {
 	assert.Contains(t, out, "MERGED/cluster2_externaldns.k8s.io.v1alpha1.DNSEndpoint."+ns+".service-web", "written there")
 	assert.Regexp(t, `\+\+\+ \S+/MERGED/cluster1_externaldns.k8s.io.v1alpha1.DNSEndpoint.`+ns+`.service-web\s+1970`, out, "deleted in the old one")
 
-	errOut, err := w.apply(t, toCluster2...)
+	errOut, err = w.apply(t, toCluster2...)
 	require.NoError(t, err)
 	assert.Contains(t, errOut, "DNS: 1 DNSEndpoints")
 	assert.Contains(t, errOut, "DNS: DNSEndpoint "+ns+"/service-web deleted in cluster cluster1 (pruned: its record left the input)")
@@ -689,10 +704,16 @@ func TestDNSMovesCluster(t *testing.T) {
 	var partial *cmdutil.PartialError
 	require.ErrorAs(t, err, &partial)
 	assert.Equal(t, []string{"dns-alias"}, partial.Failed)
-	assert.Contains(t, err.Error(), "cluster dns-alias (DNS, recorded on the parents of Secret "+ns+"/app in cluster1, cluster2, cluster3)")
+	assert.Contains(t, err.Error(), "cluster dns-alias (DNS)")
+	assert.Contains(t, err.Error(), "(recorded on the parents of Secret "+ns+"/app in cluster1, cluster2, cluster3)")
 	assert.Contains(t, errOut, "DNS: 1 DNSEndpoints")
 	assert.Equal(t, []string{"cluster1,dns-alias", "cluster1,dns-alias", "cluster1,dns-alias"}, recorded())
 	require.NotNil(t, endpointIn("cluster2"), "not pruned on partial knowledge")
+
+	// --dns-forget stops recording a context that is gone for good
+	_, err = w.apply(t, append(slices.Clone(prune), "--dns-forget", "dns-alias")...)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"cluster1", "cluster1", "cluster1"}, recorded())
 }
 
 // TestDNSServerDryRunNewNamespace: a server-side dry run of a first apply,

@@ -34,6 +34,9 @@ type DNSFlags struct {
 	Context string
 	// WithdrawUnreachable drops the targets of members that cannot be read.
 	WithdrawUnreachable bool
+	// Forget are DNS clusters the ApplySet's parents are to stop recording,
+	// unchecked (--dns-forget; apply and diff with --prune).
+	Forget []string
 }
 
 // AddDNSFlags adds --dns-weights, --dns-weight-key, --dns-context and
@@ -44,6 +47,11 @@ func AddDNSFlags(cmd *cobra.Command, f *DNSFlags) {
 	fl.StringVar(&f.WeightKey, "dns-weight-key", dns.DefaultWeightKey, "The providerSpecific name ExternalDNS's provider reads a weight from")
 	fl.StringVar(&f.Context, "dns-context", "", "The member or kubeconfig context where ExternalDNS runs, for the DNSEndpoints (default: the Domain's spec.context)")
 	fl.BoolVar(&f.WithdrawUnreachable, "dns-withdraw-unreachable", false, "Withdraw the DNS targets of members that cannot be read, instead of keeping those of the last apply")
+}
+
+// AddDNSForgetFlag adds --dns-forget, for the commands that prune.
+func AddDNSForgetFlag(cmd *cobra.Command, f *DNSFlags) {
+	cmd.Flags().StringSliceVar(&f.Forget, "dns-forget", nil, "With --prune: stop recording this DNS cluster on the ApplySet's parents without pruning there, for a context that is gone for good (repeatable)")
 }
 
 // Validate checks the flags alone.
@@ -184,10 +192,18 @@ type DNSClusters struct {
 	// listed, with why (the error names the cluster): they stay recorded,
 	// and nothing is pruned there in this run.
 	Unchecked map[string]error
+
+	// spare are the UIDs of the set's DNSEndpoints in Cluster, read once
+	// (see Check); spareRead says they were.
+	spare     map[types.UID]bool
+	spareErr  error
+	spareRead bool
+	// read are the members whose parents Check has read.
+	read map[string]bool
 }
 
 // Names are the clusters, sorted.
-func (d DNSClusters) Names() []string {
+func (d *DNSClusters) Names() []string {
 	names := append(slices.Collect(maps.Keys(d.Unchecked)), d.Stale...)
 	if d.Cluster != "" {
 		names = append(names, d.Cluster)
@@ -197,62 +213,109 @@ func (d DNSClusters) Names() []string {
 }
 
 // Empty says there is nowhere to write or prune.
-func (d DNSClusters) Empty() bool {
+func (d *DNSClusters) Empty() bool {
 	return d.Cluster == "" && len(d.Stale) == 0 && len(d.Unchecked) == 0
 }
 
-// SetDNSContext decides where apply --prune (and diff --prune) of set
-// writes and prunes the set's DNSEndpoints, and says on set what its
-// parents are to record (DNSContexts, ForgetDNSContexts), once the set's
-// namespace is known and before any parent is written: named, the cluster
-// the input or --dns-context names, if any, is recorded; of the clusters
-// the parents recorded at earlier applies (read in clusters: a rollout's
-// first wave alone, as later waves get no request before their turn), each
-// other one where the set still has DNSEndpoints is stale, pruned whole and
-// still recorded, and each where it has none any more is forgotten. So the
-// set's DNSEndpoints are pruned once the input drops its Domain with its
-// records, or moves it to another cluster.
-func SetDNSContext(ctx context.Context, errOut io.Writer, cs *iostreams.ColorScheme, set *propagate.ApplySet, named string, clusters []string, clients func(string) (members.Client, error), open func(string) (*DNSTarget, error), timeout time.Duration) (DNSClusters, error) {
-	out := DNSClusters{Cluster: named}
-	if named != "" {
-		set.DNSContexts = []string{named}
+// DNSCheck is what DNSClusters.Check needs.
+type DNSCheck struct {
+	ErrOut      io.Writer
+	ColorScheme *iostreams.ColorScheme
+	// Set is the ApplySet of apply --prune (or diff --prune); Check says
+	// on it what its parents are to record.
+	Set *propagate.ApplySet
+	// Clients reach the members; Open opens a DNS cluster.
+	Clients func(string) (members.Client, error)
+	Open    func(string) (*DNSTarget, error)
+	// Forget are clusters the parents are to stop recording unchecked
+	// (--dns-forget: a context that is gone for good).
+	Forget  []string
+	Timeout time.Duration
+}
+
+// Check decides, for the parents of c.Set in clusters, where apply --prune
+// (and diff --prune) writes and prunes the set's DNSEndpoints, and says on
+// the set what the parents are to record (DNSContexts, ForgetDNSContexts).
+// It runs once the set's namespace is known and before any of those
+// parents is written: for a rollout, once per wave at its turn, as later
+// waves get no request before then. d.Cluster, the cluster the input or
+// --dns-context names, if any, is opened first (a context that does not
+// exist stops the run before any write) and recorded; of the clusters the
+// parents recorded at earlier applies, each other one where the set still
+// has DNSEndpoints is stale, pruned whole and still recorded, and each
+// where it has none any more, or that --dns-forget names, is forgotten. So
+// the set's DNSEndpoints are pruned once the input drops its Domain with
+// its records, or moves it to another cluster. A cluster decided by an
+// earlier call is not checked again.
+func (d *DNSClusters) Check(ctx context.Context, c DNSCheck, clusters []string) error {
+	set := c.Set
+	if d.Cluster != "" && len(set.DNSContexts) == 0 {
+		if _, err := c.Open(d.Cluster); err != nil {
+			return err
+		}
+		set.DNSContexts = []string{d.Cluster}
 	}
-	found, unread := propagate.RecordedDNSContexts(ctx, *set, clusters, clients, min(cmp.Or(timeout, propagate.DefaultTimeout), ApplySetLookupTimeout))
+	set.ForgetDNSContexts = appendNew(set.ForgetDNSContexts, c.Forget...)
+	clusters = slices.DeleteFunc(slices.Clone(clusters), func(m string) bool { return d.read[m] })
+	if d.read == nil {
+		d.read = map[string]bool{}
+	}
+	for _, m := range clusters {
+		d.read[m] = true
+	}
+	found, unread := propagate.RecordedDNSContexts(ctx, *set, clusters, c.Clients, min(cmp.Or(c.Timeout, propagate.DefaultTimeout), ApplySetLookupTimeout))
 	if err := ctx.Err(); err != nil {
-		return out, err
+		return err
 	}
-	for _, c := range slices.Sorted(maps.Keys(unread)) {
+	for _, m := range slices.Sorted(maps.Keys(unread)) {
 		// what that parent records stays recorded (see
 		// propagate.ApplySet.DNSContexts); propagate reads it again
-		fmt.Fprintf(errOut, "%s DNS: the parent of %s in cluster %s could not be read (%v): the DNS clusters it records are not checked in this run\n", cs.WarningIcon(), set.Ref(), c, unread[c])
-	}
-	var spare map[types.UID]bool // the named cluster's, which a recorded one may be under another name
-	var spareErr error
-	if named != "" && len(found) > 0 {
-		spare, spareErr = setUIDsIn(ctx, open, named, set, timeout)
+		fmt.Fprintf(c.ErrOut, "%s DNS: the parent of %s in cluster %s could not be read (%v): the DNS clusters it records are not checked in this run\n", c.ColorScheme.WarningIcon(), set.Ref(), m, unread[m])
 	}
 	for _, recorded := range slices.Sorted(maps.Keys(found)) {
-		if recorded == named {
-			continue
+		if recorded == d.Cluster || slices.Contains(set.ForgetDNSContexts, recorded) || slices.Contains(d.Stale, recorded) || d.Unchecked[recorded] != nil {
+			continue // named, forgotten or decided already
 		}
-		left, err := 0, fmt.Errorf("cannot tell its DNSEndpoints from those of cluster %s: %w", named, spareErr)
-		if spareErr == nil {
-			left, err = setEndpointsIn(ctx, open, recorded, set, spare, timeout)
-		}
+		left, err := d.endpointsLeftIn(ctx, c, recorded)
 		switch {
 		case err != nil:
-			if out.Unchecked == nil {
-				out.Unchecked = map[string]error{}
+			if d.Unchecked == nil {
+				d.Unchecked = map[string]error{}
 			}
-			out.Unchecked[recorded] = fmt.Errorf("cluster %s (DNS, recorded on the parents of %s in %s): %w; the set's DNSEndpoints there are not pruned in this run", recorded, set.Ref(), strings.Join(found[recorded], ", "), err)
+			d.Unchecked[recorded] = fmt.Errorf("%w (recorded on the parents of %s in %s); the set's DNSEndpoints there are not pruned in this run (--dns-forget %s stops recording it)",
+				err, set.Ref(), strings.Join(found[recorded], ", "), recorded)
 		case left == 0:
 			set.ForgetDNSContexts = append(set.ForgetDNSContexts, recorded)
 		default:
-			out.Stale = append(out.Stale, recorded)
-			fmt.Fprintf(errOut, "%s DNS: %s still has %d DNSEndpoints in cluster %s (recorded on its parents), which the input no longer names\n", cs.WarningIcon(), set.Ref(), left, recorded)
+			d.Stale = append(d.Stale, recorded)
+			fmt.Fprintf(c.ErrOut, "%s DNS: %s still has %d DNSEndpoints in cluster %s (recorded on its parents), which the input no longer names\n", c.ColorScheme.WarningIcon(), set.Ref(), left, recorded)
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// endpointsLeftIn counts the set's DNSEndpoints in cluster that are
+// fedctl's to prune, but those d.Cluster holds too (the same cluster under
+// another name: a renamed kubeconfig context).
+func (d *DNSClusters) endpointsLeftIn(ctx context.Context, c DNSCheck, cluster string) (int, error) {
+	if d.Cluster != "" && !d.spareRead {
+		d.spare, d.spareErr = setUIDsIn(ctx, c.Open, d.Cluster, c.Set, c.Timeout)
+		d.spareRead = true
+	}
+	if d.spareErr != nil {
+		return 0, fmt.Errorf("cluster %s (DNS): cannot tell its DNSEndpoints from those of cluster %s: %w", cluster, d.Cluster, d.spareErr)
+	}
+	return setEndpointsIn(ctx, c.Open, cluster, c.Set, d.spare, c.Timeout)
+}
+
+// appendNew appends to list the values it does not hold yet.
+func appendNew(list []string, values ...string) []string {
+	for _, v := range values {
+		if !slices.Contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	return list
 }
 
 // setUIDsIn are the UIDs of the DNSEndpoints of set in cluster.
@@ -278,8 +341,11 @@ func setEndpointsIn(ctx context.Context, open func(string) (*DNSTarget, error), 
 	defer cancel()
 	there, err := dnssync.Prune(ctx, target.Client, cluster, set.ID(), nil, dnssync.PruneOptions{DryRun: dnssync.ClientDryRun, Spare: spare})
 	var notServed *dnssync.NotServedError
-	if errors.As(err, &notServed) {
+	switch {
+	case errors.As(err, &notServed):
 		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("cluster %s (DNS): %w", cluster, err)
 	}
-	return len(dnssync.Deleted(there)), err
+	return len(dnssync.Deleted(there)), nil
 }

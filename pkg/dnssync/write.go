@@ -114,6 +114,11 @@ type WriteOptions struct {
 	// DryRun: ClientDryRun counts what would be applied and sends
 	// nothing; ServerDryRun sends the applies as a server-side dry run.
 	DryRun DryRun
+	// PlacedNamespaces are the namespaces the run places in the DNS
+	// cluster, when it is a member: a server dry run does not create them,
+	// so a DNSEndpoint in one that is new is counted as applied instead of
+	// failing on it, as the real run creates the namespace first.
+	PlacedNamespaces map[string]bool
 }
 
 // WriteResult counts what Write did, or with a client dry run would do.
@@ -148,8 +153,8 @@ func Write(ctx context.Context, client members.Client, cluster string, recs []dn
 		}
 		wopts := members.WriteOptions{FieldManager: opts.FieldManager, Force: true, DryRun: opts.DryRun == ServerDryRun}
 		_, err := client.Apply(ctx, m, obj, wopts)
-		if err != nil && opts.DryRun == ServerDryRun && apierrors.IsNotFound(err) && written[dns.RecordKey(r.Kind, r.Namespace, r.Name)] == nil {
-			err = nil // its namespace is not there yet: the real apply creates it first, in the member that is the DNS cluster
+		if err != nil && opts.DryRun == ServerDryRun && apierrors.IsNotFound(err) && written[dns.RecordKey(r.Kind, r.Namespace, r.Name)] == nil && opts.PlacedNamespaces[r.Namespace] {
+			err = nil // its namespace is new: the real run creates it first
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("DNSEndpoint %s/%s: %w", obj.GetNamespace(), obj.GetName(), members.RequestErrorIn(ctx, err)))

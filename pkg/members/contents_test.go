@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,7 +62,9 @@ contexts:
 	c, err := NewMemberClient(Access{Kubeconfig: kubeconfig}, Member{Name: "fake"})
 	require.NoError(t, err)
 
-	objs, err := c.NamespaceContents(context.Background(), "shop")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a request this server does not expect fails, and does not hang
+	defer cancel()
+	objs, err := c.NamespaceContents(ctx, "shop")
 	require.NoError(t, err, "the 503 is ridden out")
 	var names []string
 	for _, o := range objs {

@@ -1,0 +1,103 @@
+package cmdutil
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/fedctl/fedctl/pkg/dns"
+	"github.com/fedctl/fedctl/pkg/dnssync"
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/members/memberstest"
+	"github.com/fedctl/fedctl/pkg/propagate"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
+)
+
+var endpointType = typeconfig.Type{Group: "externaldns.k8s.io", Version: "v1alpha1", Kind: dns.EndpointKind, Plural: "dnsendpoints", Scope: typeconfig.Namespaced}
+
+// TestDNSClustersCheck: the recorded DNS clusters the input no longer
+// names are stale while they hold the set's DNSEndpoints (but those the
+// named cluster holds too), forgotten once they hold none or --dns-forget
+// names them, and unchecked when they cannot be opened; each member's
+// parent is read once, however many waves call Check; a named cluster that
+// cannot be opened stops the run.
+func TestDNSClustersCheck(t *testing.T) {
+	t.Parallel()
+	set := &propagate.ApplySet{Resource: "secrets", Name: "app", Namespace: "shop"}
+	parentMapping := memberstest.MappingOf(typeconfig.Type{Version: "v1", Kind: "Secret", Plural: "secrets", Scope: typeconfig.Namespaced})
+	memberFakes := map[string]*memberstest.Fake{}
+	for _, m := range []string{"a", "b", "c"} {
+		f := memberstest.New()
+		parent := &unstructured.Unstructured{}
+		parent.SetNamespace("shop")
+		parent.SetName("app")
+		parent.SetLabels(map[string]string{propagate.ApplySetIDLabel: set.ID()})
+		parent.SetAnnotations(map[string]string{propagate.ApplySetDNSContextAnnotation: map[string]string{"a": "old,empty", "b": "old,gone,alias", "c": "forgotten"}[m]})
+		f.Put(memberstest.KeyOf(parentMapping, "shop", "app"), parent)
+		memberFakes[m] = f
+	}
+	endpoint := func(f *memberstest.Fake, name string, uid types.UID) {
+		o := &unstructured.Unstructured{}
+		o.SetNamespace("shop")
+		o.SetName(name)
+		o.SetUID(uid)
+		o.SetLabels(map[string]string{federation.ManagedByLabel: federation.ManagedByValue, dnssync.SetLabel: set.ID()})
+		f.Put(memberstest.KeyOf(memberstest.MappingOf(endpointType), "shop", name), o)
+	}
+	named, old, alias := memberstest.New(endpointType), memberstest.New(endpointType), memberstest.New(endpointType)
+	endpoint(named, "service-web", "uid-web")
+	endpoint(alias, "service-web", "uid-web") // the same object: alias is named under another name
+	endpoint(old, "service-web", "uid-old")
+	dnsFakes := map[string]*memberstest.Fake{"new": named, "old": old, "alias": alias, "empty": memberstest.New(endpointType), "forgotten": memberstest.New(endpointType)}
+	opens := map[string]int{}
+	open := func(cluster string) (*DNSTarget, error) {
+		opens[cluster]++
+		f, ok := dnsFakes[cluster]
+		if !ok {
+			return nil, errors.New("cluster " + cluster + " (DNS): context " + cluster + " not found")
+		}
+		return &DNSTarget{Cluster: cluster, Client: f}, nil
+	}
+	var errOut bytes.Buffer
+	check := DNSCheck{ErrOut: &errOut, ColorScheme: (&iostreams.IOStreams{}).ErrColorScheme(), Set: set, Open: open, Forget: []string{"forgotten"},
+		Clients: func(m string) (members.Client, error) { return memberFakes[m], nil }}
+
+	where := DNSClusters{Cluster: "new"}
+	require.NoError(t, where.Check(context.Background(), check, []string{"a"})) // a rollout's first wave
+	assert.Equal(t, []string{"old"}, where.Stale)
+	assert.Equal(t, []string{"new"}, set.DNSContexts)
+	assert.ElementsMatch(t, []string{"forgotten", "empty"}, set.ForgetDNSContexts)
+	assert.Contains(t, errOut.String(), "Secret shop/app still has 1 DNSEndpoints in cluster old")
+
+	require.NoError(t, where.Check(context.Background(), check, []string{"a", "b", "c"})) // the later waves
+	assert.Equal(t, []string{"old"}, where.Stale, "decided once")
+	assert.ElementsMatch(t, []string{"forgotten", "empty", "alias"}, set.ForgetDNSContexts, "alias holds only what new holds")
+	require.Contains(t, where.Unchecked, "gone")
+	assert.Contains(t, where.Unchecked["gone"].Error(), "cluster gone (DNS): context gone not found (recorded on the parents of Secret shop/app in b)")
+	assert.Contains(t, where.Unchecked["gone"].Error(), "--dns-forget gone")
+	assert.Equal(t, 1, opens["old"], "each recorded cluster is checked once")
+	for _, m := range []string{"a", "b", "c"} {
+		n := 0
+		for _, c := range memberFakes[m].Calls() {
+			if c == "GET secrets app" {
+				n++
+			}
+		}
+		assert.Equal(t, 1, n, "member %s's parent is read once", m)
+	}
+	assert.NotContains(t, set.ForgetDNSContexts, "gone", "unchecked: it stays recorded")
+
+	other := &propagate.ApplySet{Resource: "secrets", Name: "app", Namespace: "shop"}
+	nowhere := DNSClusters{Cluster: "nosuch"}
+	err := nowhere.Check(context.Background(), DNSCheck{ErrOut: &errOut, ColorScheme: check.ColorScheme, Set: other, Open: open, Clients: check.Clients}, []string{"a"})
+	require.Error(t, err, "a named cluster that cannot be opened stops the run before any write")
+	assert.Empty(t, other.DNSContexts)
+}
