@@ -426,17 +426,27 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 
 // dnsCluster is where the input's DNS records go, and where --prune
 // prunes those of the set that left it; an input with records and nowhere
-// to write them is an error before any write.
+// to write them, or a DNS cluster that cannot be opened, is an error before
+// any write.
 func (o *ApplyOptions) dnsCluster(in *cmdutil.Rendered, set *propagate.ApplySet) (string, error) {
 	records := in.Set.DNS.Records()
 	if !records && set == nil {
 		return "", nil
 	}
 	cluster, err := o.DNS.DNSCluster(in.Set)
-	if err == nil && cluster == "" && records {
-		err = errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)")
+	switch {
+	case err != nil:
+		return "", err
+	case cluster == "" && records:
+		return "", errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)")
+	case cluster != "":
+		// a context that does not exist is a mistake to report before
+		// the members get anything (no request is sent here)
+		if _, err := o.openDNS(in)(cluster); err != nil {
+			return "", err
+		}
 	}
-	return cluster, err
+	return cluster, nil
 }
 
 // writeDNS computes the DNSEndpoints of the input's DNS records from the

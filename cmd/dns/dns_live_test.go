@@ -649,7 +649,10 @@ func TestDNSMovesCluster(t *testing.T) {
 	errOut, err := w.apply(t, append(slices.Clone(prune), "--dns-context", "nosuch")...)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nosuch")
-	assert.NotContains(t, errOut, "configured")
+	assert.NotContains(t, errOut, "cluster cluster1:", "no member was synced")
+	errOut, err = w.apply(t, "-n", ns, "--dns-context", "nosuch") // without --prune too
+	require.Error(t, err)
+	assert.NotContains(t, errOut, "cluster cluster1:", "no member was synced")
 	assert.Equal(t, []string{"cluster1", "cluster1", "cluster1"}, recorded())
 
 	// a new cluster that cannot take the DNSEndpoints (no CRD in cluster3):
