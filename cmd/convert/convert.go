@@ -6,7 +6,6 @@ package convert
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -144,29 +143,19 @@ Afterwards, "fedctl release" hands the member objects over.`,
 	return cmd
 }
 
-// live reads the members for --live; nil keeps the conversion offline.
-func (o *ConvertOptions) live() cmdutil.LiveFunc {
-	if !o.Live {
-		return nil
-	}
-	return cmdutil.LiveReader(o.Access, nil, cmdutil.ProbeTimeout(0), cmdutil.PlanFlags{})
-}
-
 // failoverNotes are, with --live, the members that did not answer: the
 // live plan left them out (failover), so the output does too, which is
 // today's outage made permanent, not the federation: an inexact note each
 // (exit 3), and a --verify that compares with that same plan cannot say
 // otherwise.
 func failoverNotes(in *cmdutil.Rendered) []export.Note {
-	if in.Live == nil || in.Live.KeepShares {
+	if in.Live != nil && in.Live.KeepShares {
 		return nil
 	}
 	var notes []export.Note
-	for _, m := range in.Federation.Names() {
-		if slices.Contains(in.Clusters, m) && !slices.Contains(in.Live.Answering, m) {
-			notes = append(notes, export.Note{Where: "federation file", Object: "cluster " + m, Members: []string{m},
-				Message: "did not answer: --live planned without it (failover), so the output leaves its replicas out; convert again once it answers, or without --live"})
-		}
+	for _, m := range in.NotAnswering() {
+		notes = append(notes, export.Note{Where: "federation file", Object: "cluster " + m, Members: []string{m},
+			Message: "did not answer: --live planned without it (failover), so the output leaves its replicas out; convert again once it answers, or without --live"})
 	}
 	return notes
 }
@@ -208,7 +197,7 @@ func (o *ConvertOptions) Run(ctx context.Context) error {
 		Context:    ctx,
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace,
 		Failing: cmdutil.FailOnAny, // a conversion of an input with errors would silently differ
-		Live:    o.live(),
+		Live:    cmdutil.OptInLive(o.Live, o.Access),
 	})
 	if err != nil {
 		return err

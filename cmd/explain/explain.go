@@ -139,7 +139,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
 		Failing:    cmdutil.FailOnDecode, KeepWarnings: true,
-		Live: o.live(),
+		Live: cmdutil.OptInLive(o.Live, o.Access),
 	})
 	if err != nil {
 		return err
@@ -222,14 +222,6 @@ func relevant(warnings []*manifest.Error, rep *explain.Report) []*manifest.Error
 		}
 	}
 	return out
-}
-
-// live reads the members for --live; nil keeps explain offline.
-func (o *ExplainOptions) live() cmdutil.LiveFunc {
-	if !o.Live {
-		return nil
-	}
-	return cmdutil.LiveReader(o.Access, nil, cmdutil.ProbeTimeout(0), cmdutil.PlanFlags{})
 }
 
 // explainRollout is the rollout plan with each member's count of member

@@ -109,7 +109,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
 		Failing:    cmdutil.FailOnAny, // nothing is printed from an input with errors
-		Live:       o.live(),
+		Live:       cmdutil.OptInLive(o.Live, o.Access),
 	})
 	if err != nil {
 		return err
@@ -137,10 +137,3 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	}
 }
 
-// live reads the members for --live; nil keeps render offline.
-func (o *RenderOptions) live() cmdutil.LiveFunc {
-	if !o.Live {
-		return nil
-	}
-	return cmdutil.LiveReader(o.Access, nil, cmdutil.ProbeTimeout(0), cmdutil.PlanFlags{})
-}

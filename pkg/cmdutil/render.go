@@ -343,6 +343,24 @@ func AddPlanFlags(cmd *cobra.Command, f *PlanFlags) {
 	cmd.Flags().BoolVar(&f.NoFailover, "no-failover", false, "Keep the replica share of members that do not answer, instead of planning over those that do (KubeFed's way)")
 }
 
+// OptInLive is the live read of --live on the commands that are offline
+// without it (render, explain, convert): nil when live is false.
+func OptInLive(live bool, access func() (members.Access, error)) LiveFunc {
+	if !live {
+		return nil
+	}
+	return LiveReader(access, nil, ProbeTimeout(0), PlanFlags{})
+}
+
+// NotAnswering are the members the live read found not answering (none
+// without a live read), in the federation's order.
+func (r *Rendered) NotAnswering() []string {
+	if r.Live == nil {
+		return nil
+	}
+	return notAnswering(r.Members, r.Live.Answering)
+}
+
 // LiveReader is a RenderInput.Live that reads the members through access
 // and newClient (liveplan.Read), within timeout.
 func LiveReader(access func() (members.Access, error), newClient func(members.Access, members.Member) (members.Client, error), timeout time.Duration, f PlanFlags) LiveFunc {
