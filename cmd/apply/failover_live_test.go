@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -85,57 +84,44 @@ spec:
   totalReplicas: 6
 `, ns))
 	d.proxy.Set(testenv.Faults{Status: 503})
-	run := func(cmd *cobra.Command, args ...string) (string, string, error) {
-		cmd.SetArgs(args)
-		cmd.SilenceErrors, cmd.SilenceUsage = true, true
-		err := cmd.Execute()
-		return cmd.OutOrStdout().(*bytes.Buffer).String(), cmd.ErrOrStderr().(*bytes.Buffer).String(), err
-	}
-	factory := func() (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
+	// run runs the command newCmd makes with args, and returns its
+	// standard output and error.
+	run := func(newCmd func(*cmdutil.Factory) *cobra.Command, args ...string) (string, string, error) {
 		ios, _, out, errOut := iostreams.Test()
-		return &cmdutil.Factory{
+		cmd := newCmd(&cmdutil.Factory{
 			IOStreams: ios,
 			Federation: func() (*members.File, error) {
 				return &members.File{Path: filepath.Join(t.TempDir(), "f.yaml"), Federation: d.fed}, nil
 			},
 			Access: func() (members.Access, error) { return members.Access{Kubeconfig: d.kubeconfig}, nil },
-		}, out, errOut
+		})
+		cmd.SetArgs(args)
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		err := cmd.Execute()
+		return out.String(), errOut.String(), err
 	}
+	explain := func(f *cmdutil.Factory) *cobra.Command { return explaincmd.NewCmdExplain(f, nil) }
+	render := func(f *cmdutil.Factory) *cobra.Command { return rendercmd.NewCmdRender(f, nil) }
+	convert := func(f *cmdutil.Factory) *cobra.Command { return convertcmd.NewCmdConvert(f, nil) }
 
-	f, out, errOut := factory()
-	cmd := explaincmd.NewCmdExplain(f, nil)
-	cmd.SetOut(out)
-	cmd.SetErr(errOut)
-	text, stderr, err := run(cmd, "-f", dir, "deployment/web", "--live")
+	text, stderr, err := run(explain, "-f", dir, "deployment/web", "--live")
 	require.NoError(t, err, stderr)
 	assert.Contains(t, text, "clusters considered: the members that answered: cluster1, cluster3 (cluster2 did not: KubeFed plans over ready clusters)")
 	assert.Contains(t, text, "→ plan: cluster1 3, cluster3 3")
 	assert.Contains(t, text, "from the manifests alone (render without --live): cluster1 2, cluster2 2, cluster3 2")
 
-	f, out, errOut = factory()
-	cmd = rendercmd.NewCmdRender(f, nil)
-	cmd.SetOut(out)
-	cmd.SetErr(errOut)
-	rendered, stderr, err := run(cmd, "-f", dir, "--live", "--cluster", "cluster1")
+	rendered, stderr, err := run(render, "-f", dir, "--live", "--cluster", "cluster1")
 	require.NoError(t, err, stderr)
 	assert.Contains(t, rendered, "  replicas: 3\n")
 	assert.Contains(t, stderr, "cluster2 did not answer")
 
-	f, out, errOut = factory()
-	cmd = rendercmd.NewCmdRender(f, nil)
-	cmd.SetOut(out)
-	cmd.SetErr(errOut)
-	rendered, _, err = run(cmd, "-f", dir, "--cluster", "cluster1")
+	rendered, _, err = run(render, "-f", dir, "--cluster", "cluster1")
 	require.NoError(t, err)
 	assert.Contains(t, rendered, "  replicas: 2\n", "without --live render reads no member")
 
 	// convert --live writes the plan apply would make now as Karmada's
 	// static weights; without it, the manifests' plan
-	f, out, errOut = factory()
-	cmd = convertcmd.NewCmdConvert(f, nil)
-	cmd.SetOut(out)
-	cmd.SetErr(errOut)
-	converted, stderr, err := run(cmd, "-f", dir, "--to", "karmada", "--live", "--verify")
+	converted, stderr, err := run(convert, "-f", dir, "--to", "karmada", "--live", "--verify")
 	var exitErr *cmdutil.ExitError
 	require.ErrorAs(t, err, &exitErr, "the outage would be converted too: inexact, even verified")
 	assert.Equal(t, 3, exitErr.Code)
@@ -145,11 +131,7 @@ spec:
 	assert.Contains(t, converted, "            - cluster3\n          weight: 3\n")
 	assert.Contains(t, stderr, "cluster2 did not answer: planned over the members that did")
 
-	f, out, errOut = factory()
-	cmd = convertcmd.NewCmdConvert(f, nil)
-	cmd.SetOut(out)
-	cmd.SetErr(errOut)
-	converted, _, err = run(cmd, "-f", dir, "--to", "karmada")
+	converted, _, err = run(convert, "-f", dir, "--to", "karmada")
 	require.NoError(t, err)
 	assert.NotContains(t, converted, "weight: 3", "without --live the manifests' plan, 2 each")
 	assert.NotContains(t, converted, "clusterNames:\n      - cluster1\n      - cluster3\n")

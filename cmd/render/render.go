@@ -136,4 +136,3 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 		return printers.RenderedYAML(o.IO.Out, res.Targets)
 	}
 }
-
