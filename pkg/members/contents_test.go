@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -46,19 +44,7 @@ func TestNamespaceContentsRetriesEachList(t *testing.T) {
 		_, _ = w.Write([]byte(body))
 	}))
 	t.Cleanup(srv.Close)
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(kubeconfig, []byte(`apiVersion: v1
-kind: Config
-clusters:
-- name: fake
-  cluster: {server: "`+srv.URL+`"}
-users:
-- name: u
-  user: {token: t}
-contexts:
-- name: fake
-  context: {cluster: fake, user: u}
-`), 0o600))
+	kubeconfig := fakeKubeconfig(t, srv.URL)
 	c, err := NewMemberClient(Access{Kubeconfig: kubeconfig}, Member{Name: "fake"})
 	require.NoError(t, err)
 

@@ -140,12 +140,20 @@ func fakeServer(t *testing.T, hang ...string) (Access, Member, string) {
 		_, _ = w.Write([]byte(body))
 	}))
 	t.Cleanup(srv.Close)
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+	kubeconfig := fakeKubeconfig(t, srv.URL)
+	return Access{Kubeconfig: kubeconfig}, Member{Name: "fake"}, srv.URL
+}
+
+// fakeKubeconfig writes a kubeconfig whose context "fake" reaches server
+// with a token that is no credential.
+func fakeKubeconfig(t *testing.T, server string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(path, []byte(`apiVersion: v1
 kind: Config
 clusters:
 - name: fake
-  cluster: {server: "`+srv.URL+`"}
+  cluster: {server: "`+server+`"}
 users:
 - name: u
   user: {token: t}
@@ -153,7 +161,7 @@ contexts:
 - name: fake
   context: {cluster: fake, user: u}
 `), 0o600))
-	return Access{Kubeconfig: kubeconfig}, Member{Name: "fake"}, srv.URL
+	return path
 }
 
 func TestAPIResourcesToleratesFailedGroups(t *testing.T) {
