@@ -230,3 +230,17 @@ func (s *memberSync) scannedObject(m members.Mapping, namespace, name string) (m
 	}
 	return s.existing[keyOf(m, namespace, name)], true
 }
+
+// readLive reads what the member holds before a sync that may remove: the
+// ApplySet's parent (with --prune), then fedctl's objects of the input's
+// kinds and of the kinds the parent lists.
+func (s *memberSync) readLive(ctx context.Context) error {
+	var setKinds sets.Set[schema.GroupKind]
+	if s.in.ApplySet != nil {
+		if err := s.readApplySet(ctx); err != nil {
+			return err
+		}
+		setKinds = s.applySet.groupKinds
+	}
+	return s.list(ctx, setKinds)
+}

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
@@ -224,15 +223,7 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 		cr.Error = err.Error()
 		return cr
 	}
-	var setKinds sets.Set[schema.GroupKind]
-	if s.in.ApplySet != nil {
-		if err := s.readApplySet(ctx); err != nil {
-			cr.Error = err.Error()
-			return cr
-		}
-		setKinds = s.applySet.groupKinds
-	}
-	if err := s.list(ctx, setKinds); err != nil {
+	if err := s.readLive(ctx); err != nil {
 		cr.Error = err.Error()
 		return cr
 	}

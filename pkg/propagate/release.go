@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
@@ -56,15 +55,7 @@ func (s *memberSync) removeInput(ctx context.Context) ClusterResult {
 		return cr
 	}
 	s.client = a
-	var setKinds sets.Set[schema.GroupKind]
-	if s.in.ApplySet != nil {
-		if err := s.readApplySet(ctx); err != nil {
-			cr.Error = err.Error()
-			return cr
-		}
-		setKinds = s.applySet.groupKinds
-	}
-	if err := s.list(ctx, setKinds); err != nil {
+	if err := s.readLive(ctx); err != nil {
 		cr.Error = err.Error()
 		return cr
 	}
