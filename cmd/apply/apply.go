@@ -82,6 +82,8 @@ type ApplyOptions struct {
 	Rollout cmdutil.RolloutFlags
 	// DNS shapes the DNSEndpoints of the input's DNS records.
 	DNS cmdutil.DNSFlags
+	// dnsOpener opens the run's DNS clusters (openDNS).
+	dnsOpener func(string) (*cmdutil.DNSTarget, error)
 }
 
 // DefaultWaitTimeout bounds --wait when --timeout is not given: rollouts
@@ -597,9 +599,12 @@ func (o *ApplyOptions) dnsCheck(in *cmdutil.Rendered, set *propagate.ApplySet, c
 	return cmdutil.DNSCheck{ErrOut: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(), Set: set, Clients: clients, Open: o.openDNS(in), Forget: o.DNS.Forget, Timeout: o.Timeout}
 }
 
-// openDNS opens a DNS cluster with the apply's settings.
+// openDNS opens a DNS cluster with the apply's settings, each once a run.
 func (o *ApplyOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
-	return cmdutil.DNSOpener(in.Federation, o.Access, o.timeFlags(), o.NewClient)
+	if o.dnsOpener == nil {
+		o.dnsOpener = cmdutil.DNSOpener(in.Federation, o.Access, o.timeFlags(), o.NewClient)
+	}
+	return o.dnsOpener
 }
 
 // pruneDNS deletes the DNSEndpoints of set whose records are not among

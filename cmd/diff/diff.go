@@ -67,6 +67,8 @@ type DiffOptions struct {
 	Version  string
 	// DNS shapes the DNSEndpoints of the input's DNS records, as apply's.
 	DNS cmdutil.DNSFlags
+	// dnsOpener opens the run's DNS clusters (openDNS).
+	dnsOpener func(string) (*cmdutil.DNSTarget, error)
 }
 
 // NewCmdDiff returns the diff command. runF, when set, replaces Run.

@@ -144,9 +144,13 @@ func (o *DiffOptions) comparePrune(ctx context.Context, target *cmdutil.DNSTarge
 	return out, nil
 }
 
-// openDNS opens a DNS cluster with the comparison's settings.
+// openDNS opens a DNS cluster with the comparison's settings, each once a
+// run.
 func (o *DiffOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
-	return cmdutil.DNSOpener(in.Federation, o.Access, o.timeFlags(), o.NewClient)
+	if o.dnsOpener == nil {
+		o.dnsOpener = cmdutil.DNSOpener(in.Federation, o.Access, o.timeFlags(), o.NewClient)
+	}
+	return o.dnsOpener
 }
 
 // dnsClusters are where apply would write the input's DNS records and

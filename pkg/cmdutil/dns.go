@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -123,15 +124,27 @@ func OpenDNS(fed *members.Federation, cluster string, access members.Access, new
 }
 
 // DNSOpener opens DNS clusters (OpenDNS) of fed with a command's access,
-// its time flags applied.
+// its time flags applied, each once: a run that checks, writes and prunes
+// a cluster reuses its client, and what the client discovered.
 func DNSOpener(fed *members.Federation, access func() (members.Access, error), times MemberTimeFlags, newClient func(members.Access, members.Member) (members.Client, error)) func(string) (*DNSTarget, error) {
+	var mu sync.Mutex
+	opened := map[string]*DNSTarget{}
 	return func(cluster string) (*DNSTarget, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if t, ok := opened[cluster]; ok {
+			return t, nil
+		}
 		a, err := access()
 		if err != nil {
 			return nil, err
 		}
 		times.Apply(&a)
-		return OpenDNS(fed, cluster, a, newClient)
+		t, err := OpenDNS(fed, cluster, a, newClient)
+		if err == nil {
+			opened[cluster] = t
+		}
+		return t, err
 	}
 }
 

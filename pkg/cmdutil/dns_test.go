@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -100,4 +101,32 @@ func TestDNSClustersCheck(t *testing.T) {
 	err := nowhere.Check(context.Background(), DNSCheck{ErrOut: &errOut, ColorScheme: check.ColorScheme, Set: other, Open: open, Clients: check.Clients}, []string{"a"})
 	require.Error(t, err, "a named cluster that cannot be opened stops the run before any write")
 	assert.Empty(t, other.DNSContexts)
+}
+
+// TestDNSOpenerOpensEachClusterOnce: the run's checks, writes and prunes
+// share one client per DNS cluster (and what it discovered); a cluster
+// that cannot be opened is tried again.
+func TestDNSOpenerOpensEachClusterOnce(t *testing.T) {
+	t.Parallel()
+	fed := members.New()
+	require.NoError(t, fed.Put(members.Member{Name: "dns"}, false))
+	made := map[string]int{}
+	newClient := func(_ members.Access, m members.Member) (members.Client, error) {
+		made[m.Name]++
+		if m.Name == "nosuch" {
+			return nil, errors.New("context nosuch not found")
+		}
+		return memberstest.New(endpointType), nil
+	}
+	timeout, qps, burst := time.Second, float32(1), 1
+	open := DNSOpener(fed, func() (members.Access, error) { return members.Access{}, nil }, MemberTimeFlags{Timeout: &timeout, QPS: &qps, Burst: &burst}, newClient)
+	first, err := open("dns")
+	require.NoError(t, err)
+	again, err := open("dns")
+	require.NoError(t, err)
+	assert.Same(t, first, again)
+	_, err = open("nosuch")
+	assert.ErrorContains(t, err, "cluster nosuch (DNS): context nosuch not found")
+	_, _ = open("nosuch")
+	assert.Equal(t, map[string]int{"dns": 1, "nosuch": 2}, made)
 }
