@@ -475,13 +475,14 @@ func (o *ApplyOptions) writeDNS(ctx context.Context, in *cmdutil.Rendered, where
 		fmt.Fprintf(o.IO.ErrOut, "%s DNS records: not computed, as --dry-run=client without --prune reads no cluster; fedctl dns -f ... shows them\n", cs.WarningIcon())
 		return nil
 	}
-	var errs []error
+	var recordsErr error
 	if where.Cluster != "" {
-		errs = append(errs, o.writeRecords(ctx, in, where.Cluster, set, clients))
+		recordsErr = o.writeRecords(ctx, in, where.Cluster, set, clients)
 	}
+	errs := []error{recordsErr}
 	switch {
 	case len(where.Stale) == 0:
-	case errs != nil && errs[0] != nil:
+	case recordsErr != nil:
 		// The stale clusters' DNSEndpoints serve the names until the new
 		// ones are all written, each member's targets read: never withdraw
 		// a region on a failed write or read.
