@@ -215,7 +215,8 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		}
 	}
 	// before Compare, which compares the parents with what apply would write
-	dnsWhere, dnsErr := o.dnsClusters(ctx, in, set, clients)
+	var dnsProblems dnsProblems
+	dnsWhere := o.dnsClusters(ctx, in, set, clients, &dnsProblems)
 	report := propagate.Compare(ctx, propagate.Input{
 		Result:   res,
 		Clusters: clusters,
@@ -233,8 +234,8 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	})
 
 	trees := report
-	dnsResults, err := o.compareDNS(ctx, in, dnsWhere, set, clients)
-	dnsErr = errors.Join(dnsErr, err)
+	dnsResults := o.compareDNS(ctx, in, dnsWhere, set, clients, &dnsProblems)
+	dnsErr := dnsProblems.err()
 	if len(dnsResults) > 0 {
 		trees = &propagate.Report{Clusters: append(slices.Clone(report.Clusters), dnsResults...)}
 	}
@@ -262,7 +263,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return &cmdutil.ExitError{Code: exitError, Err: errors.New("interrupted")}
 	case len(failures) > 0:
-		return &cmdutil.ExitError{Code: exitError, Err: cannotCompare(failures, report.Failed(), dnsErr != nil, dnsWhere.Names())}
+		return &cmdutil.ExitError{Code: exitError, Err: cannotCompare(failures, report.Failed(), dnsErr != nil, dnsProblems.clusters)}
 	case differ:
 		return &cmdutil.ExitError{Code: exitDifferent}
 	}
@@ -308,7 +309,8 @@ func failuresOf(report *propagate.Report, deadline *members.DeadlineError) []str
 }
 
 // cannotCompare is diff's error when something could not be compared:
-// the members that failed, and the DNS clusters when DNS failed.
+// the members that failed, and the DNS clusters that failed when DNS did
+// (none when no DNS cluster could be decided).
 func cannotCompare(failures, failed []string, dnsFailed bool, dnsClusters []string) error {
 	where := []string{}
 	if len(failed) > 0 {
@@ -316,7 +318,7 @@ func cannotCompare(failures, failed []string, dnsFailed bool, dnsClusters []stri
 	}
 	switch {
 	case dnsFailed && len(dnsClusters) > 0:
-		where = append(where, "DNS cluster(s) "+strings.Join(dnsClusters, ", "))
+		where = append(where, "DNS cluster(s) "+strings.Join(slices.Sorted(slices.Values(dnsClusters)), ", "))
 	case dnsFailed:
 		where = append(where, "the DNS records")
 	}

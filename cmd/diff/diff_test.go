@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -149,6 +150,25 @@ func TestFailuresOf(t *testing.T) {
 		`cluster us-1: ConfigMap shop/f: ConfigMap "f" is invalid`,
 		"cluster us-1: deadline reached (--deadline 3s): 4 objects not compared",
 	}, failuresOf(report, deadline))
+}
+
+// TestCannotCompare: diff's error names the members and the DNS clusters
+// that failed, each once and sorted, and "the DNS records" when no DNS
+// cluster could be decided.
+func TestCannotCompare(t *testing.T) {
+	var p dnsProblems
+	p.add(nil, "cluster9") // no problem: not named
+	p.add(errors.New("stale"), "dns-b", "dns-a")
+	p.add(errors.New("again"), "dns-a")
+	assert.Equal(t, "cannot compare everything: 3 problem(s) in member cluster(s) eu-2 and DNS cluster(s) dns-a, dns-b",
+		cannotCompare([]string{"x", "y", "z"}, []string{"eu-2"}, p.err() != nil, p.clusters).Error())
+	assert.EqualError(t, p.err(), "stale\nagain")
+
+	var undecided dnsProblems
+	undecided.add(errors.New("nothing says where ExternalDNS runs"))
+	assert.Equal(t, "cannot compare everything: 1 problem(s) in the DNS records",
+		cannotCompare([]string{"x"}, nil, undecided.err() != nil, undecided.clusters).Error())
+	assert.NoError(t, (&dnsProblems{}).err())
 }
 
 // TestDiffInterruptedWhileReading: Ctrl-C while -k is built (here a

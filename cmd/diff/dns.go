@@ -27,32 +27,53 @@ import (
 // MERGED trees beside the members' objects. A recorded cluster that could
 // not be checked is an error, after the others are compared.
 //
-// The members are read through clients, the comparison's own.
-func (o *DiffOptions) compareDNS(ctx context.Context, in *cmdutil.Rendered, where cmdutil.DNSClusters, set *propagate.ApplySet, clients func(string) (members.Client, error)) ([]propagate.ClusterResult, error) {
+// The members are read through clients, the comparison's own. What
+// could not be compared goes to problems.
+func (o *DiffOptions) compareDNS(ctx context.Context, in *cmdutil.Rendered, where cmdutil.DNSClusters, set *propagate.ApplySet, clients func(string) (members.Client, error), problems *dnsProblems) []propagate.ClusterResult {
 	var out []propagate.ClusterResult
-	var errs []error
 	if where.Cluster != "" {
 		res, err := o.compareRecords(ctx, in, where.Cluster, set, clients)
 		if res != nil {
 			out = append(out, *res)
 		}
-		errs = append(errs, err)
+		problems.add(err, where.Cluster)
 	}
 	if len(where.Stale) > 0 {
-		stale, err := o.compareStale(ctx, in, where, set)
-		out = append(out, stale...)
-		errs = append(errs, err)
+		out = append(out, o.compareStale(ctx, in, where, set, problems)...)
 	}
 	for _, c := range slices.Sorted(maps.Keys(where.Unchecked)) {
-		errs = append(errs, where.Unchecked[c])
+		problems.add(where.Unchecked[c], c)
 	}
-	return out, errors.Join(errs...)
+	return out
 }
+
+// dnsProblems are what diff could not compare in the DNS clusters, and
+// where: the clusters concerned, or none when no cluster could be decided.
+type dnsProblems struct {
+	errs     []error
+	clusters []string
+}
+
+// add records err, if any, as a problem in clusters.
+func (p *dnsProblems) add(err error, clusters ...string) {
+	if err == nil {
+		return
+	}
+	p.errs = append(p.errs, err)
+	for _, c := range clusters {
+		if !slices.Contains(p.clusters, c) {
+			p.clusters = append(p.clusters, c)
+		}
+	}
+}
+
+// err joins the problems; nil when there are none.
+func (p *dnsProblems) err() error { return errors.Join(p.errs...) }
 
 // compareStale lists, as apply's pruneStale would delete them, the set's
 // DNSEndpoints in the stale clusters, sparing those the cluster the input
 // names holds (the same cluster under another name).
-func (o *DiffOptions) compareStale(ctx context.Context, in *cmdutil.Rendered, where cmdutil.DNSClusters, set *propagate.ApplySet) ([]propagate.ClusterResult, error) {
+func (o *DiffOptions) compareStale(ctx context.Context, in *cmdutil.Rendered, where cmdutil.DNSClusters, set *propagate.ApplySet, problems *dnsProblems) []propagate.ClusterResult {
 	var spare map[types.UID]bool
 	if where.Cluster != "" {
 		target, err := o.openDNS(in)(where.Cluster)
@@ -62,11 +83,12 @@ func (o *DiffOptions) compareStale(ctx context.Context, in *cmdutil.Rendered, wh
 			cancel()
 		}
 		if err != nil {
-			return nil, fmt.Errorf("DNS: the set's DNSEndpoints in %s are not compared, as those of cluster %s could not be listed: %w", strings.Join(where.Stale, ", "), where.Cluster, err)
+			problems.add(fmt.Errorf("DNS: the set's DNSEndpoints in %s are not compared, as those of cluster %s could not be listed: %w", strings.Join(where.Stale, ", "), where.Cluster, err),
+				append([]string{where.Cluster}, where.Stale...)...)
+			return nil
 		}
 	}
 	var out []propagate.ClusterResult
-	var errs []error
 	for _, stale := range where.Stale {
 		res := propagate.ClusterResult{Cluster: stale}
 		target, err := o.openDNS(in)(stale)
@@ -74,9 +96,9 @@ func (o *DiffOptions) compareStale(ctx context.Context, in *cmdutil.Rendered, wh
 			res.Comparisons, err = o.comparePrune(ctx, target, set, nil, spare)
 		}
 		out = append(out, res)
-		errs = append(errs, err)
+		problems.add(err, stale)
 	}
-	return out, errors.Join(errs...)
+	return out
 }
 
 // compareRecords compares the input's records with their DNSEndpoints in
@@ -158,24 +180,27 @@ func (o *DiffOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTa
 // --dns-context names and, with --prune, the stale ones the set's parents
 // recorded (cmdutil.DNSClusters.Check, which also says on set what the parents
 // are to record, so that the parents' comparison shows what apply would
-// write). Records with nowhere to go are an error, as for apply.
-func (o *DiffOptions) dnsClusters(ctx context.Context, in *cmdutil.Rendered, set *propagate.ApplySet, clients func(string) (members.Client, error)) (cmdutil.DNSClusters, error) {
+// write). Records with nowhere to go are a problem, as for apply.
+func (o *DiffOptions) dnsClusters(ctx context.Context, in *cmdutil.Rendered, set *propagate.ApplySet, clients func(string) (members.Client, error), problems *dnsProblems) cmdutil.DNSClusters {
 	records := in.Set.DNS.Records()
 	if !records && set == nil {
-		return cmdutil.DNSClusters{}, nil
+		return cmdutil.DNSClusters{}
 	}
 	cluster, err := o.DNS.DNSCluster(in.Set)
 	switch {
 	case err != nil:
-		return cmdutil.DNSClusters{}, err
+		problems.add(err)
+		return cmdutil.DNSClusters{}
 	case cluster == "" && records:
-		return cmdutil.DNSClusters{}, errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)")
+		problems.add(errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)"))
+		return cmdutil.DNSClusters{}
 	case set == nil:
-		return cmdutil.DNSClusters{Cluster: cluster}, nil
+		return cmdutil.DNSClusters{Cluster: cluster}
 	}
 	where := cmdutil.DNSClusters{Cluster: cluster}
-	err = where.Check(ctx, cmdutil.DNSCheck{ErrOut: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(), Set: set, Clients: clients, Open: o.openDNS(in), Forget: o.DNS.Forget, Timeout: o.Timeout}, in.Clusters)
-	return where, err
+	// Check fails only on the named cluster (it cannot be opened)
+	problems.add(where.Check(ctx, cmdutil.DNSCheck{ErrOut: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(), Set: set, Clients: clients, Open: o.openDNS(in), Forget: o.DNS.Forget, Timeout: o.Timeout}, in.Clusters), cluster)
+	return where
 }
 
 // endpointResult names a DNSEndpoint as propagate names member objects.

@@ -703,6 +703,10 @@ func TestDNSMovesCluster(t *testing.T) {
 	// gone) stays recorded, and the run is partial
 	delete(cfg.Contexts, "dns-alias")
 	require.NoError(t, clientcmd.WriteToFile(*cfg, w.kubeconfig))
+	_, _, err = w.run(t, func(f *cmdutil.Factory) *cobra.Command { return diffcmd.NewCmdDiff(f, nil) }, prune...)
+	require.ErrorAs(t, err, &exitErr)
+	assert.Equal(t, 2, exitErr.Code)
+	assert.Contains(t, err.Error(), "in DNS cluster(s) dns-alias", "the cluster that failed, not cluster1, which was compared")
 	errOut, err = w.apply(t, prune...) // the Domain names cluster1 again
 	var partial *cmdutil.PartialError
 	require.ErrorAs(t, err, &partial)
