@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -53,30 +54,34 @@ var (
 func installCRD(t *testing.T) {
 	t.Helper()
 	installOnce.Do(func() {
-		data, err := os.ReadFile("../../testdata/crds/cluster.x-k8s.io_clusters.yaml")
-		if err != nil {
-			installErr = err
-			return
-		}
-		var obj map[string]any
-		if installErr = yaml.Unmarshal(data, &obj); installErr != nil {
-			return
-		}
-		u := &unstructured.Unstructured{Object: obj}
-		client := env.Dynamic(t, management)
-		if _, installErr = client.Resource(crdsGVR).Apply(context.Background(), u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true}); installErr != nil {
-			return
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			_, installErr = client.Resource(clustersGVR).List(context.Background(), metav1.ListOptions{})
-			if installErr == nil || time.Now().After(deadline) {
-				return
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+		installErr = applyCRD(env.Dynamic(t, management), "../../testdata/crds/cluster.x-k8s.io_clusters.yaml", clustersGVR)
 	})
 	require.NoError(t, installErr, "install Cluster API's Cluster CRD")
+}
+
+// applyCRD applies the CRD in file through client and waits until gvr
+// can be listed.
+func applyCRD(client dynamic.Interface, file string, gvr schema.GroupVersionResource) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var obj map[string]any
+	if err := yaml.Unmarshal(data, &obj); err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	if _, err := client.Resource(crdsGVR).Apply(context.Background(), u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true}); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err = client.Resource(gvr).List(context.Background(), metav1.ListOptions{})
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // result is what one run of fedctl did.
@@ -211,6 +216,13 @@ func (w *workspace) putTokenSecret(t *testing.T, cluster, target, token string) 
 
 func (w *workspace) putSecret(t *testing.T, cluster, target string, user *clientcmdapi.AuthInfo) {
 	t.Helper()
+	w.putSecretIn(t, w.mgmt, w.ns, cluster, target, user)
+}
+
+// putSecretIn writes cluster's kubeconfig Secret, reaching target as user,
+// in namespace ns of the management cluster mgmt.
+func (w *workspace) putSecretIn(t *testing.T, mgmt kubernetes.Interface, ns, cluster, target string, user *clientcmdapi.AuthInfo) {
+	t.Helper()
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[cluster] = &clientcmdapi.Cluster{Server: env.Cluster(target).Server, CertificateAuthorityData: env.CAData()}
 	cfg.AuthInfos[cluster+"-admin"] = user
@@ -222,11 +234,11 @@ func (w *workspace) putSecret(t *testing.T, cluster, target string, user *client
 	w.sensitive(data)
 
 	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: cluster + "-kubeconfig", Namespace: w.ns, Labels: map[string]string{"cluster.x-k8s.io/cluster-name": cluster}},
+		ObjectMeta: metav1.ObjectMeta{Name: cluster + "-kubeconfig", Namespace: ns, Labels: map[string]string{"cluster.x-k8s.io/cluster-name": cluster}},
 		Type:       "cluster.x-k8s.io/secret",
 		Data:       map[string][]byte{"value": data},
 	}
-	secrets := w.mgmt.CoreV1().Secrets(w.ns)
+	secrets := mgmt.CoreV1().Secrets(ns)
 	_, err = secrets.Create(context.Background(), secret, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		_, err = secrets.Update(context.Background(), secret, metav1.UpdateOptions{})
