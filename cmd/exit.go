@@ -18,15 +18,13 @@ import (
 	"github.com/fedctl/fedctl/pkg/parallel"
 )
 
-// Exit codes. diff uses its own (0 same, 1 different, >1 error), through
-// cmdutil.ExitError. When a run both had members fail and timed out
-// waiting, 3 wins: the wait covered only the members that were done.
+// Exit codes (see cmdutil.ExitCodeOf).
 const (
-	ExitOK      = 0
-	ExitError   = 1
-	ExitUsage   = 2
-	ExitPartial = 3
-	ExitTimeout = 4 // a wait (--wait) ran out of time
+	ExitOK      = cmdutil.ExitOK
+	ExitError   = cmdutil.ExitFailure
+	ExitUsage   = cmdutil.ExitUsage
+	ExitPartial = cmdutil.ExitPartial
+	ExitTimeout = cmdutil.ExitTimeout
 )
 
 // Main runs fedctl with the process's arguments and streams and returns the
@@ -101,41 +99,37 @@ func panicVerbosity(root *cobra.Command) int {
 // itself, before any fedctl code runs.
 var usagePrefixes = []string{"unknown command", "unknown flag", "unknown shorthand flag", "required flag", "if any flags in the group", "accepts ", "requires at least", "invalid argument"}
 
+// exitCode prints err as its kind is printed and returns its exit code
+// (cmdutil.ExitCodeOf, and ExitUsage for cobra's own usage errors).
 func exitCode(ios *iostreams.IOStreams, cmd *cobra.Command, err error) int {
 	if err == nil {
 		return ExitOK
 	}
 	cs := ios.ErrColorScheme()
 	var exitErr *cmdutil.ExitError
-	var partial *cmdutil.PartialError
-	var flagErr *cmdutil.FlagError
-	var timeout *cmdutil.TimeoutError
+	code := cmdutil.ExitCodeOf(err)
+	if code == ExitError && isCobraUsageError(err) {
+		code = ExitUsage
+	}
 	switch {
 	case errors.As(err, &exitErr):
 		if exitErr.Err != nil && !errors.Is(exitErr.Err, cmdutil.ErrSilent) {
 			fmt.Fprintf(ios.ErrOut, "%s %s\n", cs.Red("error:"), exitErr.Err)
 		}
-		return exitErr.Code
 	case errors.Is(err, cmdutil.ErrSilent):
-		return ExitError
-	case errors.As(err, &partial):
+	case code == ExitPartial:
 		fmt.Fprintf(ios.ErrOut, "%s %s\n", cs.Red("error:"), err)
-		return ExitPartial
-	case errors.As(err, &timeout):
-		printError(ios, err)
-		return ExitTimeout
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled) && code == ExitError:
 		fmt.Fprintf(ios.ErrOut, "%s interrupted\n", cs.Red("error:"))
-		return ExitError
-	case errors.As(err, &flagErr) || isCobraUsageError(err):
+	case code == ExitUsage:
 		fmt.Fprintf(ios.ErrOut, "%s %s\n", cs.Red("error:"), err)
 		if cmd != nil {
 			fmt.Fprintf(ios.ErrOut, "See '%s --help' for usage.\n", cmd.CommandPath())
 		}
-		return ExitUsage
+	default:
+		printError(ios, err) // ExitTimeout too
 	}
-	printError(ios, err)
-	return ExitError
+	return code
 }
 
 // printError prints err as "error: ..." lines; each error of a joined list

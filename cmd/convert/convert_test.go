@@ -2,7 +2,6 @@ package convert
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,18 +36,6 @@ func run(t *testing.T, federationFile string, args ...string) (string, string, e
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	err := cmd.Execute()
 	return out.String(), errOut.String(), err
-}
-
-func exitCode(err error) int {
-	var exit *cmdutil.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &exit):
-		return exit.Code
-	default:
-		return 1
-	}
 }
 
 // TestKarmadaRules: one input per mapping rule, converted and verified;
@@ -94,7 +81,7 @@ func TestKarmadaRules(t *testing.T) {
 				fed = tc.federation
 			}
 			out, errOut, err := run(t, fed, "--to", "karmada", "-f", filepath.Join(rulesDir, tc.rule+".yaml"), "--verify")
-			assert.Equal(t, tc.code, exitCode(err), "%v\n%s", err, errOut)
+			assert.Equal(t, tc.code, cmdutil.ExitCodeOf(err), "%v\n%s", err, errOut)
 			testutil.AssertGolden(t, []byte(out), filepath.Join(goldenDir, tc.rule+".yaml"))
 			testutil.AssertGolden(t, []byte(errOut), filepath.Join(goldenDir, tc.rule+".stderr"))
 			assert.Contains(t, errOut, "verified: read back as karmada input, the output renders every member object as the input does")
@@ -143,7 +130,7 @@ func TestKarmadaMappings(t *testing.T) {
 func TestKarmadaExamples(t *testing.T) {
 	t.Parallel()
 	out, errOut, err := run(t, threeClusters, "--to", "karmada", "-f", "../../testdata/examples", "--verify")
-	assert.Equal(t, ExitApproximated, exitCode(err), errOut)
+	assert.Equal(t, ExitApproximated, cmdutil.ExitCodeOf(err), errOut)
 	// the golden file of federate --to karmada, which is this command
 	testutil.AssertGolden(t, []byte(out), "../../testdata/golden/federate/examples-karmada.yaml")
 	testutil.AssertGolden(t, []byte(errOut), filepath.Join(goldenDir, "examples.stderr"))
@@ -154,7 +141,7 @@ func TestKarmadaExamples(t *testing.T) {
 func TestKarmadaJSON(t *testing.T) {
 	t.Parallel()
 	out, _, err := run(t, threeClusters, "--to", "karmada", "-f", filepath.Join(rulesDir, "min-max-rebalance.yaml"), "-o", "json", "--verify")
-	assert.Equal(t, ExitApproximated, exitCode(err))
+	assert.Equal(t, ExitApproximated, cmdutil.ExitCodeOf(err))
 	var rep Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 	assert.Equal(t, "ConversionReport", rep.Kind)
@@ -356,7 +343,7 @@ func TestArgoCDOrphanAndDNS(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "deploy")
 	_, errOut, err := run(t, threeClusters, "--to", "argocd", "-f", filepath.Join(rulesDir, "orphan-retain-dns.yaml"), "--repo", "r", "--path", "deploy", "--output-dir", dir)
-	assert.Equal(t, ExitApproximated, exitCode(err), errOut)
+	assert.Equal(t, ExitApproximated, cmdutil.ExitCodeOf(err), errOut)
 	web := parse(t, read(t, filepath.Join(dir, "cluster1", "shop", "deployment_web.yaml")))
 	assert.Equal(t, map[string]any{"argocd.argoproj.io/sync-options": "Delete=false"}, web["metadata"].(map[string]any)["annotations"])
 	svc := parse(t, read(t, filepath.Join(dir, "cluster1", "shop", "service_web.yaml")))
@@ -372,7 +359,7 @@ func TestArgoCDWaves(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "deploy")
 	_, errOut, err := run(t, filepath.Join(rulesDir, "waves.federation.yaml"), "--to", "argocd", "-f", "../../testdata/examples", "--repo", "https://git.example.com/shop.git", "--path", "deploy", "--output-dir", dir)
-	assert.Equal(t, ExitApproximated, exitCode(err), errOut)
+	assert.Equal(t, ExitApproximated, cmdutil.ExitCodeOf(err), errOut)
 	testutil.AssertGolden(t, []byte(read(t, filepath.Join(dir, "applicationset.yaml"))), filepath.Join(goldenDir, "applicationset-waves.yaml"))
 	appSet := parse(t, read(t, filepath.Join(dir, "applicationset.yaml")))
 	spec := appSet["spec"].(map[string]any)
@@ -394,6 +381,6 @@ func TestArgoCDWaves(t *testing.T) {
 func TestKarmadaWaves(t *testing.T) {
 	t.Parallel()
 	_, errOut, err := run(t, filepath.Join(rulesDir, "waves.federation.yaml"), "--to", "karmada", "-f", filepath.Join(rulesDir, "cluster-scoped.yaml"))
-	assert.Equal(t, ExitApproximated, exitCode(err), errOut)
+	assert.Equal(t, ExitApproximated, cmdutil.ExitCodeOf(err), errOut)
 	assert.Contains(t, errOut, "federation file: rollout: Karmada has no rollout waves: a change reaches every member at once")
 }

@@ -3,7 +3,6 @@ package rollout
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -255,20 +254,6 @@ func exists(t *testing.T, cluster string, gvr schema.GroupVersionResource, ns, n
 	return true
 }
 
-func exitCode(err error) int {
-	var e *cmdutil.ExitError
-	var partial *cmdutil.PartialError
-	switch {
-	case errors.As(err, &e):
-		return e.Code
-	case errors.As(err, &partial):
-		return 3
-	case err != nil:
-		return 1
-	}
-	return 0
-}
-
 // TestRolloutStopsAndResumes: the eu wave's Deployment cannot become
 // available in cluster2, so the rollout stops there with exit 3: canary
 // done, cluster3 (rest) got no request at all and holds nothing. After the
@@ -279,8 +264,8 @@ func TestRolloutStopsAndResumes(t *testing.T) {
 
 	r := w.apply(t, "--rollout")
 	require.Error(t, r.err)
-	assert.Equal(t, 3, exitCode(r.err), "%v", r.err)
-	assert.Contains(t, r.err.Error(), "rollout stopped at wave eu: not Current: 1 of 1 members failed (maxFailures 0): cluster2: Deployment rollout-stop/web: InProgress")
+	assert.Equal(t, 3, cmdutil.ExitCodeOf(r.err), "%v", r.err)
+	assert.Contains(t, r.err.Error(), "rollout stopped at wave eu: not Current within the wave timeout 20s: 1 of 1 members failed (maxFailures 0): cluster2: Deployment rollout-stop/web: InProgress")
 	assert.Contains(t, r.err.Error(), "not touched: rest (cluster3)")
 	assert.Equal(t, rollout.Succeeded, r.wave("canary").State)
 	assert.Equal(t, rollout.Failed, r.wave("eu").State)
@@ -338,6 +323,9 @@ func TestRolloutFromAndToWave(t *testing.T) {
 	r = w.apply(t, "--rollout", "--from-wave", "rest", "--to-wave", "canary")
 	require.Error(t, r.err)
 	assert.Contains(t, r.err.Error(), "--from-wave rest comes after --to-wave canary")
+	assert.Equal(t, cmdutil.ExitUsage, cmdutil.ExitCodeOf(r.err))
+	r = w.apply(t, "--rollout", "--waves", "canary,nope")
+	assert.Equal(t, cmdutil.ExitUsage, cmdutil.ExitCodeOf(r.err), "a bad --waves is a usage error")
 }
 
 // TestRolloutGate: the gate runs after each wave with the wave's name,
@@ -349,7 +337,7 @@ func TestRolloutGate(t *testing.T) {
 	gate := fmt.Sprintf(`echo "$FEDCTL_WAVE $FEDCTL_CLUSTERS $FEDCTL_CONTEXTS" >> %s; test "$FEDCTL_WAVE" != eu`, log)
 	r := w.apply(t, "--rollout", "--gate", gate)
 	require.Error(t, r.err)
-	assert.Equal(t, 3, exitCode(r.err))
+	assert.Equal(t, 3, cmdutil.ExitCodeOf(r.err))
 	assert.Equal(t, rollout.Succeeded, r.wave("canary").State)
 	assert.Equal(t, rollout.Failed, r.wave("eu").State)
 	require.NotNil(t, r.wave("eu").Gate)
@@ -368,6 +356,7 @@ func TestRolloutGate(t *testing.T) {
 // after the other.
 func TestRolloutMaxFailures(t *testing.T) {
 	const ns = "rollout-maxfail"
+	testenv.Require(t, env)
 	// a context "down" with cluster1's credentials and a server that
 	// refuses connections
 	path := env.KubeconfigVia(t, "down", "cluster1", fmt.Sprintf("https://127.0.0.1:%d", testenv.ClosedPort(t)))
@@ -393,7 +382,7 @@ rollout:
 	w.kubeconfig = path
 	r := w.apply(t, "--rollout", "--timeout", "2s")
 	require.Error(t, r.err)
-	assert.Equal(t, 3, exitCode(r.err), "%v", r.err)
+	assert.Equal(t, 3, cmdutil.ExitCodeOf(r.err), "%v", r.err)
 	assert.Equal(t, rollout.Succeeded, r.wave("second").State, "one failure is within maxFailures")
 	assert.Equal(t, []string{"down"}, r.wave("second").FailedClusters)
 	assert.Contains(t, r.wave("second").Message, "down failed, within maxFailures 1")
@@ -435,7 +424,7 @@ func TestRolloutSoak(t *testing.T) {
 	r := w.apply(t, "--rollout")
 	<-done
 	require.Error(t, r.err)
-	assert.Equal(t, 3, exitCode(r.err))
+	assert.Equal(t, 3, cmdutil.ExitCodeOf(r.err))
 	assert.Equal(t, rollout.Failed, r.wave("canary").State)
 	assert.Contains(t, r.wave("canary").Message, "soak: 1 of 1 members failed")
 	assert.Contains(t, r.wave("canary").Message, "after the soak: Deployment rollout-soak/web: InProgress")

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -87,4 +88,42 @@ func WaitError(err error) error {
 		return &TimeoutError{Err: err}
 	}
 	return err
+}
+
+// Exit codes. diff uses its own (0 same, 1 different, >1 error), through
+// ExitError. When a run both had members fail and timed out waiting, 3
+// wins: the wait covered only the members that were done.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+	ExitPartial = 3
+	ExitTimeout = 4 // a wait (--wait) ran out of time
+)
+
+// ExitCodeOf is the exit code of the error a command returned, as
+// cmd.Main gives it; usage errors that cobra raises itself, before any
+// fedctl code runs, are cmd's to tell.
+func ExitCodeOf(err error) int {
+	var exitErr *ExitError
+	var partial *PartialError
+	var flagErr *FlagError
+	var timeout *TimeoutError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &exitErr):
+		return exitErr.Code
+	case errors.Is(err, ErrSilent):
+		return ExitFailure
+	case errors.As(err, &partial):
+		return ExitPartial
+	case errors.As(err, &timeout):
+		return ExitTimeout
+	case errors.Is(err, context.Canceled):
+		return ExitFailure
+	case errors.As(err, &flagErr):
+		return ExitUsage
+	}
+	return ExitFailure
 }

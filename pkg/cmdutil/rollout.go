@@ -65,6 +65,10 @@ func (f *RolloutFlags) Validate() []error {
 // the waves around first.
 func (f *RolloutFlags) Plan(file *members.File, reverse bool) (*rollout.Plan, error) {
 	plan, err := rollout.FromFile(file, f.Waves)
+	var waves *rollout.WavesError
+	if errors.As(err, &waves) {
+		return nil, FlagErrorWrap(err)
+	}
 	if err != nil {
 		return nil, err
 	}

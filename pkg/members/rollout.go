@@ -121,6 +121,13 @@ func (r *Rollout) validate(pos manifest.Positions) []error {
 			errs = append(errs, pos.Errorf("rollout."+f.field, "must be a positive duration such as 60s or 10m, got %q", f.value))
 		}
 	}
+	// The soak is part of the wave's time, after the wave is Current: one
+	// as long as the timeout could never end.
+	if soak, err := time.ParseDuration(r.Soak); err == nil && soak > 0 {
+		if timeout := r.TimeoutDuration(); timeout > 0 && soak >= timeout {
+			errs = append(errs, pos.Errorf("rollout.soak", "%s is not shorter than the wave timeout %s (rollout.timeout), which it is part of: no wave could end; shorten it, or raise rollout.timeout", soak, timeout))
+		}
+	}
 	if r.MaxFailures < 0 {
 		errs = append(errs, pos.Errorf("rollout.maxFailures", "must not be negative, got %d", r.MaxFailures))
 	}

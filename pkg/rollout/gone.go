@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,7 +84,7 @@ func (r *runner) waitGone(ctx context.Context, report *propagate.Report, cluster
 				for _, o := range objs {
 					refs = append(refs, o.Ref())
 				}
-				reasons[cluster] = fmt.Sprintf("not gone within the wave timeout %s: %s", r.in.Plan.Timeout, strings.Join(refs, ", "))
+				reasons[cluster] = fmt.Sprintf("not gone within %s: %s", cmp.Or(r.limit, fmt.Sprintf("the wave timeout %s", r.in.Plan.Timeout)), strings.Join(refs, ", "))
 				if err := lastErr[cluster]; err != nil {
 					reasons[cluster] += fmt.Sprintf(" (last read: %v)", err)
 				}

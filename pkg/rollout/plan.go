@@ -129,7 +129,11 @@ func FromFile(file *members.File, override string) (*Plan, error) {
 	}
 	if len(left) > 0 {
 		if override != "" {
-			return nil, fmt.Errorf("--waves %q: %s in no wave; end it with * to take every other member", override, strings.Join(left, ", "))
+			sep := ";"
+			if !strings.ContainsAny(override, "=;!()") {
+				sep = ","
+			}
+			return nil, &WavesError{Value: override, Err: fmt.Errorf("%s in no wave; end it with * to take every other member: --waves '%s%s*'", strings.Join(left, ", "), override, sep)}
 		}
 		return nil, file.Errorf("rollout.waves", "%s in no wave: add them to a wave, or end the waves with one without clusters or clusterSelector (every other member)", strings.Join(left, ", "))
 	}
@@ -162,29 +166,53 @@ func specOf(w members.Wave) (waveSpec, error) {
 	return ws, nil
 }
 
+// WavesError is a --waves value that cannot be used: a usage error.
+type WavesError struct {
+	Value string
+	Err   error
+}
+
+func (e *WavesError) Error() string { return fmt.Sprintf("--waves %q: %v", e.Value, e.Err) }
+
+func (e *WavesError) Unwrap() error { return e.Err }
+
 // parseWaves reads --waves: either names of the file's waves, comma
-// separated, in the order to use ("canary,eu,rest"), or label selectors of
+// separated, in the order to use ("canary,eu,rest"), a last "*" standing
+// for every member in none of them ("canary,*"), or label selectors of
 // members, semicolon separated, "*" standing for every other member
 // ("tier=canary;region=eu-west-1;*"), each wave named after its selector.
 func parseWaves(value string, fromFile []members.Wave) ([]waveSpec, error) {
-	if !strings.ContainsAny(value, "=;*!()") {
+	fail := func(format string, args ...any) error {
+		return &WavesError{Value: value, Err: fmt.Errorf(format, args...)}
+	}
+	known := make([]string, len(fromFile))
+	for j, w := range fromFile {
+		known[j] = w.Name
+	}
+	if !strings.ContainsAny(value, "=;!()") {
 		var out []waveSpec
-		for _, name := range strings.Split(value, ",") {
+		parts := strings.Split(value, ",")
+		for i, name := range parts {
 			name = strings.TrimSpace(name)
-			i := slices.IndexFunc(fromFile, func(w members.Wave) bool { return w.Name == name })
-			if i < 0 {
-				if len(fromFile) == 0 {
-					return nil, fmt.Errorf("--waves %q: the federation file has no rollout.waves to name; give selectors instead, such as --waves 'tier=canary;*'", value)
-				}
-				known := make([]string, len(fromFile))
-				for j, w := range fromFile {
-					known[j] = w.Name
-				}
-				return nil, fmt.Errorf("--waves %q: no wave %q in the federation file (waves: %s)", value, name, strings.Join(known, ", "))
+			switch {
+			case name == "*" && i == len(parts)-1:
+				out = append(out, waveSpec{name: "*"})
+				continue
+			case name == "*":
+				return nil, fail("* (every other member) can only be the last wave")
+			case slices.ContainsFunc(out, func(w waveSpec) bool { return w.name == name }):
+				return nil, fail("wave %s is named twice", name)
 			}
-			ws, err := specOf(fromFile[i])
+			at := slices.Index(known, name)
+			if at < 0 {
+				if len(fromFile) == 0 {
+					return nil, fail("the federation file has no rollout.waves to name; give selectors instead, such as --waves 'tier=canary;*'")
+				}
+				return nil, fail("no wave %q in the federation file (waves: %s)", name, strings.Join(known, ", "))
+			}
+			ws, err := specOf(fromFile[at])
 			if err != nil {
-				return nil, fmt.Errorf("--waves %q: wave %s: %v", value, name, err)
+				return nil, fail("wave %s: %v", name, err)
 			}
 			out = append(out, ws)
 		}
@@ -193,16 +221,20 @@ func parseWaves(value string, fromFile []members.Wave) ([]waveSpec, error) {
 	var out []waveSpec
 	for i, part := range strings.Split(value, ";") {
 		part = strings.TrimSpace(part)
-		switch part {
-		case "":
-			return nil, fmt.Errorf("--waves %q: wave %d is empty", value, i+1)
-		case "*":
+		switch {
+		case part == "":
+			return nil, fail("wave %d is empty", i+1)
+		case part == "*":
 			out = append(out, waveSpec{name: "*"})
 			continue
+		case slices.Contains(known, part):
+			// "canary" would be the selector "has the label canary", which
+			// is seldom what was meant
+			return nil, fail("wave %d, %s, is a wave of the federation file, but waves separated by ; are label selectors; name the file's waves separated by commas (--waves %s,*)", i+1, part, part)
 		}
 		sel, err := labels.Parse(part)
 		if err != nil {
-			return nil, fmt.Errorf("--waves %q: wave %d: %v", value, i+1, err)
+			return nil, fail("wave %d: %v", i+1, err)
 		}
 		out = append(out, waveSpec{name: part, selector: sel})
 	}

@@ -100,9 +100,25 @@ func TestFromFileErrors(t *testing.T) {
 	assert.Regexp(t, `federation.yaml:10: rollout.waves: c3, c4 in no wave: add them to a wave, or end the waves with one without clusters or clusterSelector \(every other member\)`, err.Error())
 
 	_, err = FromFile(noCatchAll, "tier=canary")
-	assert.EqualError(t, err, `--waves "tier=canary": c2, c3, c4 in no wave; end it with * to take every other member`)
+	assert.EqualError(t, err, `--waves "tier=canary": c2, c3, c4 in no wave; end it with * to take every other member: --waves 'tier=canary;*'`)
+	var waves *WavesError
+	assert.ErrorAs(t, err, &waves, "a usage error")
+	_, err = FromFile(noCatchAll, "canary")
+	assert.EqualError(t, err, `--waves "canary": c2, c3, c4 in no wave; end it with * to take every other member: --waves 'canary,*'`)
+	// following that hint gives a canary (it did not: "canary;*" made
+	// canary a selector that matched no member, and * took them all)
+	p, err := FromFile(noCatchAll, "canary,*")
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]string{"canary": {"c1"}, "*": {"c2", "c3", "c4"}}, clustersOf(p))
+	_, err = FromFile(noCatchAll, "canary;*")
+	assert.EqualError(t, err, `--waves "canary;*": wave 1, canary, is a wave of the federation file, but waves separated by ; are label selectors; name the file's waves separated by commas (--waves canary,*)`)
+	_, err = FromFile(noCatchAll, "*,canary")
+	assert.EqualError(t, err, `--waves "*,canary": * (every other member) can only be the last wave`)
+	_, err = FromFile(noCatchAll, "canary,canary,*")
+	assert.EqualError(t, err, `--waves "canary,canary,*": wave canary is named twice`)
 	_, err = FromFile(noCatchAll, "canary,nope")
 	assert.EqualError(t, err, `--waves "canary,nope": no wave "nope" in the federation file (waves: canary, eu)`)
+	assert.ErrorAs(t, err, &waves)
 	_, err = FromFile(noCatchAll, "tier in (;*")
 	assert.ErrorContains(t, err, `--waves "tier in (;*": wave 1:`)
 	_, err = FromFile(noCatchAll, "a=b;;*")
@@ -113,7 +129,7 @@ func TestFromFileErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "--rollout needs waves: add rollout.waves to the federation file")
 	_, err = FromFile(none, "canary")
 	assert.ErrorContains(t, err, "the federation file has no rollout.waves to name")
-	p, err := FromFile(none, "region=eu;*")
+	p, err = FromFile(none, "region=eu;*")
 	require.NoError(t, err)
 	assert.Equal(t, members.DefaultWaveTimeout, p.Timeout)
 }
@@ -152,4 +168,17 @@ func TestRolloutValidation(t *testing.T) {
 	} {
 		assert.Contains(t, err.Error(), want)
 	}
+
+	// a soak the wave timeout (given or default) leaves no time for
+	for _, tc := range []struct{ rollout, want string }{
+		{"  soak: 15m\n", "federation.yaml:12: rollout.soak: 15m0s is not shorter than the wave timeout 10m0s (rollout.timeout), which it is part of"},
+		{"  soak: 2m\n  timeout: 2m\n", "federation.yaml:12: rollout.soak: 2m0s is not shorter than the wave timeout 2m0s"},
+	} {
+		require.NoError(t, os.WriteFile(path, []byte(threeMembers+"rollout:\n  waves:\n  - name: all\n"+tc.rollout), 0o600))
+		_, err = members.Load(path)
+		assert.ErrorContains(t, err, tc.want)
+	}
+	require.NoError(t, os.WriteFile(path, []byte(threeMembers+"rollout:\n  waves:\n  - name: all\n  soak: 9m\n"), 0o600))
+	_, err = members.Load(path)
+	assert.NoError(t, err)
 }

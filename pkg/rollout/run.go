@@ -53,8 +53,17 @@ type Input struct {
 	// every object placed in its members is Current, soaked and checked
 	// again. Nil is a delete: each wave is waited for until the objects it
 	// deleted are gone, then soaked.
-	Result  *render.Result
-	Clients func(cluster string) (members.Client, error)
+	Result *render.Result
+	// CheckGone, for a delete, reads (never writes) what one wave before
+	// --from-wave still holds of the input: propagate.PlanDelete. Every
+	// object it would delete is one an earlier run did not get to.
+	CheckGone func(ctx context.Context, wave Wave) *propagate.Report
+	Clients   func(cluster string) (members.Client, error)
+	// Deadline, when set, ends the whole rollout at Start plus its
+	// duration (--deadline): no wave runs past it, whatever the wave
+	// timeout.
+	Deadline *members.DeadlineError
+	Start    time.Time
 	// RequestTimeout bounds each read of a member; Interval is the time
 	// between reads while waiting (zero: status's default).
 	RequestTimeout time.Duration
@@ -165,6 +174,36 @@ type runner struct {
 	in  Input
 	out io.Writer
 	cs  *iostreams.ColorScheme
+	// limit names what ends the current wave's context: the wave timeout,
+	// or --deadline when that comes first (see waveContext).
+	limit string
+}
+
+// waveContext bounds one wave: the plan's wave timeout, or the run's
+// --deadline when that comes first; r.limit then names the bound that
+// holds, for the wave's messages.
+func (r *runner) waveContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	r.limit = fmt.Sprintf("the wave timeout %s", r.in.Plan.Timeout)
+	end := time.Now().Add(r.in.Plan.Timeout)
+	if d := r.in.Deadline; d != nil && d.D > 0 {
+		if runEnd := r.in.Start.Add(d.D); runEnd.Before(end) {
+			end = runEnd
+			r.limit = fmt.Sprintf("the run's %s (%s)", d.Flag, shortDuration(d.D))
+		}
+	}
+	return context.WithDeadline(ctx, end)
+}
+
+// shortDuration is d as a flag gives it: 10m, not 10m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func (r *runner) run(ctx context.Context) (*Report, error) {
@@ -180,6 +219,10 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 	}
 	for i, w := range p.Waves {
 		res := WaveResult{Wave: w, State: NotStarted}
+		if rep.StoppedAt == "" && i == to && to < len(p.Waves)-1 {
+			// set whatever this wave holds: an empty one ends the run too
+			rep.Reason = "--to-wave " + w.Name + ": later waves are left for another run"
+		}
 		if len(w.Clusters) == 0 {
 			res.State, res.Message = Skipped, "no member"
 			rep.Waves = append(rep.Waves, res)
@@ -211,9 +254,6 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 			fmt.Fprintf(r.out, "%s wave %s: %s\n", icon, w.Name, res.Message)
 		}
 		rep.Waves = append(rep.Waves, res)
-		if i == to && to < len(p.Waves)-1 && rep.StoppedAt == "" {
-			rep.Reason = "--to-wave " + w.Name + ": later waves are left for another run"
-		}
 	}
 	var untouched []string
 	for _, w := range rep.Waves {
@@ -240,33 +280,112 @@ func concurrencyNote(w Wave) string {
 	return ""
 }
 
-// check reads a wave before --from-wave: it must be Current (within the
-// wave timeout), and is never written.
+// check reads a wave before --from-wave, never writing to it: for an
+// apply, every object must be there and Current (within the wave's
+// bound); for a delete, none of the input's objects may be left.
 func (r *runner) check(ctx context.Context, res *WaveResult) {
-	if r.in.Result == nil || r.in.DryRun {
+	if r.in.DryRun {
 		res.State, res.Message = Checked, "before --from-wave: not written"
 		return
 	}
-	wctx, cancel := context.WithTimeout(ctx, r.in.Plan.Timeout)
+	wctx, cancel := r.waveContext(ctx)
 	defer cancel()
-	failed, notReady, err := r.waitCurrent(wctx, res.Clusters)
+	if r.in.Result == nil {
+		r.checkGone(ctx, wctx, res)
+		return
+	}
+	// An object that is not there was never written: waiting cannot
+	// change that, so the wave fails at once rather than at its bound.
+	absent := map[string][]string{}
+	rep := status.Read(wctx, status.Input{Result: r.in.Result, Clusters: res.Clusters, Clients: r.in.Clients, Timeout: r.in.RequestTimeout})
+	for _, n := range status.NotCurrent(rep) {
+		if n.Status == status.NotApplied || n.Readiness == status.NotFound {
+			absent[n.Cluster] = append(absent[n.Cluster], n.String())
+		}
+	}
+	var failed []string
+	var notReady []status.NotReady
+	var err error
+	if len(absent) == 0 {
+		failed, notReady, err = r.waitCurrent(wctx, res.Clusters, r.in.Plan.MaxFailures)
+	} else {
+		failed = slices.Sorted(maps.Keys(absent))
+		var parts []string
+		for _, c := range failed {
+			parts = append(parts, c+": "+strings.Join(absent[c], "; "))
+		}
+		err = fmt.Errorf("not applied, so never rolled out there: %s; start from an earlier wave", strings.Join(parts, "; "))
+	}
 	if ctx.Err() != nil {
 		res.State, res.Message = Interrupted, "interrupted while checking"
 		return
 	}
 	res.NotReady = notReady
 	res.FailedClusters = failed
-	if len(failed) > r.in.Plan.MaxFailures {
+	if len(failed) > r.in.Plan.MaxFailures || len(failed) > 0 && len(failed) == len(res.Clusters) {
+		slices.Sort(failed)
 		res.State, res.Message = Failed, fmt.Sprintf("before --from-wave, not Current in %s: %v", strings.Join(failed, ", "), err)
 		return
 	}
 	res.State, res.Message = Checked, "before --from-wave: Current, not written"
 }
 
+// checkGone is check for a delete: the wave's members must hold nothing
+// of the input any more (an earlier run deleted it), read through
+// CheckGone; a member that cannot be read has not shown that.
+func (r *runner) checkGone(ctx, wctx context.Context, res *WaveResult) {
+	if r.in.CheckGone == nil {
+		res.State, res.Message = Checked, "before --from-wave: not read"
+		return
+	}
+	report := r.in.CheckGone(wctx, res.Wave)
+	if ctx.Err() != nil {
+		res.State, res.Message = Interrupted, "interrupted while checking"
+		return
+	}
+	reasons := map[string]string{}
+	for _, c := range report.Clusters {
+		var left []string
+		for _, o := range c.Objects {
+			switch o.Action {
+			case propagate.Deleted, propagate.Orphaned:
+				left = append(left, o.Ref())
+			case propagate.Failed:
+				reasons[c.Cluster] = cmp.Or(o.Error, "an object could not be read")
+			}
+		}
+		switch {
+		case c.Error != "":
+			reasons[c.Cluster] = "not read: " + c.Error
+		case len(left) > 0:
+			reasons[c.Cluster] = "still holds " + refList(left)
+		}
+	}
+	res.FailedClusters = slices.Sorted(maps.Keys(reasons))
+	if n := len(res.FailedClusters); n > r.in.Plan.MaxFailures || n > 0 && n == len(res.Clusters) {
+		var parts []string
+		for _, c := range res.FailedClusters {
+			parts = append(parts, c+": "+reasons[c])
+		}
+		res.State, res.Message = Failed, fmt.Sprintf("before --from-wave, not deleted: %s; start from an earlier wave", strings.Join(parts, "; "))
+		return
+	}
+	res.State, res.Message = Checked, "before --from-wave: gone, not written"
+}
+
+// refList names up to three objects, and how many more.
+func refList(refs []string) string {
+	slices.Sort(refs)
+	if len(refs) > 3 {
+		return fmt.Sprintf("%s and %d more", strings.Join(refs[:3], ", "), len(refs)-3)
+	}
+	return strings.Join(refs, ", ")
+}
+
 // wave writes one wave and judges it.
 func (r *runner) wave(ctx context.Context, res *WaveResult) {
 	plan := r.in.Plan
-	wctx, cancel := context.WithTimeout(ctx, plan.Timeout)
+	wctx, cancel := r.waveContext(ctx)
 	defer cancel()
 	report := r.in.Sync(wctx, res.Wave)
 	res.Propagation = report
@@ -284,7 +403,7 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 	}
 	if wctx.Err() != nil {
 		res.FailedClusters = res.Clusters
-		res.State, res.Message = Failed, fmt.Sprintf("not applied within the wave timeout %s", plan.Timeout)
+		res.State, res.Message = Failed, fmt.Sprintf("%s not done within %s", r.verb(), r.limit)
 		return
 	}
 	if r.in.DryRun {
@@ -294,17 +413,24 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 	}
 	judge := func(stage string) bool {
 		res.FailedClusters = slices.Sorted(maps.Keys(reasons))
-		if len(res.FailedClusters) <= plan.MaxFailures {
+		n := len(res.FailedClusters)
+		// maxFailures tolerates failed members in a wave, not a wave with
+		// no healthy member left to show the change works
+		if n <= plan.MaxFailures && (n == 0 || n < len(res.Clusters)) {
 			return true
 		}
 		var parts []string
 		for _, c := range res.FailedClusters {
 			parts = append(parts, c+": "+reasons[c])
 		}
-		res.State, res.Message = Failed, fmt.Sprintf("%s: %d of %d members failed (maxFailures %d): %s", stage, len(res.FailedClusters), len(res.Clusters), plan.MaxFailures, strings.Join(parts, "; "))
+		within := fmt.Sprintf("maxFailures %d", plan.MaxFailures)
+		if n <= plan.MaxFailures {
+			within += ", but no member of the wave is left"
+		}
+		res.State, res.Message = Failed, fmt.Sprintf("%s: %d of %d members failed (%s): %s", stage, n, len(res.Clusters), within, strings.Join(parts, "; "))
 		return false
 	}
-	if !judge("apply") {
+	if !judge(r.verb()) {
 		return
 	}
 	if r.in.Result == nil { // a delete: the wave is done when its objects are gone
@@ -321,7 +447,7 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 	}
 	if r.in.Result != nil {
 		healthy := without(res.Clusters, res.FailedClusters)
-		bad, notReady, err := r.waitCurrent(wctx, healthy)
+		bad, notReady, err := r.waitCurrent(wctx, healthy, plan.MaxFailures-len(res.FailedClusters))
 		if ctx.Err() != nil {
 			res.State, res.Message = Interrupted, "interrupted while waiting for Current; run the same command again to resume"
 			return
@@ -330,7 +456,11 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 		for _, c := range bad {
 			reasons[c] = notReadyText(c, notReady, err)
 		}
-		if !judge("not Current") {
+		stage := "not Current"
+		if wctx.Err() != nil {
+			stage += " within " + r.limit
+		}
+		if !judge(stage) {
 			return
 		}
 		if plan.Soak > 0 {
@@ -339,10 +469,16 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 			}
 			healthy = without(res.Clusters, res.FailedClusters)
 			rep := status.Read(wctx, status.Input{Result: r.in.Result, Clusters: healthy, Clients: r.in.Clients, Timeout: r.in.RequestTimeout})
+			if ctx.Err() != nil {
+				res.State, res.Message = Interrupted, "interrupted while reading the wave after the soak; run the same command again to resume"
+				return
+			}
 			stale := status.NotCurrent(rep)
 			res.NotReady = append(res.NotReady, stale...)
-			for _, n := range stale {
-				reasons[n.Cluster] = "after the soak: " + n.String()
+			for _, c := range healthy {
+				if text := notReadyText(c, stale, nil); text != "" {
+					reasons[c] = "after the soak: " + text
+				}
 			}
 			for _, u := range rep.Unreachable {
 				reasons[u.Name] = "after the soak: " + u.Error
@@ -406,7 +542,7 @@ func (r *runner) soak(ctx, wctx context.Context, res *WaveResult) bool {
 		return false
 	}
 	if wctx.Err() != nil {
-		res.State, res.Message = Failed, fmt.Sprintf("the soak of %s did not end within the wave timeout %s", plan.Soak, plan.Timeout)
+		res.State, res.Message = Failed, fmt.Sprintf("the soak of %s did not end within %s", plan.Soak, r.limit)
 		return false
 	}
 	return true
@@ -414,29 +550,57 @@ func (r *runner) soak(ctx, wctx context.Context, res *WaveResult) bool {
 
 // waitCurrent waits until every object placed in clusters is Current, and
 // returns the members whose objects are not (or that could not be read),
-// with the objects.
-func (r *runner) waitCurrent(ctx context.Context, clusters []string) ([]string, []status.NotReady, error) {
-	if len(clusters) == 0 {
-		return nil, nil, nil
-	}
-	_, err := status.Wait(ctx, status.WaitInput{
-		Input:    &status.Input{Result: r.in.Result, Clusters: clusters, Clients: r.in.Clients, Timeout: r.in.RequestTimeout},
-		Interval: r.in.Interval, Progress: r.out, Live: r.in.Live, ColorScheme: r.cs,
-	})
-	var nr *status.NotReadyError
-	if errors.As(err, &nr) {
-		var bad []string
+// with the objects. A member whose object cannot become Current (Failed)
+// is bad at once, and the others are waited for still, within ctx, until
+// more than tolerate members are bad: then the wave has failed anyway.
+func (r *runner) waitCurrent(ctx context.Context, clusters []string, tolerate int) ([]string, []status.NotReady, error) {
+	var bad []string
+	var notReady []status.NotReady
+	var errs []error
+	for waiting := clusters; len(waiting) > 0 && len(bad) <= tolerate; {
+		_, err := status.Wait(ctx, status.WaitInput{
+			Input:    &status.Input{Result: r.in.Result, Clusters: waiting, Clients: r.in.Clients, Timeout: r.in.RequestTimeout},
+			Interval: r.in.Interval, Progress: r.out, Live: r.in.Live, ColorScheme: r.cs,
+		})
+		var nr *status.NotReadyError
+		switch {
+		case err == nil:
+			return bad, notReady, errors.Join(errs...)
+		case !errors.As(err, &nr):
+			return append(bad, waiting...), notReady, errors.Join(append(errs, err)...)
+		case nr.TimedOut:
+			// every member with an object not Current is bad now
+			for _, o := range nr.Objects {
+				if !slices.Contains(bad, o.Cluster) {
+					bad = append(bad, o.Cluster)
+				}
+			}
+			return bad, append(notReady, nr.Objects...), errors.Join(append(errs, err)...)
+		}
+		// Only the members with an object that cannot become Current are
+		// bad; those merely not Current yet are waited for again.
+		var failedNow []string
 		for _, o := range nr.Objects {
-			if !slices.Contains(bad, o.Cluster) {
-				bad = append(bad, o.Cluster)
+			if o.CannotBecomeCurrent() {
+				notReady = append(notReady, o)
+				if !slices.Contains(failedNow, o.Cluster) {
+					failedNow = append(failedNow, o.Cluster)
+				}
 			}
 		}
-		return bad, nr.Objects, err
+		bad = append(bad, failedNow...)
+		errs = append(errs, err)
+		waiting = without(waiting, failedNow)
 	}
-	if err != nil {
-		return clusters, nil, err
+	return bad, notReady, errors.Join(errs...)
+}
+
+// verb is what the rollout does to each wave's members.
+func (r *runner) verb() string {
+	if r.in.Result == nil {
+		return "delete"
 	}
-	return nil, nil, nil
+	return "apply"
 }
 
 // gate runs the gate command for a wave.
@@ -462,7 +626,7 @@ func (r *runner) gate(ctx context.Context, w Wave) (*GateResult, error) {
 	case errors.As(err, &exit):
 		res.ExitCode = exit.ExitCode()
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("did not end within the wave timeout")
+			return res, fmt.Errorf("did not end within %s", r.limit)
 		}
 		return res, fmt.Errorf("exited %d", res.ExitCode)
 	case err != nil:

@@ -43,6 +43,13 @@ type NotReady struct {
 	Message         string `json:"message,omitempty"`
 }
 
+// CannotBecomeCurrent says waiting cannot make the object Current: it is
+// Failed, or its propagation status is one fedctl will not change by
+// itself (see Wait).
+func (n NotReady) CannotBecomeCurrent() bool {
+	return n.Readiness == Failed || slices.Contains(hopeless, n.Status)
+}
+
 func (n NotReady) String() string {
 	what := n.Object
 	if what == "" {
