@@ -210,17 +210,28 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 				s.errs = append(s.errs, positioned(target, err)...)
 				continue
 			}
-			clusters = sel.Selected
+			selected, ok, _ := render.SelectorClusters(set, members, target)
+			if !ok {
+				s.info.Skipped = "no FederatedNamespace " + target.Namespace + " in the input: KubeFed plans nothing, and the object is placed nowhere"
+				continue
+			}
+			clusters = placement.Intersect(names, selected) // never a cordoned member
 		}
 		if rsp.Spec.Considered != nil {
 			clusters = placement.Intersect(clusters, rsp.Spec.Considered)
 		}
+		manifestsOnly := clusters // before the members' answers
 		if live != nil && !live.KeepShares {
 			clusters = placement.Intersect(clusters, live.Answering)
 		}
 		s.info.Considered = slices.Clone(clusters)
 		if len(clusters) == 0 {
 			s.info.Skipped = "no clusters to plan for: KubeFed's scheduler leaves the object as it is"
+			if kept := render.KeptAsTheyRun(live, members, target); len(kept) > 0 {
+				s.info.Skipped = "no clusters to plan for: the replicas are kept as they run (" + render.PlanText(kept) + "), as KubeFed's scheduler leaves the object as it is"
+				s.plan, s.info.Plan = kept, replicas(kept)
+				s.eff, s.origins = withPlan(target, kept)
+			}
 			continue
 		}
 		current, capacity := live.For(target, clusters)
@@ -247,11 +258,7 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		s.eff, s.origins = withPlan(target, s.plan)
 		if s.info.Live != nil {
 			// What the manifests alone would plan, for the comparison.
-			all := names
-			if rsp.Spec.Considered != nil {
-				all = placement.Intersect(all, rsp.Spec.Considered)
-			}
-			if offline, err := planner.Schedule(rsp.Spec, all, s.info.Key, nil, nil); err == nil {
+			if offline, err := planner.Schedule(rsp.Spec, manifestsOnly, s.info.Key, nil, nil); err == nil {
 				s.info.Live.OfflinePlan = replicas(offline)
 			}
 		}

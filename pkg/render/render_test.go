@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,6 +170,80 @@ spec: {targetKind: FederatedDeployment, totalReplicas: 5, intersectWithClusterSe
 		total += int(dig(tg.Object, "spec", "replicas").(int64))
 	}
 	assert.Equal(t, 5, total)
+}
+
+// TestRSPIntersectCordonAndNamespace: an RSP with
+// intersectWithClusterSelector plans over the selector's members less the
+// cordoned ones (no share of a plan there), and within the members the
+// FederatedNamespace goes to, as KubeFed's
+// ComputeNamespacedPlacement(selectorOnly=true) gives them.
+func TestRSPIntersectCordonAndNamespace(t *testing.T) {
+	t.Parallel()
+	const web = `
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop}
+spec:
+  template: {spec: {replicas: 1}}
+  placement: {clusterSelector: {}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: shop}
+spec: {targetKind: FederatedDeployment, totalReplicas: 6, intersectWithClusterSelector: true}
+`
+	cordoned := slices.Clone(members)
+	cordoned[0].Cordoned = true
+	res := render.ForClusters(render.Input{Set: decode(t, shopNamespace+web), Types: typeconfig.Builtin(), Members: cordoned})
+	require.Empty(t, errs(res))
+	assert.Equal(t, map[string]int64{"b": 3, "c": 3}, replicasOf(res), "a is cordoned: no share, and no object to create")
+
+	nsOnAB := "\napiVersion: types.kubefed.io/v1beta1\nkind: FederatedNamespace\nmetadata: {name: shop}\nspec: {placement: {clusters: [{name: a}, {name: b}]}}\n"
+	res = render.ForClusters(render.Input{Set: decode(t, nsOnAB+web), Types: typeconfig.Builtin(), Members: members})
+	require.Empty(t, errs(res))
+	assert.Equal(t, map[string]int64{"a": 3, "b": 3}, replicasOf(res), "c has no Namespace: planned nothing, not 2 replicas lost")
+}
+
+// TestRSPNoMemberToPlanOver: when every member a preference considers is
+// cordoned or did not answer, KubeFed's scheduler leaves the object as it
+// is; here the replicas are kept as they run, so that a cordoned member
+// is not set back to the template's replicas, and a warning says so.
+func TestRSPNoMemberToPlanOver(t *testing.T) {
+	t.Parallel()
+	set := decode(t, shopNamespace+`
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop}
+spec:
+  template: {spec: {replicas: 1}}
+  placement: {clusterSelector: {}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: shop}
+spec: {targetKind: FederatedDeployment, totalReplicas: 4}
+`)
+	one := []placement.Cluster{{Name: "a", Cordoned: true}}
+	live := &render.Live{Answering: []string{"a"}, Replicas: map[string]render.LiveReplicas{
+		"FederatedDeployment/shop/web": {Current: map[string]int64{"a": 4}}}}
+	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: one, Live: live})
+	require.Empty(t, errs(res))
+	assert.Equal(t, map[string]int64{"a": 4}, replicasOf(res))
+	assert.Contains(t, strings.Join(warnings(res), "\n"), "no member to plan over (every member it considers is cordoned or did not answer): the replicas are kept as they run (a 4)")
+
+	res = render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: one})
+	assert.Contains(t, strings.Join(warnings(res), "\n"), "FederatedDeployment shop/web is rendered from its own placement and template", "offline, nothing says what runs")
+}
+
+// replicasOf are the replicas of the Deployments res renders, by member.
+func replicasOf(res *render.Result) map[string]int64 {
+	out := map[string]int64{}
+	for _, tg := range deployments(res) {
+		out[tg.Cluster] = dig(tg.Object, "spec", "replicas").(int64)
+	}
+	return out
 }
 
 func TestPlacementAndNamespaces(t *testing.T) {

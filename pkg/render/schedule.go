@@ -44,12 +44,11 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		}
 		clusters := names
 		if rsp.Spec.IntersectWithClusterSelector {
-			sel, err := placement.SelectBySelector(target.Spec.Placement, in.Members)
-			if err != nil {
-				res.fail("", target, err)
+			selected, ok := intersectClusters(in, res, target)
+			if !ok {
 				continue
 			}
-			clusters = sel.Clusters
+			clusters = placement.Intersect(names, selected) // never a cordoned member
 		}
 		if rsp.Spec.Considered != nil {
 			clusters = placement.Intersect(clusters, rsp.Spec.Considered)
@@ -61,7 +60,18 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			clusters = placement.Intersect(clusters, in.Live.Answering)
 		}
 		if len(clusters) == 0 {
-			continue // KubeFed's scheduler does nothing without clusters
+			// KubeFed's scheduler does nothing without clusters: the
+			// federated object keeps the plan last written. Here that plan
+			// is what runs, which the members said: kept, so that a
+			// cordoned member's replicas are not set back to the
+			// template's. Without a live read nothing says it.
+			if kept := KeptAsTheyRun(in.Live, in.Members, target); len(kept) > 0 {
+				out[target], _ = WithPlan(target, kept)
+				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (every member it considers is cordoned or did not answer): the replicas are kept as they run (%s)", PlanText(kept)))
+			} else {
+				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (every member it considers is cordoned or did not answer): %s is rendered from its own placement and template", target.ID()))
+			}
+			continue
 		}
 		current, capacity := in.Live.For(target, clusters)
 		plan, err := planner.Schedule(rsp.Spec, clusters, planner.Key(rsp.Namespace, rsp.Name), current, capacity)
@@ -79,6 +89,68 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		out[target], _ = WithPlan(target, plan)
 	}
 	return out
+}
+
+// intersectClusters is SelectorClusters for schedule: a bad selector
+// fails the target; false: no plan.
+func intersectClusters(in Input, res *Result, target *federation.Object) ([]string, bool) {
+	clusters, ok, err := SelectorClusters(in.Set, in.Members, target)
+	if err != nil {
+		res.fail("", target, err)
+		return nil, false
+	}
+	return clusters, ok
+}
+
+// SelectorClusters are the members an RSP with intersectWithClusterSelector
+// plans over (before cordons and answers), as KubeFed's
+// ComputeNamespacedPlacement(selectorOnly=true) gives them: those the
+// target's clusterSelector selects (its clusters list ignored), within
+// where the FederatedNamespace of its namespace goes. Without that
+// FederatedNamespace KubeFed fails, and the target is placed nowhere
+// anyway (NamespaceNotFederated), so ok is false (no plan), unless the
+// federation is namespace-scoped, where the selector alone counts.
+func SelectorClusters(set *federation.Set, members []placement.Cluster, target *federation.Object) (clusters []string, ok bool, err error) {
+	sel, err := placement.SelectBySelector(target.Spec.Placement, members)
+	if err != nil {
+		return nil, false, err
+	}
+	ns, found := set.Namespaces()[target.Namespace]
+	switch {
+	case found:
+		nsSel, err := placement.Select(ns.Spec.Placement, members)
+		if err != nil {
+			return nil, false, fmt.Errorf("placement of FederatedNamespace %s: %w", target.Namespace, err)
+		}
+		return placement.Intersect(sel.Clusters, nsSel.Clusters), true, nil
+	case target.Rules.NamespaceOptional:
+		return sel.Clusters, true, nil
+	}
+	return nil, false, nil
+}
+
+// KeptAsTheyRun are the replicas an RSP target keeps when no member is
+// left to plan over: its live replicas in every member that holds it,
+// cordoned or not; nil without a live read.
+func KeptAsTheyRun(live *Live, members []placement.Cluster, target *federation.Object) map[string]int64 {
+	if live == nil {
+		return nil
+	}
+	all := make([]string, len(members))
+	for i, m := range members {
+		all[i] = m.Name
+	}
+	current, _ := live.For(target, all)
+	return current
+}
+
+// PlanText is a plan as "a 3, b 2", by member name.
+func PlanText(plan map[string]int64) string {
+	var parts []string
+	for _, m := range sortedKeys(plan) {
+		parts = append(parts, fmt.Sprintf("%s %d", m, plan[m]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // OverrideOrigin says where one override of WithPlan's result comes from:

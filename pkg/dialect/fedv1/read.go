@@ -203,7 +203,8 @@ func readOne(in dialect.Input, doc dialect.Doc) (*federation.Object, *federation
 		delete(meta, "annotations")
 	}
 	cleanMeta(tmpl, meta)
-	if sel, ok := annotations[ClusterSelector]; ok {
+	sel, bySelector := annotations[ClusterSelector]
+	if bySelector {
 		delete(annotations, ClusterSelector)
 		if len(annotations) == 0 {
 			delete(meta, "annotations")
@@ -225,6 +226,9 @@ func readOne(in dialect.Input, doc dialect.Doc) (*federation.Object, *federation
 		ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace},
 		Spec: federation.RSPSpec{
 			TargetKind: kind, TotalReplicas: replicas(tmpl), Rebalance: prefs.Rebalance, Clusters: prefs.Clusters,
+			// Federation v1 plans over the clusters the selector
+			// accepts (SendToCluster, then GetSchedule over those)
+			IntersectWithClusterSelector: bySelector,
 		},
 		Pos: pos,
 	}
@@ -404,8 +408,20 @@ func placeByPolicy(in dialect.Input, policies *karmada.Policies, h dialect.Head,
 			limited[m] = p
 		}
 	}
+	if len(limited) == 0 {
+		// The annotation names none of the policy's members: each gets
+		// nothing, as the planner gives a member without a preference,
+		// not the even split an empty preference list means.
+		for _, m := range members {
+			limited[m] = federation.ClusterPreferences{}
+		}
+	}
 	rsp.Spec.Clusters = limited
-	rsp.Spec.Considered = members
+	// A policy that selects no member places the workload nowhere
+	// (Karmada: no clusters available to schedule): an empty, not a
+	// nil, list of members to consider.
+	rsp.Spec.Considered = append([]string{}, members...)
+	rsp.Spec.IntersectWithClusterSelector = false // the members already are the selector's
 	obj.Spec.Placement = federation.Placement{Clusters: []federation.ClusterRef{}}
 	for _, m := range members {
 		obj.Spec.Placement.Clusters = append(obj.Spec.Placement.Clusters, federation.ClusterRef{Name: m})

@@ -294,6 +294,56 @@ spec:
 	assert.Contains(t, set.Objects[1].Notes[len(set.Objects[1].Notes)-1], "placed by PropagationPolicy shop/prod; the federation.kubernetes.io/deployment-preferences annotation divides the replicas")
 }
 
+// TestFederationV1PlacementEdges: Federation v1's cluster-selector
+// annotation places the workload and its replicas on the members it
+// accepts only, as Federation v1 planned over those; a policy that selects
+// no member places it nowhere (Karmada: no cluster to schedule to); an
+// annotation that names none of the policy's members plans 0 in each, as
+// Federation v1 gave nothing to a cluster without a preference.
+func TestFederationV1PlacementEdges(t *testing.T) {
+	t.Parallel()
+	workload := func(annotations, policy string) string {
+		return `apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+  annotations:
+` + annotations + `spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+` + policy
+	}
+	const even = "    federation.kubernetes.io/deployment-preferences: '{\"clusters\": {\"*\": {\"weight\": 1}}}'\n"
+	_, res, err := renderText(t, workload(even+"    federation.alpha.kubernetes.io/cluster-selector: '[{\"key\": \"tier\", \"operator\": \"in\", \"values\": [\"prod\"]}]'\n", ""))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"c1": int64(2), "c2": int64(2)}, replicasByMember(res), "c3 is not prod")
+
+	const policy = `---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement:
+    clusterAffinity: %s
+`
+	_, res, err = renderText(t, workload(even, fmt.Sprintf(policy, "{clusterNames: [nope]}")))
+	require.NoError(t, err)
+	assert.Empty(t, replicasByMember(res), "no member selected: placed nowhere")
+
+	_, res, err = renderText(t, workload("    federation.kubernetes.io/deployment-preferences: '{\"clusters\": {\"c3\": {\"weight\": 1}}}'\n", fmt.Sprintf(policy, "{labelSelector: {matchLabels: {tier: prod}}}")))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"c1": int64(0), "c2": int64(0)}, replicasByMember(res), "c3 is not the policy's; c1 and c2 have no preference")
+}
+
 // TestFederationV1EmptyPreferences: an annotation that parses with no
 // clusters plans 0 replicas in every member, as Federation v1 did (only a
 // missing or unparsable one split evenly).
