@@ -129,24 +129,6 @@ func (o *DrainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	input.Federation = func() (*members.File, error) {
-		c := *file
-		c.Federation = fed.Clone()
-		c.Federation.Remove(o.Cluster)
-		return &c, nil
-	}
-	// The render without the member warns again about what the first one
-	// did, and about lists naming the member, which pinnedTo reports.
-	input.KeepWarnings = true
-	after, err := cmdutil.Render(o.IO, input)
-	if err != nil {
-		return err
-	}
-	access, err := o.Access()
-	if err != nil {
-		return err
-	}
-	access.Timeout = o.Timeout
 	next := fed.Clone()
 	if m, _ := next.Member(o.Cluster); m.Cordoned == nil {
 		m.Cordoned = &members.Cordon{Reason: "drained", Since: time.Now().UTC().Format(time.RFC3339)}
@@ -154,6 +136,27 @@ func (o *DrainOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	// The render after the drain is the federation it records: the member
+	// cordoned (no share of any plan), its migrations still sending what
+	// they move elsewhere, and then nothing left on it (withoutMember).
+	// Rendering without the member would lose those migrations, and the
+	// objects they moved would be deleted where they run now.
+	input.Federation = func() (*members.File, error) {
+		c := *file
+		c.Federation = next
+		return &c, nil
+	}
+	input.KeepWarnings = true // the render warns again about what the first one did
+	after, err := cmdutil.Render(o.IO, input)
+	if err != nil {
+		return err
+	}
+	after.Result = withoutMember(after.Result, o.Cluster)
+	access, err := o.Access()
+	if err != nil {
+		return err
+	}
+	access.Timeout = o.Timeout
 	// Cordoned members get nothing new, so nothing is moved to (or waited
 	// for in) them.
 	var others []string

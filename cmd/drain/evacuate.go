@@ -62,9 +62,20 @@ type evacuation struct {
 // Current there, and removes them from From, stopping at the first step
 // that fails: nothing is removed from From unless it runs elsewhere.
 func (e *evacuation) run(ctx context.Context) error {
-	if pinned := pinnedTo(e.Before.Set, e.From, e.Selected); len(pinned) > 0 && !e.Force {
+	if pinned := pinnedTo(e.Before.Result, e.From, e.Selected); len(pinned) > 0 && !e.Force {
 		return fmt.Errorf("objects pinned to %s by spec.placement.clusters block the %s:\n  %s\nremove %s from their clusters, or %s with --force (they then leave it)",
 			e.From, e.What, strings.Join(pinned, "\n  "), e.From, e.What)
+	}
+	if removed := removedElsewhere(e.Before.Result, e.After.Result, e.From); len(removed) > 0 {
+		return fmt.Errorf("the %s of %s would remove objects from other members, which it must not touch:\n  %s\nnothing was changed; please report this with the input", e.What, e.From, strings.Join(removed, "\n  "))
+	}
+	if lost := placedNowhere(e.Before.Result, e.After.Result, e.From, e.Selected); len(lost) > 0 {
+		if !e.Force {
+			return fmt.Errorf("the %s of %s would leave these without a member (their placement selects no other, or their plan cannot place every replica elsewhere):\n  %s\nplace them on other members too, or %s with --force (they then leave it)", e.What, e.From, strings.Join(lost, "\n  "), e.What)
+		}
+		for _, l := range lost {
+			fmt.Fprintf(e.IO.ErrOut, "Warning: --force: %s\n", l)
+		}
 	}
 	moves, err := replicaMoves(e.Before, e.After, e.From)
 	if err != nil {
@@ -236,12 +247,14 @@ func clusterError(r *propagate.Report, cluster string) error {
 	return errors.New("some objects failed")
 }
 
-// pinnedTo lists the selected objects whose spec.placement.clusters names
-// cluster, with their file and line.
-func pinnedTo(set *federation.Set, cluster string, selected func(*federation.Object) bool) []string {
+// pinnedTo lists the selected objects placed in cluster whose
+// spec.placement.clusters names it, with their file and line.
+func pinnedTo(before *render.Result, cluster string, selected func(*federation.Object) bool) []string {
 	var out []string
-	for _, o := range set.Objects {
-		if !selected(o) {
+	for _, p := range before.Placed {
+		o := p.Object
+		// one a migration already moved elsewhere is not there to move
+		if !selected(o) || !slices.Contains(p.Clusters, cluster) {
 			continue
 		}
 		for _, c := range o.Spec.Placement.Clusters {
@@ -316,6 +329,76 @@ func withCuts(res *render.Result, cuts []capacity.Cut) *render.Result {
 		}
 	}
 	return &out
+}
+
+// withoutMember is res with nothing placed in cluster: what a drain
+// leaves there.
+func withoutMember(res *render.Result, cluster string) *render.Result {
+	out := *res
+	out.Targets = slices.DeleteFunc(slices.Clone(res.Targets), func(t render.Target) bool { return t.Cluster == cluster })
+	out.Placed = slices.Clone(res.Placed)
+	for i, p := range out.Placed {
+		out.Placed[i].Clusters = slices.DeleteFunc(slices.Clone(p.Clusters), func(c string) bool { return c == cluster })
+	}
+	out.Errors = slices.DeleteFunc(slices.Clone(res.Errors), func(err error) bool {
+		var te *render.TargetError
+		return errors.As(err, &te) && te.Cluster == cluster
+	})
+	return &out
+}
+
+// removedElsewhere lists the federated objects that after no longer
+// places in a member other than from, where before does: an evacuation
+// moves objects off from only.
+func removedElsewhere(before, after *render.Result, from string) []string {
+	now := placedByID(after)
+	var out []string
+	for _, p := range before.Placed {
+		for _, c := range p.Clusters {
+			if c != from && !slices.Contains(now[p.Object.ID()], c) {
+				out = append(out, fmt.Sprintf("%s:%d: %s from %s", p.Object.Pos.File(), p.Object.Pos.Line(""), p.Object.ID(), c))
+			}
+		}
+	}
+	return out
+}
+
+// placedNowhere lists the selected federated objects that before places
+// in from and after places nowhere, by spec.placement.clusters or not
+// (those pinned there are reported first, by pinnedTo), and the
+// workloads whose replicas after places fewer of than before: what the
+// evacuation would remove without moving.
+func placedNowhere(before, after *render.Result, from string, selected func(*federation.Object) bool) []string {
+	now := placedByID(after)
+	var out []string
+	for _, p := range before.Placed {
+		if selected(p.Object) && slices.Contains(p.Clusters, from) && len(now[p.Object.ID()]) == 0 {
+			out = append(out, fmt.Sprintf("%s:%d: %s: placed on no other member", p.Object.Pos.File(), p.Object.Pos.Line("spec.placement"), p.Object.ID()))
+		}
+	}
+	was, will := before.Replicas(), after.Replicas()
+	for _, id := range slices.Sorted(maps.Keys(was)) {
+		var b, a int64
+		for _, n := range was[id] {
+			b += n
+		}
+		for _, n := range will[id] {
+			a += n
+		}
+		if len(will[id]) > 0 && a < b {
+			out = append(out, fmt.Sprintf("%s: %d of its %d replicas placed nowhere (the plan without %s cannot place them: maxReplicas, or no preference for the other members)", id, b-a, b, from))
+		}
+	}
+	return out
+}
+
+// placedByID are the members res places each federated object in.
+func placedByID(res *render.Result) map[string][]string {
+	out := make(map[string][]string, len(res.Placed))
+	for _, p := range res.Placed {
+		out[p.Object.ID()] = p.Clusters
+	}
+	return out
 }
 
 // only is res limited to the selected federated objects.

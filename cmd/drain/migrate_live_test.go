@@ -185,3 +185,29 @@ func TestMigrate(t *testing.T) {
 	assert.True(t, configMapIn(t, "cluster2", ns, "web-local"), "the pinned object is back")
 	assert.False(t, configMapIn(t, "cluster3", ns, "web-local"))
 }
+
+// TestDrainKeepsMigratedObjects: draining the source of a migration keeps
+// what the migration moved where it runs now (web-local, pinned to
+// cluster2 by its clusters list and migrated to cluster3, which a render
+// without cluster2 would place nowhere and so delete from cluster3), and
+// is not blocked by that pin: the object is no longer in cluster2.
+func TestDrainKeepsMigratedObjects(t *testing.T) {
+	const ns = "migrate-drain"
+	d := newDrainEnv(t, shop(ns))
+	_, errOut, err := d.migrate(t, "--from", "cluster2", "--to", "cluster3", "-l", "app=web", "--force")
+	require.NoError(t, err, errOut)
+	require.True(t, configMapIn(t, "cluster3", ns, "web-local"))
+
+	_, errOut, err = d.drain(t)
+	require.NoError(t, err, errOut)
+	assert.True(t, configMapIn(t, "cluster3", ns, "web-local"), "the migrated object stays where it runs")
+	assert.True(t, configMapIn(t, "cluster3", ns, "web-config"))
+	assert.False(t, configMapIn(t, "cluster2", ns, "db-config"), "what was still in cluster2 left it")
+	assert.True(t, configMapIn(t, "cluster1", ns, "db-config"))
+	for c, want := range map[string]int64{"cluster1": 3, "cluster3": 3} {
+		n, _ := replicasIn(t, c, ns)
+		assert.Equal(t, want, n, "web in %s", c)
+	}
+	_, ok := replicasIn(t, "cluster2", ns)
+	assert.False(t, ok)
+}

@@ -1,0 +1,93 @@
+package drain
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/pipeline"
+	"github.com/fedctl/fedctl/pkg/render"
+	"github.com/fedctl/fedctl/pkg/testutil"
+)
+
+// renderFor renders input for members a, b and c, with cordoned cordoned
+// (a drain's render after: see Run).
+func renderFor(t *testing.T, input, cordoned string) *render.Result {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "app.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(input), 0o600))
+	fed := members.New()
+	for _, name := range []string{"a", "b", "c"} {
+		m := members.Member{Name: name, Labels: map[string]string{"name": name}}
+		if name == cordoned {
+			m.Cordoned = &members.Cordon{Reason: "drained"}
+		}
+		require.NoError(t, fed.Put(m, false))
+	}
+	out, err := pipeline.Run(pipeline.Input{Docs: testutil.Documents(t, path), DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
+	require.NoError(t, err)
+	return out.Result
+}
+
+// TestPlacedNowhere: a drain that would leave an object without a member
+// (a selector that picks the drained member only) or a workload with
+// fewer replicas (a plan that cannot place them elsewhere) says so, and
+// one that moves everything says nothing; withoutMember leaves nothing on
+// the member, and removedElsewhere catches an object leaving another one.
+func TestPlacedNowhere(t *testing.T) {
+	const input = `apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop, namespace: shop}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop}
+spec:
+  template: {spec: {replicas: 1}}
+  placement: {clusterSelector: {}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: shop}
+spec:
+  targetKind: FederatedDeployment
+  totalReplicas: 9
+  clusters: {"*": {weight: 1, maxReplicas: 3}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: only-a, namespace: shop}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {matchLabels: {name: a}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: everywhere, namespace: shop}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+`
+	all := func(*federation.Object) bool { return true }
+	before := renderFor(t, input, "")
+	after := withoutMember(renderFor(t, input, "a"), "a")
+	for _, tg := range after.Targets {
+		assert.NotEqual(t, "a", tg.Cluster, "nothing left on the drained member")
+	}
+	lost := placedNowhere(before, after, "a", all)
+	require.Len(t, lost, 2)
+	assert.Regexp(t, `app\.yaml:\d+: FederatedConfigMap shop/only-a: placed on no other member`, lost[0])
+	assert.Equal(t, "FederatedDeployment shop/web: 3 of its 9 replicas placed nowhere (the plan without a cannot place them: maxReplicas, or no preference for the other members)", lost[1])
+	assert.Empty(t, removedElsewhere(before, after, "a"))
+
+	assert.Empty(t, placedNowhere(before, before, "a", all), "nothing leaves")
+	gone := removedElsewhere(before, withoutMember(after, "b"), "a")
+	require.Len(t, gone, 3, "the Namespace, the Deployment and the ConfigMap everywhere, from b: %v", gone)
+	assert.Regexp(t, `app\.yaml:\d+: FederatedNamespace shop/shop from b`, gone[0])
+}
