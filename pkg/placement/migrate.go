@@ -21,55 +21,91 @@ type Moved struct {
 
 // Migrated applies the members' migrations to the clusters an object with
 // objLabels is placed in: a member a migration moves the object off is
-// replaced by the migration's destination. Members are taken in order, and
-// each member's migrations in order, so a chain (a to b, then b to c) ends
-// in c. The result is sorted without duplicates; clusters is not modified.
+// replaced by the migration's destination, followed to the end of a chain
+// (a to b, then b to c ends in c, whatever the order of the members; see
+// destination). The result is sorted without duplicates; clusters is not
+// modified.
 func Migrated(clusters []string, objLabels map[string]string, members []Cluster) ([]string, []Moved) {
 	out := clusters
 	var moved []Moved
-	for _, m := range members {
-		for _, mg := range m.Migrations {
-			if !slices.Contains(out, m.Name) || !mg.Selector.Matches(labels.Set(objLabels)) {
-				continue
-			}
-			if moved == nil {
-				out = slices.Clone(out)
-			}
-			moved = append(moved, Moved{From: m.Name, To: mg.To, Selector: mg.Selector.String()})
-			out = slices.DeleteFunc(out, func(c string) bool { return c == m.Name })
-			if !slices.Contains(out, mg.To) {
-				out = append(out, mg.To)
-			}
+	for _, c := range clusters {
+		to, hops := destination(c, objLabels, members)
+		if len(hops) == 0 {
+			continue
+		}
+		if moved == nil {
+			out = slices.Clone(out)
+		}
+		moved = appendNewMoves(moved, hops)
+		out = slices.DeleteFunc(out, func(x string) bool { return x == c })
+		if !slices.Contains(out, to) {
+			out = append(out, to)
 		}
 	}
 	if moved != nil {
 		slices.Sort(out)
+		out = slices.Compact(out)
 	}
 	return out, moved
 }
 
 // MigratedPlan applies the members' migrations to a replica plan of an
 // object with objLabels: a member a migration moves the object off gives
-// its replicas to the destination, which adds them to its own. It returns
-// plan itself when no migration applies, else a new plan.
+// its replicas to the destination at the end of the chain, which adds
+// them to its own. It returns plan itself when no migration applies, else
+// a new plan.
 func MigratedPlan(plan map[string]int64, objLabels map[string]string, members []Cluster) (map[string]int64, []Moved) {
 	out := plan
 	var moved []Moved
-	for _, m := range members {
-		for _, mg := range m.Migrations {
-			n, ok := out[m.Name]
-			if !ok || !mg.Selector.Matches(labels.Set(objLabels)) {
-				continue
-			}
-			if moved == nil {
-				out = maps.Clone(plan)
-			}
-			moved = append(moved, Moved{From: m.Name, To: mg.To, Selector: mg.Selector.String()})
-			delete(out, m.Name)
-			out[mg.To] += n
+	for _, c := range slices.Sorted(maps.Keys(plan)) {
+		to, hops := destination(c, objLabels, members)
+		if len(hops) == 0 {
+			continue
 		}
+		if moved == nil {
+			out = maps.Clone(plan)
+		}
+		moved = appendNewMoves(moved, hops)
+		out[to] += out[c]
+		delete(out, c)
 	}
 	return out, moved
+}
+
+// destination is where the migrations send an object with objLabels that
+// is placed in from: each member's first migration whose selector matches
+// is followed, until a member without one; a migration back to a member
+// already passed ends the chain before it (a cycle). hops are the
+// migrations followed; none when from keeps the object.
+func destination(from string, objLabels map[string]string, members []Cluster) (string, []Moved) {
+	cur, seen := from, []string{from}
+	var hops []Moved
+	for {
+		i := slices.IndexFunc(members, func(m Cluster) bool { return m.Name == cur })
+		if i < 0 {
+			return cur, hops
+		}
+		j := slices.IndexFunc(members[i].Migrations, func(mg Migration) bool { return mg.Selector.Matches(labels.Set(objLabels)) })
+		if j < 0 {
+			return cur, hops
+		}
+		mg := members[i].Migrations[j]
+		if slices.Contains(seen, mg.To) {
+			return cur, hops
+		}
+		hops = append(hops, Moved{From: cur, To: mg.To, Selector: mg.Selector.String()})
+		cur, seen = mg.To, append(seen, mg.To)
+	}
+}
+
+// appendNewMoves appends the moves moved does not hold yet.
+func appendNewMoves(moved, hops []Moved) []Moved {
+	for _, h := range hops {
+		if !slices.Contains(moved, h) {
+			moved = append(moved, h)
+		}
+	}
+	return moved
 }
 
 // NamespaceDestinations are the members that migrations send objects of

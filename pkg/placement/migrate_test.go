@@ -40,6 +40,12 @@ func TestMigrated(t *testing.T) {
 		{name: "a chain ends at its end", clusters: []string{"a"}, labels: web,
 			members: []Cluster{migrating(t, "a", "app=web", "b"), migrating(t, "b", "app", "c"), {Name: "c"}},
 			want:    []string{"c"}, moved: []Moved{{From: "a", To: "b", Selector: "app=web"}, {From: "b", To: "c", Selector: "app"}}},
+		{name: "a chain ends at its end whatever the members' order", clusters: []string{"a"}, labels: web,
+			members: []Cluster{migrating(t, "b", "app", "c"), migrating(t, "a", "app=web", "b"), {Name: "c"}},
+			want:    []string{"c"}, moved: []Moved{{From: "a", To: "b", Selector: "app=web"}, {From: "b", To: "c", Selector: "app"}}},
+		{name: "a cycle ends before it comes back", clusters: []string{"a"}, labels: web,
+			members: []Cluster{migrating(t, "a", "app=web", "b"), migrating(t, "b", "app", "a")},
+			want:    []string{"b"}, moved: []Moved{{From: "a", To: "b", Selector: "app=web"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,6 +69,11 @@ func TestMigratedPlan(t *testing.T) {
 	got, moved = MigratedPlan(plan, map[string]string{"app": "db"}, members)
 	assert.Equal(t, plan, got)
 	assert.Nil(t, moved)
+
+	// A chain, its members in either order.
+	chain := []Cluster{migrating(t, "b", "app=web", "c"), migrating(t, "a", "app=web", "b"), {Name: "c"}}
+	got, _ = MigratedPlan(map[string]int64{"a": 2, "b": 1, "c": 3}, map[string]string{"app": "web"}, chain)
+	assert.Equal(t, map[string]int64{"c": 6}, got)
 
 	// The replicas total is kept whatever the migrations.
 	got, _ = MigratedPlan(map[string]int64{"a": 5}, map[string]string{"app": "web"}, members)
