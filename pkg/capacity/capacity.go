@@ -78,17 +78,22 @@ func milli(v any) int64 {
 
 // Node is what Free reads of a node.
 type Node struct {
+	Name          string
 	Allocatable   map[string]any
 	Unschedulable bool
 }
 
 // Free is what a member's nodes have left: the allocatable of the nodes
-// that take pods minus the requests of the pods (not finished) already
-// there.
+// that take pods minus the requests of the pods (not finished) on them.
+// The pods of a node that takes no new pods (cordoned) are not
+// subtracted, as its allocatable is not counted: they would otherwise be
+// taken from the other nodes' room.
 func Free(nodes []Node, podSpecs []map[string]any) Amounts {
 	out := Amounts{}
+	closed := map[string]bool{}
 	for _, n := range nodes {
 		if n.Unschedulable {
+			closed[n.Name] = true
 			continue
 		}
 		for _, r := range Resources {
@@ -98,6 +103,9 @@ func Free(nodes []Node, podSpecs []map[string]any) Amounts {
 		}
 	}
 	for _, p := range podSpecs {
+		if node, _ := p["nodeName"].(string); node != "" && closed[node] {
+			continue
+		}
 		out.add(PodRequests(p), -1)
 	}
 	return out

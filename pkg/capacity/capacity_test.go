@@ -30,6 +30,12 @@ func TestFreeAndCheck(t *testing.T) {
 	free := Free(nodes, running)
 	assert.Equal(t, Amounts{"cpu": 1000, "memory": 7 << 30 * 1000}, free)
 
+	// a pod on the cordoned node takes nothing from the counted one
+	named := []Node{{Name: "n1", Allocatable: map[string]any{"cpu": "4"}}, {Name: "n2", Allocatable: map[string]any{"cpu": "4"}, Unschedulable: true}}
+	onClosed := map[string]any{"nodeName": "n2", "containers": []any{map[string]any{"resources": map[string]any{"requests": map[string]any{"cpu": "3"}}}}}
+	onOpen := map[string]any{"nodeName": "n1", "containers": []any{map[string]any{"resources": map[string]any{"requests": map[string]any{"cpu": "1"}}}}}
+	assert.Equal(t, Amounts{"cpu": 3000, "memory": 0}, Free(named, []map[string]any{onClosed, onOpen}))
+
 	per := Amounts{"cpu": 500, "memory": 256 << 20 * 1000}
 	rows := Check([]Move{{Member: "b", Workload: "shop/web", Replicas: 3, PerReplica: per}, {Member: "a", Workload: "shop/web", Replicas: 1, PerReplica: per}},
 		map[string]Amounts{"a": free, "b": free})

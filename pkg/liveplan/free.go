@@ -31,7 +31,7 @@ func Free(ctx context.Context, client members.Client) (capacity.Amounts, error) 
 	for _, n := range nodeList {
 		alloc, _, _ := unstructured.NestedMap(n.Object, "status", "allocatable")
 		unsched, _, _ := unstructured.NestedBool(n.Object, "spec", "unschedulable")
-		nodes = append(nodes, capacity.Node{Allocatable: alloc, Unschedulable: unsched})
+		nodes = append(nodes, capacity.Node{Name: n.GetName(), Allocatable: alloc, Unschedulable: unsched})
 	}
 	podList, err := client.List(ctx, podMapping, members.ListOptions{FieldSelector: "status.phase!=Succeeded,status.phase!=Failed"})
 	if err != nil {
