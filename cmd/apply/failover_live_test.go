@@ -46,7 +46,7 @@ spec:
 	var partial *cmdutil.PartialError
 	require.ErrorAs(t, r.err, &partial, r.errOut)
 	assert.Equal(t, []string{"cluster2"}, partial.Failed)
-	assert.Contains(t, r.errOut, "did not answer when the plan was made (/healthz); nothing was sent to it", "no request to a member planned without")
+	assert.Regexp(t, `✗ cluster cluster2: did not answer when the plan was made \(API server https://\S+ \(context "cluster2-proxied"\): the server is currently unable to handle the request\); nothing was sent to it`, r.errOut, "no request to a member planned without, and why")
 	assert.Contains(t, r.errOut, "ReplicaSchedulingPreference failover/web: cluster2 did not answer: planned over the members that did, as KubeFed plans over ready clusters (cluster1 3, cluster3 3)")
 	assert.Equal(t, int64(3), replicas("cluster1"))
 	assert.Equal(t, int64(3), replicas("cluster3"))
@@ -64,6 +64,16 @@ spec:
 	for _, c := range clusterNames {
 		assert.Equal(t, int64(2), replicas(c), "every member answers again: 2 in %s", c)
 	}
+
+	// cluster2 answers /healthz but its Deployment cannot be read for the
+	// plan: it is failed over too, and the messages say why, not /healthz
+	d.proxy.Set(testenv.Faults{Paths: []string{"/apis/apps/v1/namespaces/" + ns + "/deployments/web"}, Methods: []string{"GET"}, Status: 403})
+	r = d.apply(t, "-f", dir, "--timeout", "2s", "--deadline", "10s")
+	require.ErrorAs(t, r.err, &partial, r.errOut)
+	assert.Regexp(t, `members not answering: cluster2 \(its replica state could not be read: fault injected by the test proxy: 403\)`, r.errOut)
+	assert.Contains(t, r.errOut, "cluster cluster2: did not answer when the plan was made (its replica state could not be read: ")
+	assert.Equal(t, int64(3), replicas("cluster1"))
+	d.proxy.Set(testenv.Faults{})
 }
 
 // TestExplainLive: explain --live (and render --live, convert --live) plan

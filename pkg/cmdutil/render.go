@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -234,8 +235,15 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 		pin.Live = live
 		down := notAnswering(r.Members, live.Answering)
 		if len(down) > 0 {
+			why := make([]string, len(down))
+			for i, m := range down {
+				why[i] = m
+				if reason := live.Reason(m); reason != "" {
+					why[i] += " (" + reason + ")"
+				}
+			}
 			fmt.Fprintf(ios.ErrOut, "%s members not answering: %s; replica plans and placements that depend on it use the members that answer\n",
-				ios.ErrColorScheme().WarningIcon(), strings.Join(down, ", "))
+				ios.ErrColorScheme().WarningIcon(), strings.Join(why, ", "))
 			pin.Members = withUnreachable(r.Members, down)
 		}
 		if len(down) > 0 && byReachability(out.Set) {
@@ -393,7 +401,7 @@ func AnsweringOnly(live *render.Live, clients func(string) (members.Client, erro
 	}
 	return func(name string) (members.Client, error) {
 		if !slices.Contains(live.Answering, name) {
-			return nil, fmt.Errorf("did not answer when the plan was made (/healthz); nothing was sent to it, and the next run plans over it again")
+			return nil, fmt.Errorf("did not answer when the plan was made (%s); nothing was sent to it, and the next run plans over it again", cmp.Or(live.Reason(name), "/healthz"))
 		}
 		return clients(name)
 	}

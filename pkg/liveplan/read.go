@@ -1,6 +1,7 @@
 package liveplan
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sort"
@@ -49,18 +50,22 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(parent, opts.Timeout)
 	defer cancel()
 	now := time.Now
 	if opts.Now != nil {
 		now = opts.Now
 	}
 	health := members.ProbeAll(ctx, opts.Access, fed.Clusters, len(fed.Clusters))
-	live := &render.Live{KeepShares: opts.KeepShares, Replicas: map[string]render.LiveReplicas{}}
+	live := &render.Live{KeepShares: opts.KeepShares, Replicas: map[string]render.LiveReplicas{}, Why: map[string]string{}}
 	var ready []members.Member
 	for i, h := range health {
 		if h.Ready() {
 			ready = append(ready, fed.Clusters[i])
+		} else {
+			name := fed.Clusters[i].Name
+			live.Why[name] = strings.TrimPrefix(cmp.Or(h.Message(), h.State()), "cluster "+name+": ")
 		}
 	}
 	targets := rspTargets(set)
@@ -73,6 +78,10 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 	for _, t := range targets {
 		live.Replicas[render.TargetKey(t)] = render.LiveReplicas{Current: map[string]int64{}, Capacity: map[string]int64{}}
 	}
+	// The reads get their own time: a slow probe must not leave them
+	// none, and fail members over that answer.
+	ctx, cancelReads := context.WithTimeout(parent, opts.Timeout)
+	defer cancelReads()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, m := range ready {
@@ -81,7 +90,9 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				return // not answering, for the plan
+				// not answering, for the plan: on what is known
+				live.Why[m.Name] = "its replica state could not be read: " + strings.TrimPrefix(members.RequestErrorIn(ctx, err).Error(), "cluster "+m.Name+": ")
+				return
 			}
 			live.Answering = append(live.Answering, m.Name)
 			for key, s := range state {

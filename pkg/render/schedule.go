@@ -243,6 +243,9 @@ type Live struct {
 	// only these unless KeepShares (--no-failover).
 	Answering  []string
 	KeepShares bool
+	// Why says, per member that did not answer, why: its health, or why
+	// its replica state could not be read.
+	Why map[string]string
 	// Replicas are, per RSP target (TargetKey), each member's current
 	// replicas and estimated capacity.
 	Replicas map[string]LiveReplicas
@@ -254,6 +257,14 @@ type Live struct {
 type LiveReplicas struct {
 	Current  map[string]int64
 	Capacity map[string]int64
+}
+
+// Reason is why member did not answer, "" when the read did not say.
+func (l *Live) Reason(member string) string {
+	if l == nil {
+		return ""
+	}
+	return l.Why[member]
 }
 
 // TargetKey names an RSP's target in Live.Replicas.
