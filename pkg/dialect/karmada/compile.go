@@ -1,6 +1,7 @@
 package karmada
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -284,11 +285,46 @@ func choiceNote(chosen *propagationPolicy, implicit implicitPriority, others, be
 // anything else goes to every candidate unchanged.
 func schedule(all []placement.Cluster, pol *propagationPolicy, p plain, notes []string) ([]placement.Cluster, map[string]int32, string, []string, error) {
 	pl := pol.Spec.Placement
-	cands, why := candidates(all, pl)
-	notes = append(notes, fmt.Sprintf("candidates (%s): %s", why, orNone(names(cands))))
-	if len(cands) == 0 {
+	groups := candidateGroups(all, pl)
+	if len(groups) == 0 || len(groups[0].members) == 0 {
+		why := "clusterAffinities: no group selects a member that answers"
+		if len(groups) > 0 {
+			why = groups[0].why
+		}
+		notes = append(notes, fmt.Sprintf("candidates (%s): (none)", why))
 		return nil, nil, "", notes, fmt.Errorf("no member matches the placement: Karmada cannot schedule it (no clusters available)")
 	}
+	// Karmada tries the next affinity group when one cannot be scheduled
+	// (scheduleResourceBindingWithClusterAffinities).
+	var failed []string
+	for i, g := range groups {
+		why := g.why
+		if len(failed) > 0 {
+			why += "; " + strings.Join(failed, "; ")
+		}
+		gnotes := append(slices.Clone(notes), fmt.Sprintf("candidates (%s): %s", why, orNone(names(g.members))))
+		placed, counts, field, gnotes, err := scheduleOn(g.members, pl, p, gnotes)
+		var cannot *unschedulableError
+		if errors.As(err, &cannot) && i < len(groups)-1 {
+			failed = append(failed, fmt.Sprintf("the group before it cannot be scheduled: %v", err))
+			continue
+		}
+		return placed, counts, field, gnotes, err
+	}
+	panic("unreachable: the last group returns")
+}
+
+// unschedulableError is a placement Karmada's scheduler cannot schedule on
+// a group of candidates (too few groups for a spread constraint's
+// minGroups): with clusterAffinities, the next group is tried. What fedctl
+// cannot compute (capacity, scores) is not one.
+type unschedulableError struct{ err error }
+
+func (e *unschedulableError) Error() string { return e.err.Error() }
+func (e *unschedulableError) Unwrap() error { return e.err }
+
+// scheduleOn is schedule on one set of candidates.
+func scheduleOn(cands []placement.Cluster, pl placementSpec, p plain, notes []string) ([]placement.Cluster, map[string]int32, string, []string, error) {
 	w, isWorkload := workloadOf(p.head.Kind, p.obj)
 	rs := pl.ReplicaScheduling
 	divided := rs != nil && rs.ReplicaSchedulingType == "Divided"

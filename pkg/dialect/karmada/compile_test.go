@@ -2,6 +2,7 @@ package karmada_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -255,6 +256,35 @@ spec:
 		}
 	}
 	assert.Equal(t, []string{"c1", "c2", "c3"}, clusters)
+}
+
+// TestClusterAffinitiesFallBackWhenUnschedulable: Karmada tries the next
+// clusterAffinities group when one cannot be scheduled, not only when it
+// selects no member: a group of one member cannot meet minGroups 2 of a
+// cluster spread constraint, so the second group is used; with no group
+// left, the failure is the error.
+func TestClusterAffinitiesFallBackWhenUnschedulable(t *testing.T) {
+	t.Parallel()
+	policy := func(groups string) string {
+		return doc(deployment, "3") + `---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement:
+    clusterAffinities: ` + groups + `
+    spreadConstraints: [{spreadByField: cluster, minGroups: 2, maxGroups: 3}]
+`
+	}
+	set, res, err := renderText(t, policy("[{affinityName: small, clusterNames: [c1]}, {affinityName: all}]"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"c1": int64(3), "c2": int64(3), "c3": int64(3)}, replicasByMember(res), "Duplicated on the second group")
+	assert.Contains(t, strings.Join(set.Objects[0].Notes, "\n"), `the group before it cannot be scheduled: spreadConstraints: 1 cluster group(s) among the candidates (c1), fewer than minGroups 2`)
+
+	_, _, err = renderText(t, policy("[{affinityName: small, clusterNames: [c1]}]"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "fewer than minGroups 2")
 }
 
 // TestFederationV1PlacedByPolicy: a Federation v1 workload that a Karmada

@@ -100,30 +100,50 @@ func requirements(pod map[string]any) bool {
 // answers. The group's members that do not answer are left out, as
 // Karmada's not-ready taint leaves them out.
 func candidates(members []placement.Cluster, p placementSpec) ([]placement.Cluster, string) {
-	if len(p.ClusterAffinities) > 0 {
-		var skipped []string
-		for _, term := range p.ClusterAffinities {
-			var answering []placement.Cluster
-			for _, m := range matching(members, term.clusterAffinity) {
-				if !m.Unreachable {
-					answering = append(answering, m)
-				}
-			}
-			if len(answering) > 0 {
-				why := fmt.Sprintf("clusterAffinities: group %q is the first that selects a member", term.AffinityName)
-				if len(skipped) > 0 {
-					why = fmt.Sprintf("clusterAffinities: group %q is the first that selects a member that answers (%s skipped)", term.AffinityName, strings.Join(skipped, ", "))
-				}
-				return answering, why
-			}
-			skipped = append(skipped, fmt.Sprintf("%q", term.AffinityName))
-		}
+	groups := candidateGroups(members, p)
+	if len(groups) == 0 {
 		return nil, "clusterAffinities: no group selects a member that answers"
 	}
-	if p.ClusterAffinity == nil {
-		return members, "no clusterAffinity: every member"
+	return groups[0].members, groups[0].why
+}
+
+// candidateSet is one affinity group's candidates, and why they are.
+type candidateSet struct {
+	members []placement.Cluster
+	why     string
+}
+
+// candidateGroups are the candidates of each clusterAffinities group
+// that selects a member that answers, in order (Karmada tries the next
+// one when a group cannot be scheduled); one set without
+// clusterAffinities.
+func candidateGroups(members []placement.Cluster, p placementSpec) []candidateSet {
+	if len(p.ClusterAffinities) == 0 {
+		if p.ClusterAffinity == nil {
+			return []candidateSet{{members, "no clusterAffinity: every member"}}
+		}
+		return []candidateSet{{matching(members, *p.ClusterAffinity), "clusterAffinity"}}
 	}
-	return matching(members, *p.ClusterAffinity), "clusterAffinity"
+	var out []candidateSet
+	var skipped []string
+	for _, term := range p.ClusterAffinities {
+		var answering []placement.Cluster
+		for _, m := range matching(members, term.clusterAffinity) {
+			if !m.Unreachable {
+				answering = append(answering, m)
+			}
+		}
+		if len(answering) == 0 {
+			skipped = append(skipped, fmt.Sprintf("%q", term.AffinityName))
+			continue
+		}
+		why := fmt.Sprintf("clusterAffinities: group %q is the first that selects a member", term.AffinityName)
+		if len(skipped) > 0 {
+			why = fmt.Sprintf("clusterAffinities: group %q is the first that selects a member that answers (%s skipped)", term.AffinityName, strings.Join(skipped, ", "))
+		}
+		out = append(out, candidateSet{answering, why})
+	}
+	return out
 }
 
 // spreadGroups checks the spread constraints Karmada's scheduler applies
@@ -161,7 +181,7 @@ func spreadGroups(cands []placement.Cluster, constraints []spreadConstraint) err
 			}
 		}
 		if sc.MinGroups > 0 && len(groups) < sc.MinGroups {
-			return fmt.Errorf("spreadConstraints: %d %s group(s) among the candidates (%s), fewer than minGroups %d", len(groups), what, names(cands), sc.MinGroups)
+			return &unschedulableError{fmt.Errorf("spreadConstraints: %d %s group(s) among the candidates (%s), fewer than minGroups %d", len(groups), what, names(cands), sc.MinGroups)}
 		}
 		if sc.MaxGroups > 0 && len(groups) > sc.MaxGroups {
 			return fmt.Errorf("spreadConstraints: %d %s groups among the candidates (%s) but maxGroups %d: Karmada's scheduler picks by cluster scores, which fedctl does not have; narrow the clusterAffinity to at most %d groups", len(groups), what, names(cands), sc.MaxGroups, sc.MaxGroups)
