@@ -69,7 +69,15 @@ func (ps *policySet) compile(in dialect.Input, p plain) (*federation.Object, *ma
 		var err error
 		members, counts, field, notes, err = schedule(in.Members, chosen, p, notes)
 		if err != nil {
-			return nil, nil, errorf("", "%s: %v", policyID(chosen), err)
+			// at the policy's field that decides, naming the template
+			at := "spec.placement"
+			var fe *fieldError
+			if errors.As(err, &fe) {
+				at = fe.field
+			}
+			e := chosen.pos.Errorf(at, "%v (scheduling %s, %s:%d)", err, p.head.ID(), p.pos.File(), p.pos.Line(""))
+			e.Object = policyID(chosen)
+			return nil, nil, e
 		}
 		completions, notes = jobCompletions(p, chosen, counts, notes)
 	}
@@ -292,7 +300,11 @@ func schedule(all []placement.Cluster, pol *propagationPolicy, p plain, notes []
 			why = groups[0].why
 		}
 		notes = append(notes, fmt.Sprintf("candidates (%s): (none)", why))
-		return nil, nil, "", notes, fmt.Errorf("no member matches the placement: Karmada cannot schedule it (no clusters available)")
+		field := "spec.placement.clusterAffinity"
+		if len(pl.ClusterAffinities) > 0 {
+			field = "spec.placement.clusterAffinities"
+		}
+		return nil, nil, "", notes, &fieldError{field, fmt.Errorf("no member matches the placement: Karmada cannot schedule it (no clusters available)")}
 	}
 	// Karmada tries the next affinity group when one cannot be scheduled
 	// (scheduleResourceBindingWithClusterAffinities).
@@ -314,6 +326,15 @@ func schedule(all []placement.Cluster, pol *propagationPolicy, p plain, notes []
 	panic("unreachable: the last group returns")
 }
 
+// fieldError is a scheduling error that one field of the policy decides.
+type fieldError struct {
+	field string
+	err   error
+}
+
+func (e *fieldError) Error() string { return e.err.Error() }
+func (e *fieldError) Unwrap() error { return e.err }
+
 // unschedulableError is a placement Karmada's scheduler cannot schedule on
 // a group of candidates (too few groups for a spread constraint's
 // minGroups): with clusterAffinities, the next group is tried. What fedctl
@@ -331,7 +352,7 @@ func scheduleOn(cands []placement.Cluster, pl placementSpec, p plain, notes []st
 	static := divided && (rs.WeightPreference == nil || rs.WeightPreference.DynamicWeight == "") && rs.ReplicaDivisionPreference != "Aggregated"
 	if !static {
 		if err := spreadGroups(cands, pl.SpreadConstraints); err != nil {
-			return nil, nil, "", notes, err
+			return nil, nil, "", notes, &fieldError{"spec.placement.spreadConstraints", err}
 		}
 	}
 	if !isWorkload || (w.Replicas <= 0 && !w.Requirements) {
@@ -348,9 +369,9 @@ func scheduleOn(cands []placement.Cluster, pl placementSpec, p plain, notes []st
 		}
 		notes = append(notes, fmt.Sprintf("Duplicated: every candidate gets %d replicas", w.Replicas))
 	case rs.ReplicaDivisionPreference == "Aggregated":
-		return nil, nil, "", notes, fmt.Errorf("Divided with replicaDivisionPreference Aggregated needs the members' available capacity, which fedctl does not read; use static weights")
+		return nil, nil, "", notes, &fieldError{"spec.placement.replicaScheduling.replicaDivisionPreference", fmt.Errorf("Divided with replicaDivisionPreference Aggregated needs the members' available capacity, which fedctl does not read; use static weights")}
 	case rs.WeightPreference != nil && rs.WeightPreference.DynamicWeight != "":
-		return nil, nil, "", notes, fmt.Errorf("dynamicWeight %s needs the members' available capacity, which fedctl does not read; use staticWeightList", rs.WeightPreference.DynamicWeight)
+		return nil, nil, "", notes, &fieldError{"spec.placement.replicaScheduling.weightPreference.dynamicWeight", fmt.Errorf("dynamicWeight %s needs the members' available capacity, which fedctl does not read; use staticWeightList", rs.WeightPreference.DynamicWeight)}
 	default:
 		weights := staticWeights(cands, rs.WeightPreference)
 		key := tieBreakKey(p)

@@ -119,6 +119,24 @@ spec:
 			wantErr: `spec.resourceSelectors[0].namespace: is "other", but a namespaced policy selects in its own namespace "shop" only`,
 		},
 		{
+			name: "a fieldOverrider's operation is named by its list, json or yaml",
+			input: doc(deployment, "2") + doc(pp, "{}") + `---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  overrideRules:
+  - overriders:
+      fieldOverrider:
+      - fieldPath: /spec/template/metadata/annotations/config
+        yaml:
+        - {subPath: /a, operator: add, value: x}
+        - {subPath: /b, operator: patch, value: y}
+`,
+			wantErr: `spec.overrideRules[0].overriders.fieldOverrider[0].yaml[1].operator: must be one of`,
+		},
+		{
 			name:     "members divided 0 get no object",
 			input:    doc(deployment, "1") + doc(pp, "{replicaScheduling: {replicaSchedulingType: Divided}}"),
 			replicas: map[string]any{"c1": int64(1)},
@@ -139,9 +157,9 @@ spec:
 			replicas: map[string]any{"c3": int64(2)},
 		},
 		{
-			name:    "Aggregated needs capacity: the object fails, naming the policy",
+			name:    "Aggregated needs capacity: the object fails, at the policy's field",
 			input:   doc(deployment, "2") + doc(pp, "{replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}}"),
-			wantErr: "in.yaml:1: Deployment shop/web: PropagationPolicy shop/web: Divided with replicaDivisionPreference Aggregated needs the members' available capacity",
+			wantErr: "in.yaml:17: PropagationPolicy shop/web: spec.placement.replicaScheduling.replicaDivisionPreference: Divided with replicaDivisionPreference Aggregated needs the members' available capacity, which fedctl does not read; use static weights (scheduling Deployment shop/web, in.yaml:1)",
 		},
 		{
 			name:    "an object no policy selects is an error at its line",

@@ -141,6 +141,7 @@ func (ps *policySet) add(in dialect.Input, doc dialect.Doc) error {
 		if err := p.validate(pos); err != nil {
 			return err
 		}
+		p.pos = pos
 		p.defaults()
 		if cluster {
 			ps.clusterPropagation = append(ps.clusterPropagation, p)
@@ -429,14 +430,19 @@ func validateOverriders(pos manifest.Positions, path string, o overriders) []err
 		if (len(x.JSON) > 0) == (len(x.YAML) > 0) {
 			errs = append(errs, pos.Errorf(p, "set exactly one of json and yaml"))
 		}
-		for j, sub := range append(append([]fieldPatchOp{}, x.JSON...), x.YAML...) {
-			sp := fmt.Sprintf("%s.subPath[%d]", p, j)
-			operator(sp, sub.Operator, overriderOperators)
-			if sub.Operator == "remove" && len(sub.Value) > 0 {
-				errs = append(errs, pos.Errorf(sp+".value", "must be empty for remove"))
-			}
-			if sub.Operator != "remove" && len(sub.Value) == 0 {
-				errs = append(errs, pos.Errorf(sp+".value", "is required for %s", sub.Operator))
+		for _, ops := range []struct {
+			name string
+			list []fieldPatchOp
+		}{{"json", x.JSON}, {"yaml", x.YAML}} {
+			for j, sub := range ops.list {
+				sp := fmt.Sprintf("%s.%s[%d]", p, ops.name, j)
+				operator(sp, sub.Operator, overriderOperators)
+				if sub.Operator == "remove" && len(sub.Value) > 0 {
+					errs = append(errs, pos.Errorf(sp+".value", "must be empty for remove"))
+				}
+				if sub.Operator != "remove" && len(sub.Value) == 0 {
+					errs = append(errs, pos.Errorf(sp+".value", "is required for %s", sub.Operator))
+				}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package karmada
 
 import (
 	"encoding/json"
+	"github.com/fedctl/fedctl/pkg/manifest"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -32,6 +33,9 @@ type propagationPolicy struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              propagationSpec `json:"spec"`
 	Status            any             `json:"status,omitempty"`
+
+	// pos locates the policy's fields, for errors in scheduling with it.
+	pos manifest.Positions
 }
 
 type propagationSpec struct {
