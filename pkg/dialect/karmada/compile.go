@@ -350,7 +350,10 @@ func scheduleOn(cands []placement.Cluster, pl placementSpec, p plain, notes []st
 	rs := pl.ReplicaScheduling
 	divided := rs != nil && rs.ReplicaSchedulingType == "Divided"
 	static := divided && (rs.WeightPreference == nil || rs.WeightPreference.DynamicWeight == "") && rs.ReplicaDivisionPreference != "Aggregated"
-	if !static {
+	// Karmada ignores spread constraints for a nil weightPreference or a
+	// static list (shouldIgnoreSpreadConstraint), not for an empty one.
+	ignoreSpread := static && (rs.WeightPreference == nil || len(rs.WeightPreference.StaticWeightList) > 0)
+	if !ignoreSpread {
 		if err := spreadGroups(cands, pl.SpreadConstraints); err != nil {
 			return nil, nil, "", notes, &fieldError{"spec.placement.spreadConstraints", err}
 		}

@@ -305,6 +305,38 @@ spec:
 	assert.Contains(t, err.Error(), "fewer than minGroups 2")
 }
 
+// TestSpreadConstraintFilter: Karmada's spreadconstraint filter drops the
+// members without the property a constraint spreads by (here only c3 has
+// a provider), whatever the strategy, static weights included; and an
+// empty weightPreference does not make Karmada ignore the constraints, as
+// a static list does.
+func TestSpreadConstraintFilter(t *testing.T) {
+	t.Parallel()
+	policy := func(placement string) string {
+		return doc(deployment, "3") + `---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement: ` + placement + "\n"
+	}
+	set, res, err := renderText(t, policy("{spreadConstraints: [{spreadByField: cluster, maxGroups: 3}, {spreadByField: provider, minGroups: 1}]}"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"c3": int64(3)}, replicasByMember(res))
+	assert.Contains(t, strings.Join(set.Objects[0].Notes, "\n"), "spreadConstraints leave out c1 (no provider), c2 (no provider)")
+
+	_, res, err = renderText(t, policy("{spreadConstraints: [{spreadByField: region, minGroups: 1}], replicaScheduling: {replicaSchedulingType: Divided, weightPreference: {staticWeightList: [{targetCluster: {clusterNames: [c1, c2, c3]}, weight: 1}]}}}"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"c1": int64(1), "c2": int64(1), "c3": int64(1)}, replicasByMember(res), "every member has a region")
+
+	_, _, err = renderText(t, policy("{spreadConstraints: [{spreadByField: cluster, minGroups: 4}], replicaScheduling: {replicaSchedulingType: Divided, weightPreference: {}}}"))
+	require.Error(t, err, "an empty weightPreference keeps the constraints")
+	assert.Contains(t, err.Error(), "fewer than minGroups 4")
+	_, _, err = renderText(t, policy("{spreadConstraints: [{spreadByField: cluster, minGroups: 4}], replicaScheduling: {replicaSchedulingType: Divided, weightPreference: {staticWeightList: [{targetCluster: {clusterNames: [c1]}, weight: 1}]}}}"))
+	assert.NoError(t, err, "a static list ignores them")
+}
+
 // TestFederationV1PlacedByPolicy: a Federation v1 workload that a Karmada
 // policy selects is placed on the policy's members, and its annotation
 // divides the replicas over those only ("*" written out per member).

@@ -118,11 +118,12 @@ type candidateSet struct {
 // one when a group cannot be scheduled); one set without
 // clusterAffinities.
 func candidateGroups(members []placement.Cluster, p placementSpec) []candidateSet {
+	members, filtered := spreadFilter(members, p.SpreadConstraints)
 	if len(p.ClusterAffinities) == 0 {
 		if p.ClusterAffinity == nil {
-			return []candidateSet{{members, "no clusterAffinity: every member"}}
+			return []candidateSet{{members, "no clusterAffinity: every member" + filtered}}
 		}
-		return []candidateSet{{matching(members, *p.ClusterAffinity), "clusterAffinity"}}
+		return []candidateSet{{matching(members, *p.ClusterAffinity), "clusterAffinity" + filtered}}
 	}
 	var out []candidateSet
 	var skipped []string
@@ -141,9 +142,35 @@ func candidateGroups(members []placement.Cluster, p placementSpec) []candidateSe
 		if len(skipped) > 0 {
 			why = fmt.Sprintf("clusterAffinities: group %q is the first that selects a member that answers (%s skipped)", term.AffinityName, strings.Join(skipped, ", "))
 		}
-		out = append(out, candidateSet{answering, why})
+		out = append(out, candidateSet{answering, why + filtered})
 	}
 	return out
+}
+
+// spreadFilter is Karmada's spreadconstraint filter plugin
+// (pkg/scheduler/framework/plugins/spreadconstraint): a member without the
+// property a constraint spreads by (provider, region, zones in the
+// federation file) cannot be scheduled to, whatever the replica
+// strategy. It returns the members left and, when some were dropped, a
+// note for the candidates' why.
+func spreadFilter(members []placement.Cluster, constraints []spreadConstraint) ([]placement.Cluster, string) {
+	var dropped []string
+	kept := slices.DeleteFunc(slices.Clone(members), func(m placement.Cluster) bool {
+		for _, sc := range constraints {
+			missing := sc.SpreadByField == "provider" && m.Provider == "" ||
+				sc.SpreadByField == "region" && m.Region == "" ||
+				sc.SpreadByField == "zone" && len(m.Zones) == 0
+			if missing {
+				dropped = append(dropped, fmt.Sprintf("%s (no %s)", m.Name, sc.SpreadByField))
+				return true
+			}
+		}
+		return false
+	})
+	if len(dropped) == 0 {
+		return members, ""
+	}
+	return kept, "; spreadConstraints leave out " + strings.Join(dropped, ", ")
 }
 
 // spreadGroups checks the spread constraints Karmada's scheduler applies
