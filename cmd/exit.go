@@ -108,7 +108,8 @@ func exitCode(ios *iostreams.IOStreams, cmd *cobra.Command, err error) int {
 	cs := ios.ErrColorScheme()
 	var exitErr *cmdutil.ExitError
 	code := cmdutil.ExitCodeOf(err)
-	if code == ExitError && isCobraUsageError(err) {
+	known := errors.As(err, &exitErr) || errors.Is(err, cmdutil.ErrSilent) || errors.Is(err, context.Canceled)
+	if code == ExitError && !known && isCobraUsageError(err) {
 		code = ExitUsage
 	}
 	switch {

@@ -124,7 +124,20 @@ func (o *DrainOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("cluster %s is the only member: there is nowhere to move to", o.Cluster)
 	}
 	input := cmdutil.RenderInput{Context: ctx, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Failing: cmdutil.FailOnAny}
-	input.Federation = o.Federation
+	// What runs before the drain: the member's share included, even when
+	// it was cordoned first (fedctl cordon, then drain, as kubectl's
+	// habit goes), which only stops new objects and plans there.
+	input.Federation = func() (*members.File, error) {
+		c := *file
+		c.Federation = fed.Clone()
+		if m, _ := c.Federation.Member(o.Cluster); m.Cordoned != nil {
+			m.Cordoned = nil
+			if err := c.Federation.Put(m, true); err != nil {
+				return nil, err
+			}
+		}
+		return &c, nil
+	}
 	before, err := cmdutil.Render(o.IO, input)
 	if err != nil {
 		return err

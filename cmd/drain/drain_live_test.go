@@ -233,6 +233,21 @@ func TestDrainShortOfCapacity(t *testing.T) {
 	n, ok := replicasIn(t, "cluster2", ns)
 	assert.True(t, ok)
 	assert.Equal(t, int64(2), n)
+
+	// Cordoned first (kubectl's habit: cordon, then drain): its replicas
+	// still run there and still do not fit elsewhere; the cordon must not
+	// hide them from the check.
+	file, err := members.Load(d.fedPath)
+	require.NoError(t, err)
+	m, _ := file.Federation.Member("cluster2")
+	m.Cordoned = &members.Cordon{Reason: "maintenance"}
+	require.NoError(t, file.Federation.Put(m, true))
+	require.NoError(t, file.Save(file.Federation))
+	_, _, err = d.drain(t)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not enough capacity to drain cluster2")
+	n, _ = replicasIn(t, "cluster2", ns)
+	assert.Equal(t, int64(2), n)
 }
 
 // TestDrainPinned: an object listed for the drained member blocks the

@@ -69,7 +69,7 @@ func (e *evacuation) run(ctx context.Context) error {
 	if removed := removedElsewhere(e.Before.Result, e.After.Result, e.From); len(removed) > 0 {
 		return fmt.Errorf("the %s of %s would remove objects from other members, which it must not touch:\n  %s\nnothing was changed; please report this with the input", e.What, e.From, strings.Join(removed, "\n  "))
 	}
-	if lost := placedNowhere(e.Before.Result, e.After.Result, e.From, e.Selected); len(lost) > 0 {
+	if lost := placedNowhere(e.Before.Result, e.After.Result, plannedTargets(e.After.Set), e.From, e.Selected); len(lost) > 0 {
 		if !e.Force {
 			return fmt.Errorf("the %s of %s would leave these without a member (their placement selects no other, or their plan cannot place every replica elsewhere):\n  %s\nplace them on other members too, or %s with --force (they then leave it)", e.What, e.From, strings.Join(lost, "\n  "), e.What)
 		}
@@ -365,19 +365,29 @@ func removedElsewhere(before, after *render.Result, from string) []string {
 
 // placedNowhere lists the selected federated objects that before places
 // in from and after places nowhere, by spec.placement.clusters or not
-// (those pinned there are reported first, by pinnedTo), and the
-// workloads whose replicas after places fewer of than before: what the
-// evacuation would remove without moving.
-func placedNowhere(before, after *render.Result, from string, selected func(*federation.Object) bool) []string {
+// (those pinned there are reported first, by pinnedTo), and the selected
+// workloads with a replica plan (planned, by federated object ID) whose
+// replicas after places fewer of than before: what the evacuation would
+// remove without moving. A workload without a plan has its replicas in
+// each member, so it has fewer once on fewer members, as it should.
+func placedNowhere(before, after *render.Result, planned map[string]bool, from string, selected func(*federation.Object) bool) []string {
 	now := placedByID(after)
 	var out []string
+	chosen := map[string]bool{}
 	for _, p := range before.Placed {
-		if selected(p.Object) && slices.Contains(p.Clusters, from) && len(now[p.Object.ID()]) == 0 {
+		if !selected(p.Object) {
+			continue
+		}
+		chosen[p.Object.ID()] = true
+		if slices.Contains(p.Clusters, from) && len(now[p.Object.ID()]) == 0 {
 			out = append(out, fmt.Sprintf("%s:%d: %s: placed on no other member", p.Object.Pos.File(), p.Object.Pos.Line("spec.placement"), p.Object.ID()))
 		}
 	}
 	was, will := before.Replicas(), after.Replicas()
 	for _, id := range slices.Sorted(maps.Keys(was)) {
+		if !planned[id] || !chosen[id] {
+			continue
+		}
 		var b, a int64
 		for _, n := range was[id] {
 			b += n
@@ -387,6 +397,20 @@ func placedNowhere(before, after *render.Result, from string, selected func(*fed
 		}
 		if len(will[id]) > 0 && a < b {
 			out = append(out, fmt.Sprintf("%s: %d of its %d replicas placed nowhere (the plan without %s cannot place them: maxReplicas, or no preference for the other members)", id, b-a, b, from))
+		}
+	}
+	return out
+}
+
+// plannedTargets are the IDs of the federated objects a replica plan
+// (an RSP) targets.
+func plannedTargets(set *federation.Set) map[string]bool {
+	out := map[string]bool{}
+	for _, rsp := range set.RSPs {
+		for _, o := range set.Objects {
+			if o.Kind == rsp.Spec.TargetKind && o.Namespace == rsp.Namespace && o.Name == rsp.Name {
+				out[o.ID()] = true
+			}
 		}
 	}
 	return out

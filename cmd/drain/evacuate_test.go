@@ -17,7 +17,7 @@ import (
 
 // renderFor renders input for members a, b and c, with cordoned cordoned
 // (a drain's render after: see Run).
-func renderFor(t *testing.T, input, cordoned string) *render.Result {
+func renderFor(t *testing.T, input, cordoned string) (*federation.Set, *render.Result) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "app.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(input), 0o600))
@@ -31,13 +31,14 @@ func renderFor(t *testing.T, input, cordoned string) *render.Result {
 	}
 	out, err := pipeline.Run(pipeline.Input{Docs: testutil.Documents(t, path), DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
 	require.NoError(t, err)
-	return out.Result
+	return out.Set, out.Result
 }
 
 // TestPlacedNowhere: a drain that would leave an object without a member
 // (a selector that picks the drained member only) or a workload with
 // fewer replicas (a plan that cannot place them elsewhere) says so, and
-// one that moves everything says nothing; withoutMember leaves nothing on
+// one that moves everything says nothing, and so does a workload without
+// a plan, which has its replicas in each member; withoutMember leaves nothing on
 // the member, and removedElsewhere catches an object leaving another one.
 func TestPlacedNowhere(t *testing.T) {
 	const input = `apiVersion: types.kubefed.io/v1beta1
@@ -61,6 +62,13 @@ spec:
   clusters: {"*": {weight: 1, maxReplicas: 3}}
 ---
 apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: plain, namespace: shop}
+spec:
+  template: {spec: {replicas: 3}}
+  placement: {clusterSelector: {}}
+---
+apiVersion: types.kubefed.io/v1beta1
 kind: FederatedConfigMap
 metadata: {name: only-a, namespace: shop}
 spec:
@@ -75,19 +83,24 @@ spec:
   placement: {clusterSelector: {}}
 `
 	all := func(*federation.Object) bool { return true }
-	before := renderFor(t, input, "")
-	after := withoutMember(renderFor(t, input, "a"), "a")
+	_, before := renderFor(t, input, "")
+	set, afterA := renderFor(t, input, "a")
+	after := withoutMember(afterA, "a")
+	planned := plannedTargets(set)
+	assert.Equal(t, map[string]bool{"FederatedDeployment shop/web": true}, planned)
 	for _, tg := range after.Targets {
 		assert.NotEqual(t, "a", tg.Cluster, "nothing left on the drained member")
 	}
-	lost := placedNowhere(before, after, "a", all)
+	lost := placedNowhere(before, after, planned, "a", all)
 	require.Len(t, lost, 2)
 	assert.Regexp(t, `app\.yaml:\d+: FederatedConfigMap shop/only-a: placed on no other member`, lost[0])
 	assert.Equal(t, "FederatedDeployment shop/web: 3 of its 9 replicas placed nowhere (the plan without a cannot place them: maxReplicas, or no preference for the other members)", lost[1])
 	assert.Empty(t, removedElsewhere(before, after, "a"))
 
-	assert.Empty(t, placedNowhere(before, before, "a", all), "nothing leaves")
+	assert.Empty(t, placedNowhere(before, before, planned, "a", all), "nothing leaves")
+	none := func(*federation.Object) bool { return false }
+	assert.Empty(t, placedNowhere(before, after, planned, "a", none), "only the selected objects count")
 	gone := removedElsewhere(before, withoutMember(after, "b"), "a")
-	require.Len(t, gone, 3, "the Namespace, the Deployment and the ConfigMap everywhere, from b: %v", gone)
+	require.Len(t, gone, 4, "the Namespace, the two Deployments and the ConfigMap everywhere, from b: %v", gone)
 	assert.Regexp(t, `app\.yaml:\d+: FederatedNamespace shop/shop from b`, gone[0])
 }

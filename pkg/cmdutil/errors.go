@@ -102,8 +102,8 @@ const (
 )
 
 // ExitCodeOf is the exit code of the error a command returned, as
-// cmd.Main gives it; usage errors that cobra raises itself, before any
-// fedctl code runs, are cmd's to tell.
+// cmd.Main gives it, but for what only cmd tells: usage errors that cobra
+// raises itself, before any fedctl code runs, and a bug's panic.
 func ExitCodeOf(err error) int {
 	var exitErr *ExitError
 	var partial *PartialError

@@ -169,7 +169,9 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		targets[o.Kind+"/"+o.Namespace+"/"+o.Name] = o
 	}
 	names := make([]string, 0, len(members))
+	allNames := make([]string, 0, len(members))
 	for _, m := range members {
+		allNames = append(allNames, m.Name)
 		if !m.Cordoned { // left out of plans, as render leaves it
 			names = append(names, m.Name)
 		}
@@ -191,7 +193,8 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		}}
 		out[target] = s
 		s.info.Preferences = preferences(rsp.Spec.Clusters)
-		clusters := names
+		var clusters []string
+		considered := allNames
 		if live != nil {
 			lr := live.Replicas[render.TargetKey(target)]
 			s.info.Live = &LiveFigures{Current: replicas(lr.Current), Capacity: replicas(lr.Capacity), KeepShares: live.KeepShares}
@@ -210,23 +213,36 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 				s.errs = append(s.errs, positioned(target, err)...)
 				continue
 			}
-			selected, ok, _ := render.SelectorClusters(set, members, target)
-			if !ok {
+			selected, ok, err := render.SelectorClusters(set, members, target)
+			switch {
+			case err != nil:
+				s.info.Error = err.Error()
+				s.errs = append(s.errs, positioned(target, err)...)
+				continue
+			case !ok:
 				s.info.Skipped = "no FederatedNamespace " + target.Namespace + " in the input: KubeFed plans nothing, and the object is placed nowhere"
 				continue
 			}
-			clusters = placement.Intersect(names, selected) // never a cordoned member
+			considered = placement.Intersect(considered, selected)
 		}
 		if rsp.Spec.Considered != nil {
-			clusters = placement.Intersect(clusters, rsp.Spec.Considered)
+			considered = placement.Intersect(considered, rsp.Spec.Considered)
 		}
-		manifestsOnly := clusters // before the members' answers
+		if len(considered) == 0 {
+			s.info.Skipped = "no clusters to plan for: KubeFed's scheduler does nothing, and the object is placed by its own placement"
+			if rsp.Spec.IntersectWithClusterSelector {
+				s.info.Skipped = "no clusters to plan for (intersectWithClusterSelector: the clusterSelectors of the target and of its FederatedNamespace select no member in common; clusters lists are ignored): KubeFed's scheduler does nothing, and the object is placed by its own placement"
+			}
+			continue
+		}
+		clusters = placement.Intersect(considered, names) // never a cordoned member
+		manifestsOnly := clusters                         // before the members' answers
 		if live != nil && !live.KeepShares {
 			clusters = placement.Intersect(clusters, live.Answering)
 		}
 		s.info.Considered = slices.Clone(clusters)
 		if len(clusters) == 0 {
-			s.info.Skipped = "no clusters to plan for: KubeFed's scheduler leaves the object as it is"
+			s.info.Skipped = "no clusters to plan for (every member considered is cordoned or did not answer): KubeFed's scheduler leaves the object as it is"
 			if kept := render.KeptAsTheyRun(live, members, target); len(kept) > 0 {
 				s.info.Skipped = "no clusters to plan for: the replicas are kept as they run (" + render.PlanText(kept) + "), as KubeFed's scheduler leaves the object as it is"
 				s.plan, s.info.Plan = kept, replicas(kept)

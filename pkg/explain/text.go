@@ -173,9 +173,12 @@ func (p *textPrinter) scheduling(s *Scheduling) {
 	for _, pr := range s.Preferences {
 		prefs = append(prefs, preferenceText(pr))
 	}
-	if s.Defaulted {
+	switch {
+	case s.Defaulted:
 		p.line(2, "preferences: spec.clusters is empty, so %s (KubeFed's default)", strings.Join(prefs, ", "))
-	} else {
+	case len(prefs) == 0:
+		p.line(2, "preferences: spec.clusters is empty")
+	default:
 		p.line(2, "preferences: %s", strings.Join(prefs, ", "))
 	}
 	if s.IntersectWithClusterSelector {

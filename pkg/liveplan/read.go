@@ -24,7 +24,8 @@ import (
 type Options struct {
 	Access    members.Access
 	NewClient func(members.Access, members.Member) (members.Client, error)
-	// Timeout bounds the whole read, every member included.
+	// Timeout bounds the health probe of every member, and then again the
+	// reads of their replica state: the whole read takes at most twice it.
 	Timeout time.Duration
 	// KeepShares plans over every member, answering or not
 	// (--no-failover).
@@ -76,7 +77,7 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 		return live
 	}
 	for _, t := range targets {
-		live.Replicas[render.TargetKey(t)] = render.LiveReplicas{Current: map[string]int64{}, Capacity: map[string]int64{}}
+		live.Replicas[render.TargetKey(t)] = render.LiveReplicas{Current: map[string]int64{}, Capacity: map[string]int64{}, Spec: map[string]int64{}}
 	}
 	// The reads get their own time: a slow probe must not leave them
 	// none, and fail members over that answer.
@@ -98,6 +99,7 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 			for key, s := range state {
 				if s.exists {
 					live.Replicas[key].Current[m.Name] = s.current
+					live.Replicas[key].Spec[m.Name] = s.spec
 				}
 				if s.capped {
 					live.Replicas[key].Capacity[m.Name] = s.capacity
@@ -124,8 +126,8 @@ func rspTargets(set *federation.Set) []*federation.Object {
 }
 
 type memberState struct {
-	exists, capped    bool
-	current, capacity int64
+	exists, capped          bool
+	current, capacity, spec int64
 }
 
 // readMember reads one member's object of each target, fedctl's only (as
@@ -176,7 +178,7 @@ func readMember(ctx context.Context, opts Options, m members.Member, targets []*
 		if listErr != nil {
 			return nil, listErr
 		}
-		out[render.TargetKey(t)] = memberState{exists: true, current: current, capacity: capacity, capped: capped}
+		out[render.TargetKey(t)] = memberState{exists: true, current: current, capacity: capacity, capped: capped, spec: spec}
 	}
 	return out, nil
 }

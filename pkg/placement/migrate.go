@@ -26,48 +26,36 @@ type Moved struct {
 // destination). The result is sorted without duplicates; clusters is not
 // modified.
 func Migrated(clusters []string, objLabels map[string]string, members []Cluster) ([]string, []Moved) {
-	out := clusters
+	var out []string
 	var moved []Moved
 	for _, c := range clusters {
 		to, hops := destination(c, objLabels, members)
-		if len(hops) == 0 {
-			continue
-		}
-		if moved == nil {
-			out = slices.Clone(out)
-		}
 		moved = appendNewMoves(moved, hops)
-		out = slices.DeleteFunc(out, func(x string) bool { return x == c })
-		if !slices.Contains(out, to) {
-			out = append(out, to)
-		}
+		out = append(out, to)
 	}
-	if moved != nil {
-		slices.Sort(out)
-		out = slices.Compact(out)
+	if moved == nil {
+		return clusters, nil
 	}
-	return out, moved
+	slices.Sort(out)
+	return slices.Compact(out), moved
 }
 
 // MigratedPlan applies the members' migrations to a replica plan of an
 // object with objLabels: a member a migration moves the object off gives
 // its replicas to the destination at the end of the chain, which adds
-// them to its own. It returns plan itself when no migration applies, else
-// a new plan.
+// them to its own. Each member's destination is decided from plan as
+// given, so that two members that swap (a cycle) swap their shares. It
+// returns plan itself when no migration applies, else a new plan.
 func MigratedPlan(plan map[string]int64, objLabels map[string]string, members []Cluster) (map[string]int64, []Moved) {
-	out := plan
+	out := make(map[string]int64, len(plan))
 	var moved []Moved
 	for _, c := range slices.Sorted(maps.Keys(plan)) {
 		to, hops := destination(c, objLabels, members)
-		if len(hops) == 0 {
-			continue
-		}
-		if moved == nil {
-			out = maps.Clone(plan)
-		}
 		moved = appendNewMoves(moved, hops)
-		out[to] += out[c]
-		delete(out, c)
+		out[to] += plan[c]
+	}
+	if moved == nil {
+		return plan, nil
 	}
 	return out, moved
 }

@@ -46,6 +46,9 @@ func TestMigrated(t *testing.T) {
 		{name: "a cycle ends before it comes back", clusters: []string{"a"}, labels: web,
 			members: []Cluster{migrating(t, "a", "app=web", "b"), migrating(t, "b", "app", "a")},
 			want:    []string{"b"}, moved: []Moved{{From: "a", To: "b", Selector: "app=web"}}},
+		{name: "members of a cycle swap", clusters: []string{"b", "a"}, labels: web,
+			members: []Cluster{migrating(t, "a", "app=web", "b"), migrating(t, "b", "app", "a")},
+			want:    []string{"a", "b"}, moved: []Moved{{From: "b", To: "a", Selector: "app"}, {From: "a", To: "b", Selector: "app=web"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,6 +77,11 @@ func TestMigratedPlan(t *testing.T) {
 	chain := []Cluster{migrating(t, "b", "app=web", "c"), migrating(t, "a", "app=web", "b"), {Name: "c"}}
 	got, _ = MigratedPlan(map[string]int64{"a": 2, "b": 1, "c": 3}, map[string]string{"app": "web"}, chain)
 	assert.Equal(t, map[string]int64{"c": 6}, got)
+
+	// Two members that swap swap their shares.
+	cycle := []Cluster{migrating(t, "a", "app=web", "b"), migrating(t, "b", "app", "a")}
+	got, _ = MigratedPlan(map[string]int64{"a": 2, "b": 5}, map[string]string{"app": "web"}, cycle)
+	assert.Equal(t, map[string]int64{"a": 5, "b": 2}, got)
 
 	// The replicas total is kept whatever the migrations.
 	got, _ = MigratedPlan(map[string]int64{"a": 5}, map[string]string{"app": "web"}, members)

@@ -199,10 +199,17 @@ spec: {targetKind: FederatedDeployment, totalReplicas: 6, intersectWithClusterSe
 	require.Empty(t, errs(res))
 	assert.Equal(t, map[string]int64{"b": 3, "c": 3}, replicasOf(res), "a is cordoned: no share, and no object to create")
 
-	nsOnAB := "\napiVersion: types.kubefed.io/v1beta1\nkind: FederatedNamespace\nmetadata: {name: shop}\nspec: {placement: {clusters: [{name: a}, {name: b}]}}\n"
-	res = render.ForClusters(render.Input{Set: decode(t, nsOnAB+web), Types: typeconfig.Builtin(), Members: members})
+	nsOnProd := "\napiVersion: types.kubefed.io/v1beta1\nkind: FederatedNamespace\nmetadata: {name: shop}\nspec: {placement: {clusterSelector: {matchLabels: {tier: prod}}}}\n"
+	res = render.ForClusters(render.Input{Set: decode(t, nsOnProd+web), Types: typeconfig.Builtin(), Members: members})
 	require.Empty(t, errs(res))
 	assert.Equal(t, map[string]int64{"a": 3, "b": 3}, replicasOf(res), "c has no Namespace: planned nothing, not 2 replicas lost")
+
+	// selectorOnly for the namespace too: its clusters list is ignored, so
+	// KubeFed plans over nobody and the target keeps its own placement
+	nsListed := "\napiVersion: types.kubefed.io/v1beta1\nkind: FederatedNamespace\nmetadata: {name: shop}\nspec: {placement: {clusters: [{name: a}, {name: b}]}}\n"
+	res = render.ForClusters(render.Input{Set: decode(t, nsListed+web), Types: typeconfig.Builtin(), Members: members})
+	require.Empty(t, errs(res))
+	assert.Equal(t, map[string]int64{"a": 1, "b": 1}, replicasOf(res), "no plan: the template's replicas where the Namespace goes")
 }
 
 // TestRSPNoMemberToPlanOver: when every member a preference considers is
@@ -227,7 +234,8 @@ spec: {targetKind: FederatedDeployment, totalReplicas: 4}
 `)
 	one := []placement.Cluster{{Name: "a", Cordoned: true}}
 	live := &render.Live{Answering: []string{"a"}, Replicas: map[string]render.LiveReplicas{
-		"FederatedDeployment/shop/web": {Current: map[string]int64{"a": 4}}}}
+		// mid-rollout: 2 of its 4 ready; what was written is kept
+		"FederatedDeployment/shop/web": {Current: map[string]int64{"a": 2}, Spec: map[string]int64{"a": 4}}}}
 	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: one, Live: live})
 	require.Empty(t, errs(res))
 	assert.Equal(t, map[string]int64{"a": 4}, replicasOf(res))

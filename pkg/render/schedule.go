@@ -27,7 +27,9 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 	}
 	// A cordoned member is left out of every plan (fedctl cordon).
 	names := make([]string, 0, len(in.Members))
+	allNames := make([]string, 0, len(in.Members))
 	for _, m := range in.Members {
+		allNames = append(allNames, m.Name)
 		if !m.Cordoned {
 			names = append(names, m.Name)
 		}
@@ -42,17 +44,26 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			res.Errors = append(res.Errors, &TargetError{Object: target, Err: rsp.Errorf("metadata.name", "a second ReplicaSchedulingPreference for %s", target.ID())})
 			continue
 		}
-		clusters := names
+		// The members the preference considers, then those a plan may
+		// use: not cordoned, and answering.
+		considered := allNames
 		if rsp.Spec.IntersectWithClusterSelector {
 			selected, ok := intersectClusters(in, res, target)
 			if !ok {
 				continue
 			}
-			clusters = placement.Intersect(names, selected) // never a cordoned member
+			considered = placement.Intersect(considered, selected)
 		}
 		if rsp.Spec.Considered != nil {
-			clusters = placement.Intersect(clusters, rsp.Spec.Considered)
+			considered = placement.Intersect(considered, rsp.Spec.Considered)
 		}
+		if len(considered) == 0 {
+			// KubeFed's scheduler does nothing without clusters; the
+			// target is placed by its own placement (a dialect's policy
+			// that selects no member: nowhere)
+			continue
+		}
+		clusters := placement.Intersect(considered, names) // never a cordoned member
 		if in.Live != nil && !in.Live.KeepShares {
 			// KubeFed plans over ready clusters only
 			// (podInformer.GetReadyClusters): a member that does not
@@ -60,11 +71,12 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			clusters = placement.Intersect(clusters, in.Live.Answering)
 		}
 		if len(clusters) == 0 {
-			// KubeFed's scheduler does nothing without clusters: the
-			// federated object keeps the plan last written. Here that plan
-			// is what runs, which the members said: kept, so that a
-			// cordoned member's replicas are not set back to the
-			// template's. Without a live read nothing says it.
+			// Every member it considers is cordoned or did not answer.
+			// KubeFed's scheduler then leaves the federated object with
+			// the plan last written; here that plan is what the members
+			// hold (their spec.replicas): kept, so that a cordoned
+			// member's replicas are not set back to the template's.
+			// Without a live read nothing says it.
 			if kept := KeptAsTheyRun(in.Live, in.Members, target); len(kept) > 0 {
 				out[target], _ = WithPlan(target, kept)
 				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (every member it considers is cordoned or did not answer): the replicas are kept as they run (%s)", PlanText(kept)))
@@ -106,7 +118,8 @@ func intersectClusters(in Input, res *Result, target *federation.Object) ([]stri
 // plans over (before cordons and answers), as KubeFed's
 // ComputeNamespacedPlacement(selectorOnly=true) gives them: those the
 // target's clusterSelector selects (its clusters list ignored), within
-// where the FederatedNamespace of its namespace goes. Without that
+// where the FederatedNamespace's clusterSelector goes (selectorOnly there
+// too: its clusters list is ignored as well). Without that
 // FederatedNamespace KubeFed fails, and the target is placed nowhere
 // anyway (NamespaceNotFederated), so ok is false (no plan), unless the
 // federation is namespace-scoped, where the selector alone counts.
@@ -118,7 +131,9 @@ func SelectorClusters(set *federation.Set, members []placement.Cluster, target *
 	ns, found := set.Namespaces()[target.Namespace]
 	switch {
 	case found:
-		nsSel, err := placement.Select(ns.Spec.Placement, members)
+		// selectorOnly for the namespace too (ComputeNamespacedPlacement
+		// passes it on)
+		nsSel, err := placement.SelectBySelector(ns.Spec.Placement, members)
 		if err != nil {
 			return nil, false, fmt.Errorf("placement of FederatedNamespace %s: %w", target.Namespace, err)
 		}
@@ -130,8 +145,10 @@ func SelectorClusters(set *federation.Set, members []placement.Cluster, target *
 }
 
 // KeptAsTheyRun are the replicas an RSP target keeps when no member is
-// left to plan over: its live replicas in every member that holds it,
-// cordoned or not; nil without a live read.
+// left to plan over: the spec.replicas fedctl's object has in each member
+// that holds it, cordoned or not (what was last written, not how many are
+// ready: a member mid-rollout is not scaled down); nil without a live
+// read.
 func KeptAsTheyRun(live *Live, members []placement.Cluster, target *federation.Object) map[string]int64 {
 	if live == nil {
 		return nil
@@ -140,8 +157,7 @@ func KeptAsTheyRun(live *Live, members []placement.Cluster, target *federation.O
 	for i, m := range members {
 		all[i] = m.Name
 	}
-	current, _ := live.For(target, all)
-	return current
+	return only(live.Replicas[TargetKey(target)].Spec, all)
 }
 
 // PlanText is a plan as "a 3, b 2", by member name.
@@ -257,6 +273,8 @@ type Live struct {
 type LiveReplicas struct {
 	Current  map[string]int64
 	Capacity map[string]int64
+	// Spec is each member's spec.replicas, what was last written there.
+	Spec map[string]int64
 }
 
 // Reason is why member did not answer, "" when the read did not say.

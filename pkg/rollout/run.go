@@ -303,19 +303,26 @@ func (r *runner) check(ctx context.Context, res *WaveResult) {
 			absent[n.Cluster] = append(absent[n.Cluster], n.String())
 		}
 	}
-	var failed []string
+	failed := slices.Sorted(maps.Keys(absent))
 	var notReady []status.NotReady
-	var err error
-	if len(absent) == 0 {
-		failed, notReady, err = r.waitCurrent(wctx, res.Clusters, r.in.Plan.MaxFailures)
-	} else {
-		failed = slices.Sorted(maps.Keys(absent))
+	var problems []string
+	if len(failed) > 0 {
 		var parts []string
 		for _, c := range failed {
 			parts = append(parts, c+": "+strings.Join(absent[c], "; "))
 		}
-		err = fmt.Errorf("not applied, so never rolled out there: %s; start from an earlier wave", strings.Join(parts, "; "))
+		problems = append(problems, fmt.Sprintf("not applied, so never rolled out there: %s; start from an earlier wave", strings.Join(parts, "; ")))
 	}
+	// the members that hold their objects are waited for still, unless
+	// the absent ones already fail the wave
+	if present := without(res.Clusters, failed); len(present) > 0 && len(failed) <= r.in.Plan.MaxFailures {
+		bad, nr, err := r.waitCurrent(wctx, present, r.in.Plan.MaxFailures-len(failed))
+		failed, notReady = append(failed, bad...), nr
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	err := errors.New(strings.Join(problems, "; "))
 	if ctx.Err() != nil {
 		res.State, res.Message = Interrupted, "interrupted while checking"
 		return
@@ -328,6 +335,9 @@ func (r *runner) check(ctx context.Context, res *WaveResult) {
 		return
 	}
 	res.State, res.Message = Checked, "before --from-wave: Current, not written"
+	if len(failed) > 0 {
+		res.Message += fmt.Sprintf("; %s failed, within maxFailures %d", strings.Join(failed, ", "), r.in.Plan.MaxFailures)
+	}
 }
 
 // checkGone is check for a delete: the wave's members must hold nothing

@@ -189,6 +189,31 @@ func TestRunFromWaveChecksWithoutWaiting(t *testing.T) {
 	assert.Empty(t, f.members["c1"].Writes(), "a checked wave is never written")
 }
 
+// TestRunFromWaveChecksEveryMember: with maxFailures 1, one member of a
+// checked wave without its objects is the wave's one failure, and the
+// other members are still waited for: one that is not Current fails the
+// check.
+func TestRunFromWaveChecksEveryMember(t *testing.T) {
+	f := newRunFixture(t)
+	report := propagate.Run(context.Background(), propagate.Input{Result: f.res, Clusters: []string{"c2"}, Clients: f.clients})
+	require.Empty(t, report.Failed())
+	f.setDeployment("c2", false) // applied, and failed
+	in := f.input(&Plan{Timeout: time.Hour, MaxFailures: 1, Waves: []Wave{{Name: "canary", Clusters: []string{"c1", "c2"}}, {Name: "rest", Clusters: []string{"c3"}}}})
+	in.From = "rest"
+	rep, err := Run(guard(t), in)
+	var stopped *StoppedError
+	require.ErrorAs(t, err, &stopped)
+	assert.Equal(t, Failed, rep.Waves[0].State, rep.Waves[0].Message)
+	assert.Equal(t, []string{"c1", "c2"}, rep.Waves[0].FailedClusters)
+	assert.Contains(t, rep.Waves[0].Message, "not applied, so never rolled out there: c1: ")
+
+	f.setDeployment("c2", true)
+	f.afterSync = func(c string) { f.setDeployment(c, true) } // rest gets Current
+	rep, err = Run(guard(t), in)
+	require.NoError(t, err)
+	assert.Equal(t, Checked, rep.Waves[0].State, "c1 alone is within maxFailures 1: %s", rep.Waves[0].Message)
+}
+
 // TestRunDeadline: --deadline bounds the whole rollout, not only the
 // writes: a wave that does not get Current fails at the deadline, long
 // before its wave timeout, and says which bound ended it.

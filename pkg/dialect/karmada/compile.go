@@ -309,6 +309,7 @@ func schedule(all []placement.Cluster, pol *propagationPolicy, p plain, notes []
 	// Karmada tries the next affinity group when one cannot be scheduled
 	// (scheduleResourceBindingWithClusterAffinities).
 	var failed []string
+	var firstErr error
 	for i, g := range groups {
 		why := g.why
 		if len(failed) > 0 {
@@ -317,9 +318,15 @@ func schedule(all []placement.Cluster, pol *propagationPolicy, p plain, notes []
 		gnotes := append(slices.Clone(notes), fmt.Sprintf("candidates (%s): %s", why, orNone(names(g.members))))
 		placed, counts, field, gnotes, err := scheduleOn(g.members, pl, p, gnotes)
 		var cannot *unschedulableError
-		if errors.As(err, &cannot) && i < len(groups)-1 {
-			failed = append(failed, fmt.Sprintf("the group before it cannot be scheduled: %v", err))
-			continue
+		if errors.As(err, &cannot) {
+			if firstErr == nil {
+				firstErr = err
+			}
+			if i < len(groups)-1 {
+				failed = append(failed, fmt.Sprintf("the group before it cannot be scheduled: %v", err))
+				continue
+			}
+			return nil, nil, "", gnotes, firstErr // Karmada reports the first group's
 		}
 		return placed, counts, field, gnotes, err
 	}

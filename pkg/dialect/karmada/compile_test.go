@@ -415,9 +415,13 @@ spec:
   placement:
     clusterAffinity: %s
 `
-	_, res, err = renderText(t, workload(even, fmt.Sprintf(policy, "{clusterNames: [nope]}")))
+	set, res, err := renderText(t, workload(even, fmt.Sprintf(policy, "{clusterNames: [nope]}")))
 	require.NoError(t, err)
 	assert.Empty(t, replicasByMember(res), "no member selected: placed nowhere")
+	live := &render.Live{Answering: []string{"c1", "c2", "c3"}, Replicas: map[string]render.LiveReplicas{
+		"FederatedDeployment/shop/web": {Current: map[string]int64{"c1": 4}, Spec: map[string]int64{"c1": 4}}}}
+	res = render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members, Live: live})
+	assert.Empty(t, replicasByMember(res), "nowhere with a live read too: what runs is not kept")
 
 	_, res, err = renderText(t, workload("    federation.kubernetes.io/deployment-preferences: '{\"clusters\": {\"c3\": {\"weight\": 1}}}'\n", fmt.Sprintf(policy, "{labelSelector: {matchLabels: {tier: prod}}}")))
 	require.NoError(t, err)
