@@ -160,6 +160,7 @@ func (o *DrainOptions) Run(ctx context.Context) error {
 		return &c, nil
 	}
 	input.KeepWarnings = true // the render warns again about what the first one did
+	input.Docs = before.Docs  // read once: stdin cannot be read twice
 	after, err := cmdutil.Render(o.IO, input)
 	if err != nil {
 		return err

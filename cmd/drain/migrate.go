@@ -154,6 +154,7 @@ func (o *MigrateOptions) Run(ctx context.Context) error {
 		return &c, nil
 	}
 	input.KeepWarnings = true // the first render printed them
+	input.Docs = before.Docs  // read once: stdin cannot be read twice
 	after, err := cmdutil.Render(o.IO, input)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/input"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/liveplan"
+	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/placement"
@@ -69,6 +70,10 @@ type RenderInput struct {
 	// EmptyInputErr, when set, replaces the error for an input without
 	// federated objects: apply says what --prune would then delete.
 	EmptyInputErr error
+	// Docs, when set, are the input already read by an earlier Render
+	// (Rendered.Docs), rendered again for another federation (drain's and
+	// migrate's "after"): -f, -k and stdin are read once per run.
+	Docs []manifest.Document
 	// Live, when set, reads what the members say that a plan depends on:
 	// which members answer and, for ReplicaSchedulingPreferences, each
 	// member's current replicas and capacity. It is called only when the
@@ -188,6 +193,8 @@ func LoadMembership(load func() (*members.File, error), clusters []string, allow
 // Rendered is RenderInput read and rendered.
 type Rendered struct {
 	*Membership
+	// Docs are the documents read (see RenderInput.Docs).
+	Docs   []manifest.Document
 	Set    *federation.Set
 	Result *render.Result
 	// Live is what the members said, when the render used it.
@@ -219,7 +226,11 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 	// The input is read here, before the pipeline, which then works on
 	// documents alone; what did read is decoded and rendered even when
 	// reading failed, so that one run reports every problem of the input.
-	docs, readErr := input.Read(in.Context, input.Options{Filenames: in.Filenames, Recursive: in.Recursive, Kustomize: in.Kustomize, Stdin: ios.In, Warnings: ios.ErrOut})
+	docs, readErr := in.Docs, error(nil)
+	if docs == nil {
+		docs, readErr = input.Read(in.Context, input.Options{Filenames: in.Filenames, Recursive: in.Recursive, Kustomize: in.Kustomize, Stdin: ios.In, Warnings: ios.ErrOut})
+	}
+	r.Docs = docs
 	pin := pipeline.Input{
 		Docs:             docs,
 		Selector:         sel,
