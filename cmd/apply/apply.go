@@ -440,7 +440,7 @@ func (o *ApplyOptions) dnsCluster(in *cmdutil.Rendered, set *propagate.ApplySet)
 	case err != nil:
 		return "", err
 	case cluster == "" && records:
-		return "", errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)")
+		return "", cmdutil.ErrNoDNSCluster
 	case cluster != "":
 		// a context that does not exist is a mistake to report before
 		// the members get anything (no request is sent here)

@@ -50,6 +50,8 @@ type DeleteOptions struct {
 	// DNS says where the DNSEndpoints of the input's DNS records are
 	// (--dns-context; its other fields are unused).
 	DNS cmdutil.DNSFlags
+	// dnsOpener opens the run's DNS cluster (openDNS).
+	dnsOpener func(string) (*cmdutil.DNSTarget, error)
 }
 
 func (o *DeleteOptions) timeFlags() cmdutil.MemberTimeFlags {
@@ -88,7 +90,9 @@ given, the whole run (what is left then is reported not attempted).
 The DNSEndpoints fedctl wrote for the input's DNS records are deleted first,
 in the cluster the Domain's spec.context or --dns-context names (after the
 last wave with --rollout; not with --cluster, as the records still serve the
-other members).
+other members). Records with no such cluster, a cluster that cannot be
+opened, or a DNS deletion that fails stop the command before any member is
+touched.
 
 --dry-run=client reads the members and lists what would be deleted, sending
 no write; --dry-run=server sends every deletion as a server-side dry run.
@@ -193,8 +197,11 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	if o.Rollout.Enabled {
 		return o.rollout(ctx, in, members.Clients(fed, access, o.NewClient), start, dnsCluster)
 	}
-	// First, so that no name points at a load balancer about to go.
-	dnsErr := o.deleteDNS(ctx, in, dnsCluster)
+	// First, so that no name points at a load balancer about to go; when
+	// that fails, the members are not touched.
+	if err := o.deleteDNS(ctx, in, dnsCluster); err != nil {
+		return fmt.Errorf("%w; nothing was deleted in the members, so that no name points at a load balancer that is gone: run it again once the DNS cluster answers", err)
+	}
 	var stats *members.RequestStats
 	if o.Verbosity >= cmdutil.TimingVerbosity {
 		stats = &members.RequestStats{}
@@ -240,5 +247,5 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return errors.Join(dnsErr, cmdutil.MembersError(report.Failed(), report.NothingDone()))
+	return cmdutil.MembersError(report.Failed(), report.NothingDone())
 }

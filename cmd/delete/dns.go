@@ -11,11 +11,12 @@ import (
 	"github.com/fedctl/fedctl/pkg/propagate"
 )
 
-// dnsCluster is where the input's DNS records were written, "" when the
-// input has none or --cluster limits the deletion to some members (the
-// records still serve the others; the next apply withdraws the targets of
-// the members left). Two Domains that disagree are an error before any
-// deletion.
+// dnsCluster is where the input's DNS records were written, opened, ""
+// when the input has none or --cluster limits the deletion to some
+// members (the records still serve the others; the next apply withdraws
+// the targets of the members left). Records with nowhere to go, two
+// Domains that disagree and a cluster that cannot be opened are errors
+// before any deletion, as for apply: the DNSEndpoints go first.
 func (o *DeleteOptions) dnsCluster(in *cmdutil.Rendered) (string, error) {
 	if !in.Set.DNS.Records() {
 		return "", nil
@@ -25,10 +26,24 @@ func (o *DeleteOptions) dnsCluster(in *cmdutil.Rendered) (string, error) {
 		return "", nil
 	}
 	cluster, err := o.DNS.DNSCluster(in.Set)
-	if err == nil && cluster == "" {
-		fmt.Fprintf(o.IO.ErrOut, "%s DNS records: not deleted: nothing says where ExternalDNS runs (spec.context on the Domain, or --dns-context)\n", o.IO.ErrColorScheme().WarningIcon())
+	switch {
+	case err != nil:
+		return "", err
+	case cluster == "":
+		return "", fmt.Errorf("%w; nothing was deleted", cmdutil.ErrNoDNSCluster)
 	}
-	return cluster, err
+	if _, err := o.openDNS(in)(cluster); err != nil {
+		return "", fmt.Errorf("%w; nothing was deleted", err)
+	}
+	return cluster, nil
+}
+
+// openDNS opens a DNS cluster with the deletion's settings, once a run.
+func (o *DeleteOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
+	if o.dnsOpener == nil {
+		o.dnsOpener = cmdutil.DNSOpener(in.Federation, o.Access, o.timeFlags(), o.NewClient)
+	}
+	return o.dnsOpener
 }
 
 // deleteDNS deletes, in the DNS cluster, the DNSEndpoints fedctl wrote for
@@ -39,7 +54,7 @@ func (o *DeleteOptions) deleteDNS(ctx context.Context, in *cmdutil.Rendered, clu
 	if cluster == "" || ctx.Err() != nil {
 		return nil
 	}
-	target, err := cmdutil.DNSOpener(in.Federation, o.Access, o.timeFlags(), o.NewClient)(cluster)
+	target, err := o.openDNS(in)(cluster)
 	if err != nil {
 		return err
 	}
@@ -48,11 +63,13 @@ func (o *DeleteOptions) deleteDNS(ctx context.Context, in *cmdutil.Rendered, clu
 	defer cancel()
 	dry, suffix := cmdutil.DNSDryRun(o.DryRun)
 	removed, err := dnssync.Delete(dctx, target.Client, cluster, in.Set.DNS, dry)
+	cs := o.IO.ErrColorScheme()
 	var notServed *dnssync.NotServedError
 	if errors.As(err, &notServed) {
-		return nil // no DNSEndpoint can be there
+		// no DNSEndpoint can be there; said, as it may be the wrong cluster
+		fmt.Fprintf(o.IO.ErrOut, "%s DNS: cluster %s does not serve DNSEndpoints, so none is there to delete (is it where ExternalDNS runs?)\n", cs.WarningIcon(), cluster)
+		return nil
 	}
-	cs := o.IO.ErrColorScheme()
 	deleted := dnssync.Deleted(removed)
 	for _, name := range deleted {
 		fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s deleted in cluster %s%s\n", cs.SuccessIcon(), name, cluster, suffix)

@@ -192,14 +192,18 @@ func (o *DiffOptions) dnsClusters(ctx context.Context, in *cmdutil.Rendered, set
 		problems.add(err)
 		return cmdutil.DNSClusters{}
 	case cluster == "" && records:
-		problems.add(errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)"))
+		problems.add(cmdutil.ErrNoDNSCluster)
 		return cmdutil.DNSClusters{}
 	case set == nil:
 		return cmdutil.DNSClusters{Cluster: cluster}
 	}
 	where := cmdutil.DNSClusters{Cluster: cluster}
-	// Check fails only on the named cluster (it cannot be opened)
-	problems.add(where.Check(ctx, cmdutil.DNSCheck{ErrOut: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(), Set: set, Clients: clients, Open: o.openDNS(in), Forget: o.DNS.Forget, Timeout: o.Timeout}, in.Clusters), cluster)
+	// Check fails only on the named cluster (it cannot be opened): once
+	// said, nothing more is compared there
+	if err := where.Check(ctx, cmdutil.DNSCheck{ErrOut: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(), Set: set, Clients: clients, Open: o.openDNS(in), Forget: o.DNS.Forget, Timeout: o.Timeout}, in.Clusters); err != nil {
+		problems.add(err, cluster)
+		return cmdutil.DNSClusters{}
+	}
 	return where
 }
 

@@ -489,7 +489,8 @@ func TestDNSPrune(t *testing.T) {
 }
 
 // TestDNSDelete: fedctl delete deletes the DNSEndpoints of the input's
-// records, first; a dry run and a delete limited by --cluster keep them.
+// records, first; a dry run and a delete limited by --cluster keep them;
+// a DNS cluster that cannot be opened stops it before any member.
 func TestDNSDelete(t *testing.T) {
 	const ns = "dns-delete"
 	w := newWorkspace(t, app(ns, 3, ""))
@@ -509,6 +510,13 @@ func TestDNSDelete(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, errOut, "DNS records: kept, as --cluster deletes from some members only")
 	require.NotNil(t, getEndpoint(t, ns, "service-web"))
+
+	// a DNS cluster that cannot be opened stops it before any member
+	errOut, err = w.delete(t, "--dns-context", "nosuch")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "nosuch")
+	assert.Contains(t, err.Error(), "nothing was deleted")
+	assert.NotContains(t, errOut, "deleted", "no member was touched")
 
 	errOut, err = w.delete(t)
 	require.NoError(t, err)

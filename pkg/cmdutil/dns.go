@@ -63,6 +63,9 @@ func (f *DNSFlags) Validate() error {
 	return nil
 }
 
+// ErrNoDNSCluster is the error for DNS records with nowhere to go.
+var ErrNoDNSCluster = errors.New("the input has DNS records, and nothing says where ExternalDNS runs: set spec.context on the Domain, or pass --dns-context (a member or a kubeconfig context)")
+
 // DNSCluster is where the DNSEndpoints go: --dns-context, else the one
 // context the Domains name; "" when neither says.
 func (f *DNSFlags) DNSCluster(set *federation.Set) (string, error) {
