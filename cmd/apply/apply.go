@@ -550,7 +550,7 @@ func (o *ApplyOptions) writeRecords(ctx context.Context, in *cmdutil.Rendered, c
 	wctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
 	defer cancel()
 	dry, suffix := cmdutil.DNSDryRun(o.DryRun)
-	opts := dnssync.WriteOptions{FieldManager: o.FieldManager, DryRun: dry, PlacedNamespaces: placedNamespaces(in, cluster)}
+	opts := dnssync.WriteOptions{FieldManager: o.FieldManager, DryRun: dry, PlacedNamespaces: cmdutil.PlacedNamespaces(in, cluster)}
 	if set != nil {
 		opts.Set = set.ID()
 	}
@@ -581,18 +581,6 @@ func (o *ApplyOptions) writeRecords(ctx context.Context, in *cmdutil.Rendered, c
 		return &cmdutil.PartialError{Failed: res.Unreachable}
 	}
 	return nil
-}
-
-// placedNamespaces are the Namespaces the run places in cluster (none when
-// it is no member).
-func placedNamespaces(in *cmdutil.Rendered, cluster string) map[string]bool {
-	out := map[string]bool{}
-	for _, t := range in.Result.Targets {
-		if t.Cluster == cluster && t.Type.Group == "" && t.Type.Kind == "Namespace" {
-			out[t.Name()] = true
-		}
-	}
-	return out
 }
 
 // dnsCheck is what DNSClusters.Check needs, with the apply's settings.

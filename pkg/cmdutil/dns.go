@@ -365,3 +365,15 @@ func setEndpointsIn(ctx context.Context, open func(string) (*DNSTarget, error), 
 	}
 	return len(dnssync.Deleted(there)), nil
 }
+
+// PlacedNamespaces are the Namespaces the run places in cluster (none when
+// it is no member).
+func PlacedNamespaces(in *Rendered, cluster string) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range in.Result.Targets {
+		if t.Cluster == cluster && t.Type.Group == "" && t.Type.Kind == "Namespace" {
+			out[t.Name()] = true
+		}
+	}
+	return out
+}

@@ -153,7 +153,7 @@ func Write(ctx context.Context, client members.Client, cluster string, recs []dn
 		}
 		wopts := members.WriteOptions{FieldManager: opts.FieldManager, Force: true, DryRun: opts.DryRun == ServerDryRun}
 		_, err := client.Apply(ctx, m, obj, wopts)
-		if err != nil && opts.DryRun == ServerDryRun && apierrors.IsNotFound(err) && written[dns.RecordKey(r.Kind, r.Namespace, r.Name)] == nil && opts.PlacedNamespaces[r.Namespace] {
+		if opts.DryRun == ServerDryRun && opts.namespaceComing(err, written[dns.RecordKey(r.Kind, r.Namespace, r.Name)], r.Namespace) {
 			err = nil // its namespace is new: the real run creates it first
 		}
 		if err != nil {
@@ -163,6 +163,15 @@ func Write(ctx context.Context, client members.Client, cluster string, recs []dn
 		res.Applied++
 	}
 	return res, errors.Join(errs...)
+}
+
+// namespaceComing says a dry run's err only says that the new
+// DNSEndpoint's namespace is not there yet, which the real run creates
+// first (one of PlacedNamespaces): Write and Compare then take it as
+// written. Any other namespace that is missing is an error, as the real
+// run would fail on it.
+func (o WriteOptions) namespaceComing(err error, live *unstructured.Unstructured, namespace string) bool {
+	return err != nil && live == nil && o.PlacedNamespaces[namespace] && members.NamespaceNotFound(err)
 }
 
 // desired is the DNSEndpoint of r as Write applies it: with SetLabel when
@@ -187,7 +196,8 @@ type Compared struct {
 	Merged *unstructured.Unstructured
 }
 
-// Compare says what Write, with opts (but for its DryRun), would change:
+// Compare says what Write, with opts (but for its DryRun; PlacedNamespaces
+// as for a server dry run), would change:
 // for each record whose live DNSEndpoint (written, from Previous) is not
 // up to date, the live one and a server-side dry run of the new one.
 // Nothing in the DNS cluster changes.
@@ -206,7 +216,7 @@ func Compare(ctx context.Context, client members.Client, cluster string, recs []
 		}
 		merged, err := client.Apply(ctx, m, obj, members.WriteOptions{FieldManager: opts.FieldManager, Force: true, DryRun: true})
 		switch {
-		case apierrors.IsNotFound(err) && live == nil:
+		case opts.namespaceComing(err, live, r.Namespace):
 			merged = obj.DeepCopy() // its namespace is not there yet
 		case err != nil:
 			errs = append(errs, fmt.Errorf("DNSEndpoint %s/%s: %w", obj.GetNamespace(), obj.GetName(), members.RequestErrorIn(ctx, err)))

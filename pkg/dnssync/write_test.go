@@ -306,6 +306,34 @@ func TestCompare(t *testing.T) {
 	assert.Equal(t, []any{"192.0.2.2"}, apiTargets[0].(map[string]any)["targets"], "dry runs")
 }
 
+// TestCompareNewNamespace: a DNSEndpoint whose namespace is not in the DNS
+// cluster yet shows as added only when the run places that namespace
+// there, as Write's server dry run takes it; any other missing namespace
+// is an error in both, as the real apply would fail on it.
+func TestCompareNewNamespace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := memberstest.New(endpointType)
+	f.ApplyErr = func(obj *unstructured.Unstructured, _ int) error {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, obj.GetNamespace())
+	}
+	recs := []dns.Record{testRecord("shop", "web", "192.0.2.1")}
+	placed := WriteOptions{FieldManager: "fedctl", PlacedNamespaces: map[string]bool{"shop": true}}
+
+	got, err := Compare(ctx, f, "dns", recs, nil, placed)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "service-web", got[0].Merged.GetName())
+	_, err = Compare(ctx, f, "dns", recs, nil, WriteOptions{FieldManager: "fedctl"})
+	assert.ErrorContains(t, err, `namespaces "shop" not found`, "not placed by the run: apply would fail")
+
+	placed.DryRun = ServerDryRun
+	_, err = Write(ctx, f, "dns", recs, nil, placed)
+	assert.NoError(t, err)
+	_, err = Write(ctx, f, "dns", recs, nil, WriteOptions{FieldManager: "fedctl", DryRun: ServerDryRun})
+	assert.Error(t, err)
+}
+
 // TestPruneSpares: a DNSEndpoint whose UID is spared (the same object the
 // cluster the input names holds) is left, and said so; SetUIDs lists the
 // set's.

@@ -159,3 +159,15 @@ func DeadlineReached(ctx context.Context) (*DeadlineError, bool) {
 	ok := errors.As(context.Cause(ctx), &de)
 	return de, ok
 }
+
+// NamespaceNotFound says err is the API server refusing an object because
+// its namespace does not exist (a dry run of an object whose namespace the
+// same run creates first).
+func NamespaceNotFound(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
+		return false
+	}
+	d := status.Status().Details
+	return d != nil && d.Kind == "namespaces"
+}

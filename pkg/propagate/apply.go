@@ -181,7 +181,7 @@ func (s *memberSync) apply(ctx context.Context, it *item) {
 	// whoever created it, and would otherwise all conflict.
 	wo.Force = wo.Force || adopting
 	applied, err = s.client.Apply(ctx, it.mapping, obj, wo)
-	if err != nil && s.mode.dryRun && namespaceNotFound(err) && s.dryNamespace(res.Namespace) {
+	if err != nil && s.mode.dryRun && members.NamespaceNotFound(err) && s.dryNamespace(res.Namespace) {
 		// A server-side dry run creates no Namespace, so nothing can check
 		// the objects that go in a new one.
 		res.Action, res.Reason = Skipped, ReasonNamespaceNotCreated

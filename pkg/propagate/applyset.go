@@ -268,7 +268,7 @@ var errParentNamespace = errors.New("the ApplySet parent's namespace does not ex
 func (s *memberSync) openApplySet(ctx context.Context, items []*item) error {
 	gks, namespaces := inputGroupKinds(items)
 	_, err := s.writeApplySetObject(ctx, gks.Union(s.applySet.groupKinds), namespaces.Union(s.applySet.namespaces))
-	if namespaceNotFound(err) {
+	if members.NamespaceNotFound(err) {
 		return errParentNamespace
 	}
 	if err != nil {
@@ -306,7 +306,7 @@ func (s *memberSync) closeApplySet(ctx context.Context, items []*item, kept []Ob
 	set := s.applySet.set
 	res := ObjectResult{APIVersion: "v1", Kind: set.Kind(), Namespace: set.Namespace, Name: set.Name}
 	switch {
-	case err != nil && s.mode.dryRun && namespaceNotFound(err):
+	case err != nil && s.mode.dryRun && members.NamespaceNotFound(err):
 		// its namespace is new: the real run creates it
 		s.compared(res, nil, s.applySetParent(gks, namespaces))
 		return nil

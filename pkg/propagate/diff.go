@@ -1,13 +1,11 @@
 package propagate
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -58,17 +56,6 @@ func (s *memberSync) sortedComparisons() []Comparison {
 	out := slices.Clone(s.comparisons)
 	slices.SortStableFunc(out, func(a, b Comparison) int { return strings.Compare(a.FileName(s.cluster), b.FileName(s.cluster)) })
 	return out
-}
-
-// namespaceNotFound says err is the API server refusing an object because
-// its namespace does not exist.
-func namespaceNotFound(err error) bool {
-	var status apierrors.APIStatus
-	if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
-		return false
-	}
-	d := status.Status().Details
-	return d != nil && d.Kind == "namespaces"
 }
 
 // bookkeepingAnnotations are fedctl's own records on member objects; a
