@@ -79,7 +79,7 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 	}
 	rin := rollout.Input{
 		Plan: plan, From: o.Rollout.From, To: o.Rollout.To, Sync: sync,
-		Result: res, Clients: clients, RequestTimeout: o.Timeout, Deadline: o.deadline(), Start: start,
+		Result: res, Clients: clients, RequestTimeout: o.Timeout, Deadline: o.Deadline, Start: start,
 		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, Contexts: in.Federation.Contexts(), GateOut: o.IO.ErrOut,
 		GateEnv:  cmdutil.GateEnv(o.Access),
 		Progress: o.IO.ErrOut, Live: o.IO.IsStderrTTY(), ColorScheme: o.IO.ErrColorScheme(),
@@ -107,12 +107,4 @@ func firstWave(p *rollout.Plan) []string {
 		}
 	}
 	return nil
-}
-
-// deadline is --deadline as what it ends, nil when not given.
-func (o *ApplyOptions) deadline() *members.DeadlineError {
-	if o.Deadline <= 0 {
-		return nil
-	}
-	return &members.DeadlineError{Flag: "--deadline", D: o.Deadline}
 }

@@ -46,13 +46,9 @@ func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clien
 	checkGone := func(ctx context.Context, w rollout.Wave) *propagate.Report {
 		return propagate.PlanDelete(ctx, propagate.Input{Result: in.Result, Clusters: w.Clusters, Clients: clients, Options: propagate.Options{Concurrency: o.Concurrency}})
 	}
-	var deadline *members.DeadlineError
-	if o.Deadline > 0 {
-		deadline = &members.DeadlineError{Flag: "--deadline", D: o.Deadline}
-	}
 	report, err := rollout.Run(ctx, rollout.Input{
 		Plan: plan, From: o.Rollout.From, To: o.Rollout.To, Sync: sync, CheckGone: checkGone, Clients: clients, RequestTimeout: o.Timeout,
-		Deadline: deadline, Start: start,
+		Deadline: o.Deadline, Start: start,
 		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, Contexts: in.Federation.Contexts(), GateOut: o.IO.ErrOut,
 		GateEnv:  cmdutil.GateEnv(o.Access),
 		Progress: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(),

@@ -33,7 +33,7 @@ func AddRolloutFlags(cmd *cobra.Command, f *RolloutFlags, verb string) {
 		order = "in the reverse of the federation file's rollout.waves order"
 	}
 	fl.BoolVar(&f.Enabled, "rollout", false, fmt.Sprintf("%s wave by wave, %s, stopping at the first wave that fails: later waves get no write", capitalized(verb), order))
-	fl.StringVar(&f.Waves, "waves", "", "With --rollout: the waves for this run instead of the file's: names of its waves (canary,eu,rest), or member label selectors separated by ; with * for every other member ('tier=canary;region=eu;*')")
+	fl.StringVar(&f.Waves, "waves", "", "With --rollout: the waves for this run instead of the file's: names of its waves (canary,eu,rest; a last * for every other member: canary,*), or member label selectors separated by ; with * for every other member ('tier=canary;region=eu;*')")
 	fl.StringVar(&f.From, "from-wave", "", "With --rollout: start at this wave; earlier ones are only checked, never written")
 	fl.StringVar(&f.To, "to-wave", "", "With --rollout: stop after this wave (a promotion gate)")
 	fl.StringVar(&f.Gate, "gate", "", "With --rollout: a shell command run after each wave (FEDCTL_WAVE, FEDCTL_CLUSTERS, FEDCTL_CONTEXTS set); non-zero stops the rollout")
@@ -129,7 +129,7 @@ func WriteRolloutReport(w io.Writer, output string, report *rollout.Report) erro
 func RolloutError(err error) error {
 	var stopped *rollout.StoppedError
 	if errors.As(err, &stopped) {
-		return &ExitError{Code: 3, Err: err}
+		return &ExitError{Code: ExitPartial, Err: err}
 	}
 	return err
 }

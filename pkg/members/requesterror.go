@@ -109,13 +109,13 @@ type DeadlineError struct {
 
 func (e *DeadlineError) Error() string {
 	if e.Flag == "" {
-		return fmt.Sprintf("the member's %s budget ran out (set --deadline to choose the time of the whole run)", shortDuration(e.D))
+		return fmt.Sprintf("the member's %s budget ran out (set --deadline to choose the time of the whole run)", ShortDuration(e.D))
 	}
-	return fmt.Sprintf("deadline reached (%s %s)", e.Flag, shortDuration(e.D))
+	return fmt.Sprintf("deadline reached (%s %s)", e.Flag, ShortDuration(e.D))
 }
 
-// shortDuration is d as a flag would give it: 10m, not 10m0s.
-func shortDuration(d time.Duration) string {
+// ShortDuration is d as a flag would give it: 10m, not 10m0s.
+func ShortDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")

@@ -125,7 +125,7 @@ func (r *Rollout) validate(pos manifest.Positions) []error {
 	// as long as the timeout could never end.
 	if soak, err := time.ParseDuration(r.Soak); err == nil && soak > 0 {
 		if timeout := r.TimeoutDuration(); timeout > 0 && soak >= timeout {
-			errs = append(errs, pos.Errorf("rollout.soak", "%s is not shorter than the wave timeout %s (rollout.timeout), which it is part of: no wave could end; shorten it, or raise rollout.timeout", soak, timeout))
+			errs = append(errs, pos.Errorf("rollout.soak", "%s is not shorter than the wave timeout %s (rollout.timeout), which it is part of: no wave could end; shorten it, or raise rollout.timeout", ShortDuration(soak), ShortDuration(timeout)))
 		}
 	}
 	if r.MaxFailures < 0 {

@@ -1,12 +1,12 @@
 package rollout
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
-	"strings"
+	"syscall"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -76,6 +76,10 @@ func (r *runner) waitGone(ctx context.Context, report *propagate.Report, cluster
 			fmt.Fprintf(r.out, "  gone\n")
 			return nil
 		}
+		if still := countLeft(left); still != n {
+			n = still // progress while a finalizer holds some
+			fmt.Fprintf(r.out, "  %d still there\n", n)
+		}
 		select {
 		case <-ctx.Done():
 			reasons := map[string]string{}
@@ -84,7 +88,7 @@ func (r *runner) waitGone(ctx context.Context, report *propagate.Report, cluster
 				for _, o := range objs {
 					refs = append(refs, o.Ref())
 				}
-				reasons[cluster] = fmt.Sprintf("not gone within %s: %s", cmp.Or(r.limit, fmt.Sprintf("the wave timeout %s", r.in.Plan.Timeout)), strings.Join(refs, ", "))
+				reasons[cluster] = fmt.Sprintf("not gone within %s: %s", r.within(ctx), refList(refs))
 				if err := lastErr[cluster]; err != nil {
 					reasons[cluster] += fmt.Sprintf(" (last read: %v)", err)
 				}
@@ -119,11 +123,18 @@ func (r *runner) stillThere(ctx context.Context, cluster string, objs []propagat
 	}
 	var there []propagate.ObjectResult
 	var lastErr error
-	for _, k := range order {
+	for i, k := range order {
 		held, err := r.read(ctx, client, byGroup[k])
 		var notServed *members.NotServedError
 		switch {
 		case errors.As(err, &notServed): // its type went too
+		case errors.As(err, new(*notAnsweringError)):
+			// the member did not answer: the other groups would only
+			// wait out a request's time each; all stay there
+			for _, rest := range order[i:] {
+				there = append(there, byGroup[rest]...)
+			}
+			return there, err
 		case err != nil:
 			there, lastErr = append(there, byGroup[k]...), err
 		default:
@@ -141,7 +152,7 @@ func (r *runner) read(ctx context.Context, client members.Client, objs []propaga
 	first := objs[0]
 	m, err := client.Map(ctx, schema.FromAPIVersionAndKind(first.APIVersion, first.Kind))
 	if err != nil {
-		return nil, members.RequestErrorIn(ctx, err)
+		return nil, requestError(ctx, err)
 	}
 	if len(objs) == 1 {
 		live, err := client.Get(ctx, m, first.Namespace, first.Name)
@@ -149,7 +160,7 @@ func (r *runner) read(ctx context.Context, client members.Client, objs []propaga
 		case apierrors.IsNotFound(err):
 			return nil, nil
 		case err != nil:
-			return nil, members.RequestErrorIn(ctx, err)
+			return nil, requestError(ctx, err)
 		case !federation.Owned(live):
 			return nil, nil // a namesake another tool made: fedctl's is gone, as the LIST says
 		}
@@ -157,7 +168,7 @@ func (r *runner) read(ctx context.Context, client members.Client, objs []propaga
 	}
 	items, err := client.ListMetadata(ctx, m, members.ListOptions{Namespace: first.Namespace, LabelSelector: federation.ManagedBySelector})
 	if err != nil {
-		return nil, members.RequestErrorIn(ctx, err)
+		return nil, requestError(ctx, err)
 	}
 	names := make(map[string]bool, len(items))
 	for _, it := range items {
@@ -172,4 +183,40 @@ func (r *runner) requestTimeout() time.Duration {
 		return r.in.RequestTimeout
 	}
 	return propagate.DefaultTimeout
+}
+
+// countLeft counts the objects left, over every member.
+func countLeft(left map[string][]propagate.ObjectResult) int {
+	n := 0
+	for _, objs := range left {
+		n += len(objs)
+	}
+	return n
+}
+
+// notAnsweringError is a read the member did not answer (it timed out, was
+// refused, or the network failed), not one it answered with an error.
+type notAnsweringError struct{ err error }
+
+func (e *notAnsweringError) Error() string { return e.err.Error() }
+func (e *notAnsweringError) Unwrap() error { return e.err }
+
+// requestError is members.RequestErrorIn, marked notAnsweringError when
+// the member did not answer.
+func requestError(ctx context.Context, err error) error {
+	e := members.RequestErrorIn(ctx, err)
+	if unanswered(err) {
+		return &notAnsweringError{e}
+	}
+	return e
+}
+
+// unanswered says err is a member that did not answer a request.
+func unanswered(err error) bool {
+	var status apierrors.APIStatus
+	if err == nil || errors.As(err, &status) {
+		return false
+	}
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &netErr)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fedctl/fedctl/pkg/federation"
@@ -111,8 +113,17 @@ func TestWaitGoneListsPerType(t *testing.T) {
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 120*time.Millisecond)
 	defer cancel2()
 	f.Remove(memberstest.KeyOf(memberstest.MappingOf(cm), "shop", "held"))
-	assert.Equal(t, map[string]string{"m": "not gone within the wave timeout 120ms: ConfigMap shop/a, ConfigMap shop/b, ConfigMap shop/c, ConfigMap shop/held (last read: etcdserver: request timed out)"},
-		r.waitGone(ctx2, report, []string{"m"}), "a failed read proves nothing gone")
+	assert.Equal(t, map[string]string{"m": "not gone within the wave timeout 120ms: ConfigMap shop/a, ConfigMap shop/b, ConfigMap shop/c and 1 more (last read: etcdserver: request timed out)"},
+		r.waitGone(ctx2, report, []string{"m"}), "a failed read proves nothing gone (at most three named)")
+
+	// a member that does not answer costs one request's time per poll,
+	// not one per type and namespace
+	f.ListErr = func(string) error { return fmt.Errorf("list: %w", context.DeadlineExceeded) }
+	f.ClearCalls()
+	there, err := r.stillThere(context.Background(), "m", objs)
+	require.ErrorContains(t, err, "did not answer one request within the request timeout")
+	assert.Len(t, there, len(objs), "everything stays there")
+	assert.NotContains(t, f.Calls(), "GET configmaps lone", "not read after the member did not answer")
 
 	f.ListErr = nil
 	assert.Empty(t, r.waitGone(context.Background(), report, []string{"m"}))

@@ -130,7 +130,7 @@ func FromFile(file *members.File, override string) (*Plan, error) {
 	if len(left) > 0 {
 		if override != "" {
 			sep := ";"
-			if !strings.ContainsAny(override, "=;!()") {
+			if namesWaves(override) {
 				sep = ","
 			}
 			return nil, &WavesError{Value: override, Err: fmt.Errorf("%s in no wave; end it with * to take every other member: --waves '%s%s*'", strings.Join(left, ", "), override, sep)}
@@ -176,6 +176,10 @@ func (e *WavesError) Error() string { return fmt.Sprintf("--waves %q: %v", e.Val
 
 func (e *WavesError) Unwrap() error { return e.Err }
 
+// namesWaves says a --waves value names the file's waves (comma
+// separated) rather than giving label selectors (semicolon separated).
+func namesWaves(value string) bool { return !strings.ContainsAny(value, "=;!()") }
+
 // parseWaves reads --waves: either names of the file's waves, comma
 // separated, in the order to use ("canary,eu,rest"), a last "*" standing
 // for every member in none of them ("canary,*"), or label selectors of
@@ -189,7 +193,7 @@ func parseWaves(value string, fromFile []members.Wave) ([]waveSpec, error) {
 	for j, w := range fromFile {
 		known[j] = w.Name
 	}
-	if !strings.ContainsAny(value, "=;!()") {
+	if namesWaves(value) {
 		var out []waveSpec
 		parts := strings.Split(value, ",")
 		for i, name := range parts {

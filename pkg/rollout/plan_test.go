@@ -171,8 +171,8 @@ func TestRolloutValidation(t *testing.T) {
 
 	// a soak the wave timeout (given or default) leaves no time for
 	for _, tc := range []struct{ rollout, want string }{
-		{"  soak: 15m\n", "federation.yaml:12: rollout.soak: 15m0s is not shorter than the wave timeout 10m0s (rollout.timeout), which it is part of"},
-		{"  soak: 2m\n  timeout: 2m\n", "federation.yaml:12: rollout.soak: 2m0s is not shorter than the wave timeout 2m0s"},
+		{"  soak: 15m\n", "federation.yaml:12: rollout.soak: 15m is not shorter than the wave timeout 10m (rollout.timeout), which it is part of"},
+		{"  soak: 2m\n  timeout: 2m\n", "federation.yaml:12: rollout.soak: 2m is not shorter than the wave timeout 2m"},
 	} {
 		require.NoError(t, os.WriteFile(path, []byte(threeMembers+"rollout:\n  waves:\n  - name: all\n"+tc.rollout), 0o600))
 		_, err = members.Load(path)

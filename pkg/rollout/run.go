@@ -59,10 +59,9 @@ type Input struct {
 	// object it would delete is one an earlier run did not get to.
 	CheckGone func(ctx context.Context, wave Wave) *propagate.Report
 	Clients   func(cluster string) (members.Client, error)
-	// Deadline, when set, ends the whole rollout at Start plus its
-	// duration (--deadline): no wave runs past it, whatever the wave
-	// timeout.
-	Deadline *members.DeadlineError
+	// Deadline, when set, ends the whole rollout at Start plus it
+	// (--deadline): no wave runs past it, whatever the wave timeout.
+	Deadline time.Duration
 	Start    time.Time
 	// RequestTimeout bounds each read of a member; Interval is the time
 	// between reads while waiting (zero: status's default).
@@ -174,36 +173,43 @@ type runner struct {
 	in  Input
 	out io.Writer
 	cs  *iostreams.ColorScheme
-	// limit names what ends the current wave's context: the wave timeout,
-	// or --deadline when that comes first (see waveContext).
-	limit string
 }
 
-// waveContext bounds one wave: the plan's wave timeout, or the run's
-// --deadline when that comes first; r.limit then names the bound that
-// holds, for the wave's messages.
+// waveTimeoutError is the cause of a wave's context when its timeout ends
+// it (rollout.timeout).
+type waveTimeoutError struct{ d time.Duration }
+
+func (e *waveTimeoutError) Error() string {
+	return "the wave timeout " + members.ShortDuration(e.d)
+}
+
+// waveContext bounds one wave: by the plan's wave timeout, or by the
+// run's --deadline when that comes first. Its cause says which
+// (waveTimeoutError, members.DeadlineError), for the wave's messages
+// (within) and the members' request errors.
 func (r *runner) waveContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	r.limit = fmt.Sprintf("the wave timeout %s", r.in.Plan.Timeout)
 	end := time.Now().Add(r.in.Plan.Timeout)
-	if d := r.in.Deadline; d != nil && d.D > 0 {
-		if runEnd := r.in.Start.Add(d.D); runEnd.Before(end) {
-			end = runEnd
-			r.limit = fmt.Sprintf("the run's %s (%s)", d.Flag, shortDuration(d.D))
+	var cause error = &waveTimeoutError{r.in.Plan.Timeout}
+	if d := r.in.Deadline; d > 0 {
+		if runEnd := r.in.Start.Add(d); runEnd.Before(end) {
+			end, cause = runEnd, &members.DeadlineError{Flag: "--deadline", D: d}
 		}
 	}
-	return context.WithDeadline(ctx, end)
+	return context.WithDeadlineCause(ctx, end, cause)
 }
 
-// shortDuration is d as a flag gives it: 10m, not 10m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
+// within names what ended wctx, a wave's context, for "... within X":
+// the wave timeout or --deadline.
+func (r *runner) within(wctx context.Context) string {
+	var d *members.DeadlineError
+	var w *waveTimeoutError
+	switch cause := context.Cause(wctx); {
+	case errors.As(cause, &d):
+		return "the run's deadline (" + d.Flag + " " + members.ShortDuration(d.D) + ")"
+	case errors.As(cause, &w):
+		return w.Error()
 	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	return (&waveTimeoutError{r.in.Plan.Timeout}).Error()
 }
 
 func (r *runner) run(ctx context.Context) (*Report, error) {
@@ -329,15 +335,12 @@ func (r *runner) check(ctx context.Context, res *WaveResult) {
 	}
 	res.NotReady = notReady
 	res.FailedClusters = failed
-	if len(failed) > r.in.Plan.MaxFailures || len(failed) > 0 && len(failed) == len(res.Clusters) {
+	if !r.in.Plan.tolerates(len(failed), len(res.Clusters)) {
 		slices.Sort(failed)
 		res.State, res.Message = Failed, fmt.Sprintf("before --from-wave, not Current in %s: %v", strings.Join(failed, ", "), err)
 		return
 	}
-	res.State, res.Message = Checked, "before --from-wave: Current, not written"
-	if len(failed) > 0 {
-		res.Message += fmt.Sprintf("; %s failed, within maxFailures %d", strings.Join(failed, ", "), r.in.Plan.MaxFailures)
-	}
+	res.State, res.Message = Checked, "before --from-wave: Current, not written"+r.in.Plan.withinNote(failed)
 }
 
 // checkGone is check for a delete: the wave's members must hold nothing
@@ -361,7 +364,7 @@ func (r *runner) checkGone(ctx, wctx context.Context, res *WaveResult) {
 			case propagate.Deleted, propagate.Orphaned:
 				left = append(left, o.Ref())
 			case propagate.Failed:
-				reasons[c.Cluster] = cmp.Or(o.Error, "an object could not be read")
+				reasons[c.Cluster] = o.Ref() + ": " + cmp.Or(o.Error, "could not be read")
 			}
 		}
 		switch {
@@ -372,7 +375,7 @@ func (r *runner) checkGone(ctx, wctx context.Context, res *WaveResult) {
 		}
 	}
 	res.FailedClusters = slices.Sorted(maps.Keys(reasons))
-	if n := len(res.FailedClusters); n > r.in.Plan.MaxFailures || n > 0 && n == len(res.Clusters) {
+	if !r.in.Plan.tolerates(len(res.FailedClusters), len(res.Clusters)) {
 		var parts []string
 		for _, c := range res.FailedClusters {
 			parts = append(parts, c+": "+reasons[c])
@@ -380,7 +383,23 @@ func (r *runner) checkGone(ctx, wctx context.Context, res *WaveResult) {
 		res.State, res.Message = Failed, fmt.Sprintf("before --from-wave, not deleted: %s; start from an earlier wave", strings.Join(parts, "; "))
 		return
 	}
-	res.State, res.Message = Checked, "before --from-wave: gone, not written"
+	res.State, res.Message = Checked, "before --from-wave: gone, not written"+r.in.Plan.withinNote(res.FailedClusters)
+}
+
+// tolerates says whether a wave of members goes on with failed of them
+// failed: maxFailures tolerates failed members in a wave, not a wave with
+// no healthy member left to show the change works.
+func (p *Plan) tolerates(failed, members int) bool {
+	return failed <= p.MaxFailures && (failed == 0 || failed < members)
+}
+
+// withinNote says which members failed within maxFailures, for a wave
+// that went on; "" when none did.
+func (p *Plan) withinNote(failed []string) string {
+	if len(failed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s failed, within maxFailures %d", strings.Join(failed, ", "), p.MaxFailures)
 }
 
 // refList names up to three objects, and how many more.
@@ -413,7 +432,7 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 	}
 	if wctx.Err() != nil {
 		res.FailedClusters = res.Clusters
-		res.State, res.Message = Failed, fmt.Sprintf("%s not done within %s", r.verb(), r.limit)
+		res.State, res.Message = Failed, fmt.Sprintf("%s not done within %s", r.verb(), r.within(wctx))
 		return
 	}
 	if r.in.DryRun {
@@ -426,7 +445,7 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 		n := len(res.FailedClusters)
 		// maxFailures tolerates failed members in a wave, not a wave with
 		// no healthy member left to show the change works
-		if n <= plan.MaxFailures && (n == 0 || n < len(res.Clusters)) {
+		if plan.tolerates(n, len(res.Clusters)) {
 			return true
 		}
 		var parts []string
@@ -468,7 +487,7 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 		}
 		stage := "not Current"
 		if wctx.Err() != nil {
-			stage += " within " + r.limit
+			stage += " within " + r.within(wctx)
 		}
 		if !judge(stage) {
 			return
@@ -522,9 +541,7 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 	default:
 		res.Message = "gone from " + strings.Join(without(res.Clusters, res.FailedClusters), ", ")
 	}
-	if len(res.FailedClusters) > 0 {
-		res.Message += fmt.Sprintf("; %s failed, within maxFailures %d", strings.Join(res.FailedClusters, ", "), plan.MaxFailures)
-	}
+	res.Message += plan.withinNote(res.FailedClusters)
 	if res.Gate != nil {
 		res.Message += "; gate passed"
 	}
@@ -552,7 +569,7 @@ func (r *runner) soak(ctx, wctx context.Context, res *WaveResult) bool {
 		return false
 	}
 	if wctx.Err() != nil {
-		res.State, res.Message = Failed, fmt.Sprintf("the soak of %s did not end within %s", plan.Soak, r.limit)
+		res.State, res.Message = Failed, fmt.Sprintf("the soak of %s did not end within %s", members.ShortDuration(plan.Soak), r.within(wctx))
 		return false
 	}
 	return true
@@ -636,7 +653,7 @@ func (r *runner) gate(ctx context.Context, w Wave) (*GateResult, error) {
 	case errors.As(err, &exit):
 		res.ExitCode = exit.ExitCode()
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("did not end within %s", r.limit)
+			return res, fmt.Errorf("did not end within %s", r.within(ctx))
 		}
 		return res, fmt.Errorf("exited %d", res.ExitCode)
 	case err != nil:

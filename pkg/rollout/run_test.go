@@ -220,12 +220,12 @@ func TestRunFromWaveChecksEveryMember(t *testing.T) {
 func TestRunDeadline(t *testing.T) {
 	f := newRunFixture(t) // the Deployments never get a status: InProgress
 	in := f.input(&Plan{Timeout: time.Hour, Waves: []Wave{{Name: "all", Clusters: []string{"c1"}}}})
-	in.Deadline, in.Start = &members.DeadlineError{Flag: "--deadline", D: 300 * time.Millisecond}, time.Now()
+	in.Deadline, in.Start = 300*time.Millisecond, time.Now()
 	rep, err := Run(guard(t), in)
 	var stopped *StoppedError
 	require.ErrorAs(t, err, &stopped)
 	assert.Equal(t, Failed, rep.Waves[0].State, "ended by --deadline, not by the test's guard")
-	assert.Equal(t, "not Current within the run's --deadline (300ms): 1 of 1 members failed (maxFailures 0): c1: Deployment shop/web: InProgress: Replicas: 0/1", rep.Waves[0].Message)
+	assert.Equal(t, "not Current within the run's deadline (--deadline 300ms): 1 of 1 members failed (maxFailures 0): c1: Deployment shop/web: InProgress: Replicas: 0/1", rep.Waves[0].Message)
 
 	// a soak that the deadline cuts short names the deadline
 	f.afterSync = func(c string) { f.setDeployment(c, true) }
@@ -233,7 +233,7 @@ func TestRunDeadline(t *testing.T) {
 	in.Start = time.Now()
 	rep, err = Run(guard(t), in)
 	require.ErrorAs(t, err, &stopped)
-	assert.Equal(t, "the soak of 1m0s did not end within the run's --deadline (300ms)", rep.Waves[0].Message)
+	assert.Equal(t, "the soak of 1m did not end within the run's deadline (--deadline 300ms)", rep.Waves[0].Message)
 }
 
 // TestRunDeleteChecksEarlierWaves: delete --from-wave reads the waves
