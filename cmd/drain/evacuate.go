@@ -274,7 +274,7 @@ func pinnedTo(before *render.Result, cluster string, selected func(*federation.O
 func replicaMoves(before, after *cmdutil.Rendered, from string) ([]capacity.Move, error) {
 	prefs := map[string]*federation.ReplicaSchedulingPreference{}
 	for _, rsp := range after.Set.RSPs {
-		prefs[rsp.Spec.TargetKind+"/"+rsp.Namespace+"/"+rsp.Name] = rsp
+		prefs[rsp.TargetKey()] = rsp
 	}
 	was, will := before.Result.Replicas(), after.Result.Replicas()
 	var moves []capacity.Move
@@ -299,7 +299,7 @@ func replicaMoves(before, after *cmdutil.Rendered, from string) ([]capacity.Move
 			}
 			m.Priority = p
 		}
-		if rsp, ok := prefs[t.Source.Kind+"/"+t.Source.Namespace+"/"+t.Source.Name]; ok {
+		if rsp, ok := prefs[t.Source.TargetKey()]; ok {
 			pref, ok := rsp.Spec.Clusters[t.Cluster]
 			if !ok {
 				pref = rsp.Spec.Clusters["*"]
@@ -340,11 +340,7 @@ func withoutMember(res *render.Result, cluster string) *render.Result {
 	for i, p := range out.Placed {
 		out.Placed[i].Clusters = slices.DeleteFunc(slices.Clone(p.Clusters), func(c string) bool { return c == cluster })
 	}
-	out.Errors = slices.DeleteFunc(slices.Clone(res.Errors), func(err error) bool {
-		var te *render.TargetError
-		return errors.As(err, &te) && te.Cluster == cluster
-	})
-	return &out
+	return &out // no per-member errors: drain renders with FailOnAny
 }
 
 // removedElsewhere lists the federated objects that after no longer
@@ -370,7 +366,7 @@ func removedElsewhere(before, after *render.Result, from string) []string {
 // replicas after places fewer of than before: what the evacuation would
 // remove without moving. A workload without a plan has its replicas in
 // each member, so it has fewer once on fewer members, as it should.
-func placedNowhere(before, after *render.Result, planned map[string]bool, from string, selected func(*federation.Object) bool) []string {
+func placedNowhere(before, after *render.Result, planned map[string]*federation.ReplicaSchedulingPreference, from string, selected func(*federation.Object) bool) []string {
 	now := placedByID(after)
 	var out []string
 	chosen := map[string]bool{}
@@ -385,7 +381,8 @@ func placedNowhere(before, after *render.Result, planned map[string]bool, from s
 	}
 	was, will := before.Replicas(), after.Replicas()
 	for _, id := range slices.Sorted(maps.Keys(was)) {
-		if !planned[id] || !chosen[id] {
+		rsp := planned[id]
+		if rsp == nil || !chosen[id] {
 			continue
 		}
 		var b, a int64
@@ -396,21 +393,20 @@ func placedNowhere(before, after *render.Result, planned map[string]bool, from s
 			a += n
 		}
 		if len(will[id]) > 0 && a < b {
-			out = append(out, fmt.Sprintf("%s: %d of its %d replicas placed nowhere (the plan without %s cannot place them: maxReplicas, or no preference for the other members)", id, b-a, b, from))
+			out = append(out, fmt.Sprintf("%s:%d: %s: %d of its %d replicas placed nowhere (the plan without %s cannot place them: maxReplicas, or no preference for the other members)", rsp.Pos.File(), rsp.Pos.Line("spec.clusters"), id, b-a, b, from))
 		}
 	}
 	return out
 }
 
-// plannedTargets are the IDs of the federated objects a replica plan
-// (an RSP) targets.
-func plannedTargets(set *federation.Set) map[string]bool {
-	out := map[string]bool{}
+// plannedTargets are the RSPs of the set, by the ID of the federated
+// object each plans.
+func plannedTargets(set *federation.Set) map[string]*federation.ReplicaSchedulingPreference {
+	index := set.RSPTargets()
+	out := map[string]*federation.ReplicaSchedulingPreference{}
 	for _, rsp := range set.RSPs {
-		for _, o := range set.Objects {
-			if o.Kind == rsp.Spec.TargetKind && o.Namespace == rsp.Namespace && o.Name == rsp.Name {
-				out[o.ID()] = true
-			}
+		if o := index[rsp.TargetKey()]; o != nil {
+			out[o.ID()] = rsp
 		}
 	}
 	return out

@@ -516,7 +516,7 @@ func FromRender(in *Input, set *federation.Set, placedIn map[*federation.Object]
 	in.Replicas = map[string]map[string]int64{}
 	byKey := map[string]*federation.Object{}
 	for _, o := range set.Objects {
-		byKey[o.Kind+"/"+o.Namespace+"/"+o.Name] = o
+		byKey[o.TargetKey()] = o
 	}
 	for _, r := range set.DNS.Ingresses {
 		if o := byKey[federation.KindPrefix+"Ingress/"+r.Namespace+"/"+r.Name]; o != nil {

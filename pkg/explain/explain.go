@@ -164,10 +164,7 @@ type origin struct {
 // overrides carry the plan.
 func schedule(set *federation.Set, members []placement.Cluster, live *render.Live) map[*federation.Object]*scheduled {
 	out := map[*federation.Object]*scheduled{}
-	targets := map[string]*federation.Object{}
-	for _, o := range set.Objects {
-		targets[o.Kind+"/"+o.Namespace+"/"+o.Name] = o
-	}
+	targets := set.RSPTargets()
 	names := make([]string, 0, len(members))
 	allNames := make([]string, 0, len(members))
 	for _, m := range members {
@@ -177,7 +174,7 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		}
 	}
 	for _, rsp := range set.RSPs {
-		target, ok := targets[rsp.Spec.TargetKind+"/"+rsp.Namespace+"/"+rsp.Name]
+		target, ok := targets[rsp.TargetKey()]
 		if !ok {
 			continue // render warns
 		}

@@ -130,7 +130,7 @@ func ToKarmada(in Input) (*Karmada, error) {
 			info("not converted: placed in no member")
 			continue
 		}
-		if rsp := rsps[o.Kind+"/"+o.Namespace+"/"+o.Name]; rsp != nil {
+		if rsp := rsps[o.TargetKey()]; rsp != nil {
 			out.Notes = append(out.Notes, schedulingNotes(rsp, o)...)
 		}
 		docs, err := convertOne(o, p, targets[o], all, names, note)

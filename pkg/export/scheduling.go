@@ -15,7 +15,7 @@ func rspsByTarget(set *federation.Set) map[string]*federation.ReplicaSchedulingP
 		return out
 	}
 	for _, rsp := range set.RSPs {
-		out[rsp.Spec.TargetKind+"/"+rsp.Namespace+"/"+rsp.Name] = rsp
+		out[rsp.TargetKey()] = rsp
 	}
 	return out
 }

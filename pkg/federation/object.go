@@ -65,12 +65,31 @@ func (o *Object) Errorf(field, format string, args ...any) *manifest.Error {
 	return e
 }
 
+// TargetKey is the key an RSP names its target by (TargetKey of the
+// preference): KIND/NAMESPACE/NAME.
+func (o *Object) TargetKey() string { return o.Kind + "/" + o.Namespace + "/" + o.Name }
+
 // IsNamespace reports whether the object is a FederatedNamespace.
 func (o *Object) IsNamespace() bool { return o.Kind == KindPrefix+"Namespace" }
 
 // ID names the preference in messages.
 func (r *ReplicaSchedulingPreference) ID() string {
 	return RSPKind + " " + r.Namespace + "/" + r.Name
+}
+
+// TargetKey is the TargetKey of the object the preference targets.
+func (r *ReplicaSchedulingPreference) TargetKey() string {
+	return r.Spec.TargetKind + "/" + r.Namespace + "/" + r.Name
+}
+
+// RSPTargets indexes the set's objects by TargetKey, so that each RSP finds
+// its target in one lookup.
+func (s *Set) RSPTargets() map[string]*Object {
+	out := make(map[string]*Object, len(s.Objects))
+	for _, o := range s.Objects {
+		out[o.TargetKey()] = o
+	}
+	return out
 }
 
 // Errorf returns an error at field of the preference, with its file and line.

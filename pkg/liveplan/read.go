@@ -3,7 +3,6 @@ package liveplan
 import (
 	"cmp"
 	"context"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -114,12 +113,13 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 
 // rspTargets are the federated objects an RSP of the set targets.
 func rspTargets(set *federation.Set) []*federation.Object {
+	index := set.RSPTargets()
 	var out []*federation.Object
+	seen := map[*federation.Object]bool{}
 	for _, rsp := range set.RSPs {
-		for _, o := range set.Objects {
-			if o.Kind == rsp.Spec.TargetKind && o.Namespace == rsp.Namespace && o.Name == rsp.Name && !slices.Contains(out, o) {
-				out = append(out, o)
-			}
+		if o := index[rsp.TargetKey()]; o != nil && !seen[o] {
+			seen[o] = true
+			out = append(out, o)
 		}
 	}
 	return out

@@ -20,7 +20,7 @@ func checkDNS(set *federation.Set) []error {
 	}
 	objects := map[string]bool{}
 	for _, o := range set.Objects {
-		objects[o.Kind+"/"+o.Namespace+"/"+o.Name] = true
+		objects[o.TargetKey()] = true
 	}
 	seen := map[string]bool{}
 	for _, r := range set.DNS.Services {

@@ -21,10 +21,7 @@ import (
 // original object; the input is not modified.
 func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 	out := map[*federation.Object]*federation.Object{}
-	targets := map[string]*federation.Object{}
-	for _, o := range in.Set.Objects {
-		targets[o.Kind+"/"+o.Namespace+"/"+o.Name] = o
-	}
+	targets := in.Set.RSPTargets()
 	// A cordoned member is left out of every plan (fedctl cordon).
 	names := make([]string, 0, len(in.Members))
 	allNames := make([]string, 0, len(in.Members))
@@ -35,7 +32,7 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		}
 	}
 	for _, rsp := range in.Set.RSPs {
-		target, ok := targets[rsp.Spec.TargetKind+"/"+rsp.Namespace+"/"+rsp.Name]
+		target, ok := targets[rsp.TargetKey()]
 		if !ok {
 			res.Warnings = append(res.Warnings, rsp.Errorf("metadata.name", "no %s %s/%s in the input; the preference is ignored", rsp.Spec.TargetKind, rsp.Namespace, rsp.Name))
 			continue
@@ -286,7 +283,7 @@ func (l *Live) Reason(member string) string {
 }
 
 // TargetKey names an RSP's target in Live.Replicas.
-func TargetKey(o *federation.Object) string { return o.Kind + "/" + o.Namespace + "/" + o.Name }
+func TargetKey(o *federation.Object) string { return o.TargetKey() }
 
 // For are target's live current replicas and capacities of the clusters a
 // plan considers, nil without a live read. KubeFed reads those of the

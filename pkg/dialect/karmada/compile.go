@@ -1,6 +1,7 @@
 package karmada
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -295,10 +296,7 @@ func schedule(all []placement.Cluster, pol *propagationPolicy, p plain, notes []
 	pl := pol.Spec.Placement
 	groups := candidateGroups(all, pl)
 	if len(groups) == 0 || len(groups[0].members) == 0 {
-		why := "clusterAffinities: no group selects a member that answers"
-		if len(groups) > 0 {
-			why = groups[0].why
-		}
+		_, why := candidates(all, pl)
 		notes = append(notes, fmt.Sprintf("candidates (%s): (none)", why))
 		field := "spec.placement.clusterAffinity"
 		if len(pl.ClusterAffinities) > 0 {
@@ -310,27 +308,22 @@ func schedule(all []placement.Cluster, pol *propagationPolicy, p plain, notes []
 	// (scheduleResourceBindingWithClusterAffinities).
 	var failed []string
 	var firstErr error
-	for i, g := range groups {
+	var lastNotes []string
+	for _, g := range groups {
 		why := g.why
 		if len(failed) > 0 {
 			why += "; " + strings.Join(failed, "; ")
 		}
 		gnotes := append(slices.Clone(notes), fmt.Sprintf("candidates (%s): %s", why, orNone(names(g.members))))
 		placed, counts, field, gnotes, err := scheduleOn(g.members, pl, p, gnotes)
-		var cannot *unschedulableError
-		if errors.As(err, &cannot) {
-			if firstErr == nil {
-				firstErr = err
-			}
-			if i < len(groups)-1 {
-				failed = append(failed, fmt.Sprintf("the group before it cannot be scheduled: %v", err))
-				continue
-			}
-			return nil, nil, "", gnotes, firstErr // Karmada reports the first group's
+		if !errors.As(err, new(*unschedulableError)) {
+			return placed, counts, field, gnotes, err
 		}
-		return placed, counts, field, gnotes, err
+		firstErr = cmp.Or(firstErr, err)
+		failed = append(failed, fmt.Sprintf("the group before it cannot be scheduled: %v", err))
+		lastNotes = gnotes
 	}
-	panic("unreachable: the last group returns")
+	return nil, nil, "", lastNotes, firstErr // no group can: Karmada reports the first's
 }
 
 // fieldError is a scheduling error that one field of the policy decides.

@@ -157,10 +157,7 @@ func spreadFilter(members []placement.Cluster, constraints []spreadConstraint) (
 	var dropped []string
 	kept := slices.DeleteFunc(slices.Clone(members), func(m placement.Cluster) bool {
 		for _, sc := range constraints {
-			missing := sc.SpreadByField == "provider" && m.Provider == "" ||
-				sc.SpreadByField == "region" && m.Region == "" ||
-				sc.SpreadByField == "zone" && len(m.Zones) == 0
-			if missing {
+			if sc.SpreadByLabel == "" && sc.SpreadByField != "cluster" && len(groupsOf(m, sc)) == 0 {
 				dropped = append(dropped, fmt.Sprintf("%s (no %s)", m.Name, sc.SpreadByField))
 				return true
 			}
@@ -184,27 +181,12 @@ func spreadGroups(cands []placement.Cluster, constraints []spreadConstraint) err
 	for _, sc := range constraints {
 		groups := map[string]bool{}
 		what := sc.SpreadByField
+		if sc.SpreadByLabel != "" {
+			what = "label " + sc.SpreadByLabel
+		}
 		for _, c := range cands {
-			switch {
-			case sc.SpreadByLabel != "":
-				what = "label " + sc.SpreadByLabel
-				if v, ok := c.Labels[sc.SpreadByLabel]; ok {
-					groups[v] = true
-				}
-			case sc.SpreadByField == "cluster":
-				groups[c.Name] = true
-			case sc.SpreadByField == "region":
-				if c.Region != "" {
-					groups[c.Region] = true
-				}
-			case sc.SpreadByField == "provider":
-				if c.Provider != "" {
-					groups[c.Provider] = true
-				}
-			case sc.SpreadByField == "zone":
-				for _, z := range c.Zones {
-					groups[z] = true
-				}
+			for _, g := range groupsOf(c, sc) {
+				groups[g] = true
 			}
 		}
 		if sc.MinGroups > 0 && len(groups) < sc.MinGroups {
@@ -259,4 +241,25 @@ func staticWeights(cands []placement.Cluster, wp *weightPreference) map[string]i
 		}
 	}
 	return w
+}
+
+// groupsOf are the groups member c is in for spread constraint sc: its
+// name, region, provider, zones, or the value of the label; none when it
+// lacks the property.
+func groupsOf(c placement.Cluster, sc spreadConstraint) []string {
+	switch {
+	case sc.SpreadByLabel != "":
+		if v, ok := c.Labels[sc.SpreadByLabel]; ok {
+			return []string{v}
+		}
+	case sc.SpreadByField == "cluster":
+		return []string{c.Name}
+	case sc.SpreadByField == "region" && c.Region != "":
+		return []string{c.Region}
+	case sc.SpreadByField == "provider" && c.Provider != "":
+		return []string{c.Provider}
+	case sc.SpreadByField == "zone":
+		return c.Zones
+	}
+	return nil
 }

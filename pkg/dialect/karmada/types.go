@@ -2,9 +2,10 @@ package karmada
 
 import (
 	"encoding/json"
-	"github.com/fedctl/fedctl/pkg/manifest"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fedctl/fedctl/pkg/manifest"
 )
 
 // Group and version of Karmada's policies (pkg/apis/policy/v1alpha1).
