@@ -65,7 +65,7 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 			ready = append(ready, fed.Clusters[i])
 		} else {
 			name := fed.Clusters[i].Name
-			live.Why[name] = strings.TrimPrefix(cmp.Or(h.Message(), h.State()), "cluster "+name+": ")
+			live.Why[name] = members.InMember(name, cmp.Or(h.Message(), h.State()))
 		}
 	}
 	targets := rspTargets(set)
@@ -91,7 +91,7 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 			defer mu.Unlock()
 			if err != nil {
 				// not answering, for the plan: on what is known
-				live.Why[m.Name] = "its replica state could not be read: " + strings.TrimPrefix(members.RequestErrorIn(ctx, err).Error(), "cluster "+m.Name+": ")
+				live.Why[m.Name] = "its replica state could not be read: " + members.InMember(m.Name, members.RequestErrorIn(ctx, err).Error())
 				return
 			}
 			live.Answering = append(live.Answering, m.Name)

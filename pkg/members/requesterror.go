@@ -171,3 +171,10 @@ func NamespaceNotFound(err error) bool {
 	d := status.Status().Details
 	return d != nil && d.Kind == "namespaces"
 }
+
+// InMember is msg, a member's error or health message, without the
+// "cluster NAME: " that this package begins them with: for a line that
+// names the member already.
+func InMember(name, msg string) string {
+	return strings.TrimPrefix(msg, "cluster "+name+": ")
+}
