@@ -285,7 +285,7 @@ func (o *ApplyOptions) Validate() error {
 		errs = append(errs, fmt.Errorf("--max-deletions must be -1 (no limit) or more, got %d", o.MaxDeletions))
 	}
 	errs = append(errs, o.Rollout.Validate()...)
-	if err := o.DNS.Validate(); err != nil {
+	if err := o.DNS.Validate(o.Prune); err != nil {
 		errs = append(errs, err)
 	}
 	if o.Rollout.Enabled && len(o.Clusters) > 0 {
@@ -522,7 +522,7 @@ func (o *ApplyOptions) pruneStale(ctx context.Context, in *cmdutil.Rendered, whe
 	for _, stale := range where.Stale {
 		target, err := o.openDNS(in)(stale)
 		if err == nil {
-			err = o.pruneDNS(ctx, target, set, nil, spare)
+			err = o.pruneDNS(ctx, target, set, nil, spare, "the input no longer names cluster "+stale)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("DNS: %w", err))
@@ -573,7 +573,7 @@ func (o *ApplyOptions) writeRecords(ctx context.Context, in *cmdutil.Rendered, c
 		fmt.Fprintf(o.IO.ErrOut, "%s DNS: %d DNSEndpoints (%d names) %s%s\n", cs.SuccessIcon(), len(res.Records), n, what, suffix)
 	}
 	if set != nil {
-		if err := o.pruneDNS(wctx, target, set, res.Records, nil); err != nil {
+		if err := o.pruneDNS(wctx, target, set, res.Records, nil, "its record left the input"); err != nil {
 			return fmt.Errorf("DNS: %w", err)
 		}
 	}
@@ -601,25 +601,21 @@ func (o *ApplyOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNST
 // --max-deletions of them are not deleted at all (but listed by a client
 // dry run, which, as propagate's plan, is not bounded). A DNS cluster that
 // does not serve DNSEndpoints holds none to prune.
-func (o *ApplyOptions) pruneDNS(ctx context.Context, target *cmdutil.DNSTarget, set *propagate.ApplySet, keep []dns.Record, spare map[types.UID]bool) error {
+func (o *ApplyOptions) pruneDNS(ctx context.Context, target *cmdutil.DNSTarget, set *propagate.ApplySet, keep []dns.Record, spare map[types.UID]bool, why string) error {
 	dry, suffix := cmdutil.DNSDryRun(o.DryRun)
 	opts := dnssync.PruneOptions{DryRun: dry, Spare: spare}
 	if o.MaxDeletions >= 0 && dry != dnssync.ClientDryRun {
 		opts.MaxDeletions = &o.MaxDeletions
 	}
 	removed, err := dnssync.Prune(ctx, target.Client, target.Cluster, set.ID(), keep, opts)
-	var notServed *dnssync.NotServedError
-	if errors.As(err, &notServed) && len(keep) == 0 {
-		return nil
-	}
 	var tooMany *dnssync.TooManyError
-	if err != nil && !errors.As(err, &tooMany) && !errors.As(err, &notServed) {
+	if err != nil && !errors.As(err, &tooMany) {
 		err = fmt.Errorf("cluster %s: %w", target.Cluster, err) // the others name it
 	}
 	cs := o.IO.ErrColorScheme()
 	for _, r := range removed {
 		if r.Left == "" {
-			fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s/%s deleted in cluster %s (pruned: its record left the input)%s\n", cs.SuccessIcon(), r.Namespace, r.Name, target.Cluster, suffix)
+			fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s/%s deleted in cluster %s (pruned: %s)%s\n", cs.SuccessIcon(), r.Namespace, r.Name, target.Cluster, why, suffix)
 		} else {
 			fmt.Fprintf(o.IO.ErrOut, "%s DNS: DNSEndpoint %s/%s in cluster %s left in place: %s\n", cs.WarningIcon(), r.Namespace, r.Name, target.Cluster, r.Left)
 		}

@@ -150,10 +150,6 @@ func (o *DiffOptions) comparePrune(ctx context.Context, target *cmdutil.DNSTarge
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
 	defer cancel()
 	removed, err := dnssync.Prune(ctx, target.Client, target.Cluster, set.ID(), keep, dnssync.PruneOptions{DryRun: dnssync.ClientDryRun, Spare: spare})
-	var notServed *dnssync.NotServedError
-	if errors.As(err, &notServed) && len(keep) == 0 {
-		err = nil // none can be there
-	}
 	var out []propagate.Comparison
 	for _, r := range removed {
 		if r.Left == "" {

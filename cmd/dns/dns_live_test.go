@@ -623,7 +623,7 @@ func TestDNSPruneAfterTheDomainLeaves(t *testing.T) {
 	errOut, err := w.apply(t, prune...)
 	require.NoError(t, err)
 	assert.Contains(t, errOut, "DNS: Secret "+ns+"/app still has 1 DNSEndpoints in cluster cluster1 (recorded on its parents), which the input no longer names")
-	assert.Contains(t, errOut, "DNS: DNSEndpoint "+ns+"/service-web deleted in cluster cluster1 (pruned: its record left the input)")
+	assert.Contains(t, errOut, "DNS: DNSEndpoint "+ns+"/service-web deleted in cluster cluster1 (pruned: the input no longer names cluster cluster1)")
 	assert.Nil(t, getEndpoint(t, ns, "service-web"))
 	assert.Equal(t, []string{"cluster1", "cluster1", "cluster1"}, recordedDNSClusters(t, ns), "kept while the run prunes there")
 
@@ -682,7 +682,7 @@ func TestDNSMovesCluster(t *testing.T) {
 	errOut, err = w.apply(t, toCluster2...)
 	require.NoError(t, err)
 	assert.Contains(t, errOut, "DNS: 1 DNSEndpoints")
-	assert.Contains(t, errOut, "DNS: DNSEndpoint "+ns+"/service-web deleted in cluster cluster1 (pruned: its record left the input)")
+	assert.Contains(t, errOut, "DNS: DNSEndpoint "+ns+"/service-web deleted in cluster cluster1 (pruned: the input no longer names cluster cluster1)")
 	assert.Nil(t, endpointIn("cluster1"))
 	require.NotNil(t, endpointIn("cluster2"))
 	assert.Equal(t, []string{"cluster1,cluster2", "cluster1,cluster2", "cluster1,cluster2"}, recorded(), "cluster1 stays recorded until it is known empty")

@@ -56,11 +56,18 @@ func AddDNSForgetFlag(cmd *cobra.Command, f *DNSFlags) {
 }
 
 // Validate checks the flags alone.
-func (f *DNSFlags) Validate() error {
+func (f *DNSFlags) Validate(prune bool) error {
+	var errs []error
 	if f.Weights != "" && f.Weights != federation.WeightingReplicas {
-		return fmt.Errorf("--dns-weights must be %q, got %q", federation.WeightingReplicas, f.Weights)
+		errs = append(errs, fmt.Errorf("--dns-weights must be %q, got %q", federation.WeightingReplicas, f.Weights))
 	}
-	return nil
+	if len(f.Forget) > 0 && !prune {
+		errs = append(errs, errors.New("--dns-forget needs --prune: it changes what the ApplySet's parents record"))
+	}
+	if f.Context != "" && slices.Contains(f.Forget, f.Context) {
+		errs = append(errs, fmt.Errorf("--dns-forget %s: it is the cluster --dns-context names, where the records go", f.Context))
+	}
+	return errors.Join(errs...)
 }
 
 // ErrNoDNSCluster is the error for DNS records with nowhere to go.
@@ -218,16 +225,6 @@ type DNSClusters struct {
 	read map[string]bool
 }
 
-// Names are the clusters, sorted.
-func (d *DNSClusters) Names() []string {
-	names := append(slices.Collect(maps.Keys(d.Unchecked)), d.Stale...)
-	if d.Cluster != "" {
-		names = append(names, d.Cluster)
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
-}
-
 // Empty says there is nowhere to write or prune.
 func (d *DNSClusters) Empty() bool {
 	return d.Cluster == "" && len(d.Stale) == 0 && len(d.Unchecked) == 0
@@ -346,8 +343,7 @@ func setUIDsIn(ctx context.Context, open func(string) (*DNSTarget, error), clust
 }
 
 // setEndpointsIn counts the DNSEndpoints of set in cluster that are
-// fedctl's to prune, but spare; a cluster that does not serve
-// DNSEndpoints has none.
+// fedctl's to prune, but spare (none where DNSEndpoints are not served).
 func setEndpointsIn(ctx context.Context, open func(string) (*DNSTarget, error), cluster string, set *propagate.ApplySet, spare map[types.UID]bool, timeout time.Duration) (int, error) {
 	target, err := open(cluster)
 	if err != nil {
@@ -356,11 +352,7 @@ func setEndpointsIn(ctx context.Context, open func(string) (*DNSTarget, error), 
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(timeout, propagate.DefaultTimeout))
 	defer cancel()
 	there, err := dnssync.Prune(ctx, target.Client, cluster, set.ID(), nil, dnssync.PruneOptions{DryRun: dnssync.ClientDryRun, Spare: spare})
-	var notServed *dnssync.NotServedError
-	switch {
-	case errors.As(err, &notServed):
-		return 0, nil
-	case err != nil:
+	if err != nil {
 		return 0, fmt.Errorf("cluster %s (DNS): %w", cluster, err)
 	}
 	return len(dnssync.Deleted(there)), nil

@@ -130,3 +130,12 @@ func TestDNSOpenerOpensEachClusterOnce(t *testing.T) {
 	_, _ = open("nosuch")
 	assert.Equal(t, map[string]int{"dns": 1, "nosuch": 2}, made)
 }
+
+// TestDNSFlagsValidate: --dns-forget only with --prune, and never for the
+// cluster --dns-context names.
+func TestDNSFlagsValidate(t *testing.T) {
+	assert.NoError(t, (&DNSFlags{Forget: []string{"old"}}).Validate(true))
+	assert.ErrorContains(t, (&DNSFlags{Forget: []string{"old"}}).Validate(false), "--dns-forget needs --prune")
+	assert.ErrorContains(t, (&DNSFlags{Context: "dns", Forget: []string{"dns"}}).Validate(true), "--dns-forget dns: it is the cluster --dns-context names")
+	assert.ErrorContains(t, (&DNSFlags{Weights: "even"}).Validate(true), `--dns-weights must be "replicas"`)
+}

@@ -320,9 +320,13 @@ func (e *TooManyError) Error() string {
 // apply --prune of the set. Only DNSEndpoints fedctl wrote are deleted
 // (its managed-by label and a record's source annotation), each with a UID
 // precondition; a list that fails deletes nothing, and so does a prune of
-// more than opts.MaxDeletions.
+// more than opts.MaxDeletions. A cluster that does not serve DNSEndpoints
+// holds none: nothing to prune, and no error.
 func Prune(ctx context.Context, client members.Client, cluster, set string, keep []dns.Record, opts PruneOptions) ([]Removal, error) {
 	m, err := mapping(ctx, client, cluster)
+	if errors.As(err, new(*NotServedError)) {
+		return nil, nil // no DNSEndpoint can be there
+	}
 	if err != nil {
 		return nil, err
 	}
