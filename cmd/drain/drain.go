@@ -185,7 +185,8 @@ func (o *DrainOptions) Run(ctx context.Context) error {
 	e := &evacuation{
 		IO: o.IO, What: "drain", From: o.Cluster, Destinations: others,
 		File: file, Next: next, Recorded: "cluster/" + o.Cluster + " cordoned",
-		Before: before, After: after, Selected: func(*federation.Object) bool { return true },
+		Running: runningReplicas(ctx, fed, before.Set, cmdutil.LiveReader(o.Access, o.NewClient, cmdutil.ProbeTimeout(o.Timeout), cmdutil.PlanFlags{})),
+		Before:  before, After: after, Selected: func(*federation.Object) bool { return true },
 		Clients: members.Clients(fed, access, o.NewClient),
 		Force:   o.Force, Degrade: o.Degrade, DryRun: cmdutil.IsDryRun(o.DryRun),
 		Timeout: o.Timeout, WaitTimeout: o.WaitTimeout,

@@ -114,7 +114,8 @@ func waitReady(t *testing.T, ns string, names ...string) {
 	}, 60*time.Second, 200*time.Millisecond, "the Deployment ready in every member")
 }
 
-// apply applies the app as fedctl apply would, offline plan.
+// apply applies the app as fedctl apply would, offline plan (a cordoned
+// member keeps what runs there).
 func (d *drainEnv) apply(t *testing.T) {
 	t.Helper()
 	file, err := members.Load(d.fedPath)
@@ -124,7 +125,7 @@ func (d *drainEnv) apply(t *testing.T) {
 	require.NoError(t, err)
 	access := members.Access{Kubeconfig: env.Kubeconfig}
 	report := propagate.Run(context.Background(), propagate.Input{Result: out.Result, Clusters: fed.Names(),
-		Clients: members.Clients(fed, access, members.NewMemberClient)})
+		Clients: members.Clients(fed, access, members.NewMemberClient), Options: propagate.Options{Cordoned: fed.CordonedNames()}})
 	require.Empty(t, report.Failed())
 }
 
@@ -213,6 +214,31 @@ func TestDrain(t *testing.T) {
 	}
 	_, ok = replicasIn(t, "cluster2", ns)
 	assert.False(t, ok, "removed from the drained member")
+}
+
+// TestDrainAfterCordonAndApply: cordon, an apply (which plans the
+// member's share onto the others, while its own replicas stay), then a
+// drain: the moves are counted from what runs, so nothing is counted as
+// moving onto members that already run it.
+func TestDrainAfterCordonAndApply(t *testing.T) {
+	const ns = "draincordoned"
+	d := newDrainEnv(t, app(ns, "100m", false))
+	file, err := members.Load(d.fedPath)
+	require.NoError(t, err)
+	m, _ := file.Federation.Member("cluster2")
+	m.Cordoned = &members.Cordon{Reason: "maintenance"}
+	require.NoError(t, file.Federation.Put(m, true))
+	require.NoError(t, file.Save(file.Federation))
+	d.apply(t)
+	n, _ := replicasIn(t, "cluster1", ns)
+	require.Equal(t, int64(3), n, "the apply planned cluster2's share elsewhere")
+	n, _ = replicasIn(t, "cluster2", ns)
+	require.Equal(t, int64(2), n, "what runs in a cordoned member stays")
+
+	out, errOut, err := d.drain(t, "--dry-run")
+	require.NoError(t, err, errOut)
+	assert.NotContains(t, out, ns+"/web", "no replica moves: cluster1 and cluster3 run their 3 already")
+	assert.NotRegexp(t, `FederatedDeployment \S+/web\s+cluster\d\s+\+`, out)
 }
 
 // TestDrainShortOfCapacity: replicas that do not fit on the other members'

@@ -44,6 +44,9 @@ type evacuation struct {
 	File     *members.File
 	Next     *members.Federation
 	Recorded string
+	// Running are the replicas each planned workload runs with now, read
+	// from the members (runningReplicas): what the moves are counted from.
+	Running map[string]map[string]int64
 	// Before and After are the input rendered with the federation as it
 	// was and as Next.
 	Before, After *cmdutil.Rendered
@@ -77,7 +80,7 @@ func (e *evacuation) run(ctx context.Context) error {
 			fmt.Fprintf(e.IO.ErrOut, "Warning: --force: %s\n", l)
 		}
 	}
-	moves, err := replicaMoves(e.Before, e.After, e.From)
+	moves, err := replicaMoves(e.Before, e.After, e.From, e.Running)
 	if err != nil {
 		return err
 	}
@@ -271,12 +274,19 @@ func pinnedTo(before *render.Result, cluster string, selected func(*federation.O
 // spec.replicas. Each carries what --degrade needs: what the member had,
 // the RSP's minimum for it, and the workload's priority, whose value is
 // checked here, before anything is written.
-func replicaMoves(before, after *cmdutil.Rendered, from string) ([]capacity.Move, error) {
+func replicaMoves(before, after *cmdutil.Rendered, from string, running map[string]map[string]int64) ([]capacity.Move, error) {
 	prefs := map[string]*federation.ReplicaSchedulingPreference{}
 	for _, rsp := range after.Set.RSPs {
 		prefs[rsp.TargetKey()] = rsp
 	}
 	was, will := before.Result.Replicas(), after.Result.Replicas()
+	for id, byMember := range running {
+		was[id] = maps.Clone(was[id])
+		if was[id] == nil {
+			was[id] = map[string]int64{}
+		}
+		maps.Copy(was[id], byMember) // what runs, where the members said
+	}
 	var moves []capacity.Move
 	var errs []error
 	for _, t := range after.Result.Targets {
@@ -309,6 +319,34 @@ func replicaMoves(before, after *cmdutil.Rendered, from string) ([]capacity.Move
 		moves = append(moves, m)
 	}
 	return moves, errors.Join(errs...)
+}
+
+// runningReplicas are, per planned workload (federated object ID), the
+// spec.replicas of its fedctl object in each member that answers (0 where
+// there is none): what runs before the evacuation. A plan from the
+// manifests only guesses it, and guesses wrong after a cordon and an
+// apply (the member's share already runs elsewhere), with rebalance: false,
+// or after a failover. read is the commands' live reader; members that do
+// not answer keep the manifests' figures.
+func runningReplicas(ctx context.Context, fed *members.Federation, set *federation.Set, read cmdutil.LiveFunc) map[string]map[string]int64 {
+	if len(set.RSPs) == 0 {
+		return nil
+	}
+	live := read(ctx, fed, set)
+	index := set.RSPTargets()
+	out := map[string]map[string]int64{}
+	for _, rsp := range set.RSPs {
+		o := index[rsp.TargetKey()]
+		if o == nil {
+			continue
+		}
+		byMember := map[string]int64{}
+		for _, m := range live.Answering {
+			byMember[m] = live.Replicas[o.TargetKey()].Spec[m]
+		}
+		out[o.ID()] = byMember
+	}
+	return out
 }
 
 // withCuts is res with the cut workloads' spec.replicas lowered in their

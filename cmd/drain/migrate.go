@@ -167,7 +167,8 @@ func (o *MigrateOptions) Run(ctx context.Context) error {
 	e := &evacuation{
 		IO: o.IO, What: "migrate", From: o.From, Destinations: []string{o.To},
 		File: file, Next: next, Recorded: recorded,
-		Before: before, After: after, Selected: selected,
+		Running: runningReplicas(ctx, fed, before.Set, cmdutil.LiveReader(o.Access, o.NewClient, cmdutil.ProbeTimeout(o.Timeout), cmdutil.PlanFlags{})),
+		Before:  before, After: after, Selected: selected,
 		Clients: members.Clients(fed, access, o.NewClient),
 		Force:   o.Force, Degrade: o.Degrade, DryRun: cmdutil.IsDryRun(o.DryRun),
 		Timeout: o.Timeout, WaitTimeout: o.WaitTimeout,
