@@ -165,14 +165,6 @@ type origin struct {
 func schedule(set *federation.Set, members []placement.Cluster, live *render.Live) map[*federation.Object]*scheduled {
 	out := map[*federation.Object]*scheduled{}
 	targets := set.RSPTargets()
-	names := make([]string, 0, len(members))
-	allNames := make([]string, 0, len(members))
-	for _, m := range members {
-		allNames = append(allNames, m.Name)
-		if !m.Cordoned { // left out of plans, as render leaves it
-			names = append(names, m.Name)
-		}
-	}
 	for _, rsp := range set.RSPs {
 		target, ok := targets[rsp.TargetKey()]
 		if !ok {
@@ -190,12 +182,12 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		}}
 		out[target] = s
 		s.info.Preferences = preferences(rsp.Spec.Clusters)
-		var clusters []string
-		considered := allNames
+		// what render decides, shown
+		pm, err := render.PlanMembers(set, members, live, rsp, target)
 		if live != nil {
 			lr := live.Replicas[render.TargetKey(target)]
 			s.info.Live = &LiveFigures{Current: replicas(lr.Current), Capacity: replicas(lr.Capacity), KeepShares: live.KeepShares}
-			for _, n := range names {
+			for _, n := range pm.Uncordoned {
 				if !slices.Contains(live.Answering, n) {
 					s.info.Live.NotAnswering = append(s.info.Live.NotAnswering, n)
 				}
@@ -206,47 +198,35 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 			s.info.Selector = &sel
 			if sel.Error != "" {
 				s.info.Error = "clusterSelector of " + target.ID() + ": " + sel.Error
-				_, err := placement.SelectBySelector(target.Spec.Placement, members)
-				s.errs = append(s.errs, positioned(target, err)...)
-				continue
 			}
-			selected, ok, err := render.SelectorClusters(set, members, target)
-			switch {
-			case err != nil:
+		}
+		switch {
+		case err != nil:
+			if s.info.Error == "" {
 				s.info.Error = err.Error()
-				s.errs = append(s.errs, positioned(target, err)...)
-				continue
-			case !ok:
-				s.info.Skipped = "no FederatedNamespace " + target.Namespace + " in the input: KubeFed plans nothing, and the object is placed nowhere"
-				continue
 			}
-			considered = placement.Intersect(considered, selected)
-		}
-		if rsp.Spec.Considered != nil {
-			considered = placement.Intersect(considered, rsp.Spec.Considered)
-		}
-		if len(considered) == 0 {
+			s.errs = append(s.errs, positioned(target, err)...)
+			continue
+		case pm.NoNamespace:
+			s.info.Skipped = "no FederatedNamespace " + target.Namespace + " in the input: KubeFed plans nothing, and the object is placed nowhere"
+			continue
+		case len(pm.Considered) == 0 && rsp.Spec.IntersectWithClusterSelector:
+			s.info.Skipped = "no clusters to plan for (intersectWithClusterSelector: the clusterSelectors of the target and of its FederatedNamespace select no member in common; clusters lists are ignored): KubeFed's scheduler does nothing, and the object is placed by its own placement"
+			continue
+		case len(pm.Considered) == 0:
 			s.info.Skipped = "no clusters to plan for: KubeFed's scheduler does nothing, and the object is placed by its own placement"
-			if rsp.Spec.IntersectWithClusterSelector {
-				s.info.Skipped = "no clusters to plan for (intersectWithClusterSelector: the clusterSelectors of the target and of its FederatedNamespace select no member in common; clusters lists are ignored): KubeFed's scheduler does nothing, and the object is placed by its own placement"
-			}
 			continue
-		}
-		clusters = placement.Intersect(considered, names) // never a cordoned member
-		manifestsOnly := clusters                         // before the members' answers
-		if live != nil && !live.KeepShares {
-			clusters = placement.Intersect(clusters, live.Answering)
-		}
-		s.info.Considered = slices.Clone(clusters)
-		if len(clusters) == 0 {
+		case len(pm.Clusters) == 0 && pm.Kept != nil:
+			s.info.Skipped = "no clusters to plan for: the replicas are kept as they run (" + render.PlanText(pm.Kept) + "), as KubeFed's scheduler leaves the object as it is"
+			s.plan, s.info.Plan = pm.Kept, replicas(pm.Kept)
+			s.eff, s.origins = withPlan(target, pm.Kept)
+			continue
+		case len(pm.Clusters) == 0:
 			s.info.Skipped = "no clusters to plan for (every member considered is cordoned or did not answer): KubeFed's scheduler leaves the object as it is"
-			if kept := render.KeptAsTheyRun(live, members, target); len(kept) > 0 {
-				s.info.Skipped = "no clusters to plan for: the replicas are kept as they run (" + render.PlanText(kept) + "), as KubeFed's scheduler leaves the object as it is"
-				s.plan, s.info.Plan = kept, replicas(kept)
-				s.eff, s.origins = withPlan(target, kept)
-			}
 			continue
 		}
+		clusters := pm.Clusters
+		s.info.Considered = slices.Clone(clusters)
 		current, capacity := live.For(target, clusters)
 		tr, err := planner.ScheduleTrace(rsp.Spec, clusters, s.info.Key, current, capacity)
 		if err != nil {
@@ -271,7 +251,7 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		s.eff, s.origins = withPlan(target, s.plan)
 		if s.info.Live != nil {
 			// What the manifests alone would plan, for the comparison.
-			if offline, err := planner.Schedule(rsp.Spec, manifestsOnly, s.info.Key, nil, nil); err == nil {
+			if offline, err := planner.Schedule(rsp.Spec, pm.ManifestsOnly, s.info.Key, nil, nil); err == nil {
 				s.info.Live.OfflinePlan = replicas(offline)
 			}
 		}

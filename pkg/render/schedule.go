@@ -22,15 +22,6 @@ import (
 func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 	out := map[*federation.Object]*federation.Object{}
 	targets := in.Set.RSPTargets()
-	// A cordoned member is left out of every plan (fedctl cordon).
-	names := make([]string, 0, len(in.Members))
-	allNames := make([]string, 0, len(in.Members))
-	for _, m := range in.Members {
-		allNames = append(allNames, m.Name)
-		if !m.Cordoned {
-			names = append(names, m.Name)
-		}
-	}
 	for _, rsp := range in.Set.RSPs {
 		target, ok := targets[rsp.TargetKey()]
 		if !ok {
@@ -41,47 +32,27 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			res.Errors = append(res.Errors, &TargetError{Object: target, Err: rsp.Errorf("metadata.name", "a second ReplicaSchedulingPreference for %s", target.ID())})
 			continue
 		}
-		// The members the preference considers, then those a plan may
-		// use: not cordoned, and answering.
-		considered := allNames
-		if rsp.Spec.IntersectWithClusterSelector {
-			selected, ok := intersectClusters(in, res, target)
-			if !ok {
-				continue
-			}
-			considered = placement.Intersect(considered, selected)
-		}
-		if rsp.Spec.Considered != nil {
-			considered = placement.Intersect(considered, rsp.Spec.Considered)
-		}
-		if len(considered) == 0 {
+		pm, err := PlanMembers(in.Set, in.Members, in.Live, rsp, target)
+		switch {
+		case err != nil:
+			res.fail("", target, err)
+			continue
+		case len(pm.Considered) == 0:
 			// KubeFed's scheduler does nothing without clusters; the
 			// target is placed by its own placement (a dialect's policy
 			// that selects no member: nowhere)
 			continue
-		}
-		clusters := placement.Intersect(considered, names) // never a cordoned member
-		if in.Live != nil && !in.Live.KeepShares {
-			// KubeFed plans over ready clusters only
-			// (podInformer.GetReadyClusters): a member that does not
-			// answer loses its share to those that do.
-			clusters = placement.Intersect(clusters, in.Live.Answering)
-		}
-		if len(clusters) == 0 {
+		case len(pm.Clusters) == 0:
 			// Every member it considers is cordoned or did not answer.
-			// KubeFed's scheduler then leaves the federated object with
-			// the plan last written; here that plan is what the members
-			// hold (their spec.replicas): kept, so that a cordoned
-			// member's replicas are not set back to the template's.
-			// Without a live read nothing says it.
-			if kept := KeptAsTheyRun(in.Live, in.Members, target); len(kept) > 0 {
-				out[target], _ = WithPlan(target, kept)
-				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (every member it considers is cordoned or did not answer): the replicas are kept as they run (%s)", PlanText(kept)))
+			if pm.Kept != nil {
+				out[target], _ = WithPlan(target, pm.Kept)
+				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (every member it considers is cordoned or did not answer): the replicas are kept as they run (%s)", PlanText(pm.Kept)))
 			} else {
 				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (every member it considers is cordoned or did not answer): %s is rendered from its own placement and template", target.ID()))
 			}
 			continue
 		}
+		clusters := pm.Clusters
 		current, capacity := in.Live.For(target, clusters)
 		plan, err := planner.Schedule(rsp.Spec, clusters, planner.Key(rsp.Namespace, rsp.Name), current, capacity)
 		if err != nil {
@@ -89,7 +60,7 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			continue
 		}
 		if in.Live != nil {
-			if moved := failover(rsp, names, clusters, in.Live, plan); moved != nil {
+			if moved := failover(rsp, pm.Uncordoned, clusters, in.Live, plan); moved != nil {
 				res.Warnings = append(res.Warnings, moved)
 			}
 		}
@@ -100,15 +71,69 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 	return out
 }
 
-// intersectClusters is SelectorClusters for schedule: a bad selector
-// fails the target; false: no plan.
-func intersectClusters(in Input, res *Result, target *federation.Object) ([]string, bool) {
-	clusters, ok, err := SelectorClusters(in.Set, in.Members, target)
-	if err != nil {
-		res.fail("", target, err)
-		return nil, false
+// MemberPlanning is what a replica plan of one RSP considers, as schedule
+// decides it (and explain shows it).
+type MemberPlanning struct {
+	// Considered are the members the preference considers: every one, or
+	// with intersectWithClusterSelector SelectorClusters, and a dialect's
+	// Considered; none: no plan, the target is placed by its own
+	// placement.
+	Considered []string
+	// Uncordoned are the members not cordoned (fedctl cordon): no
+	// cordoned member gets a share of any plan.
+	Uncordoned []string
+	// ManifestsOnly are the Considered not cordoned: what a plan from the
+	// manifests alone uses.
+	ManifestsOnly []string
+	// Clusters are those a plan uses now: ManifestsOnly that answered
+	// (KubeFed plans over ready clusters only), unless --no-failover.
+	Clusters []string
+	// Kept, when Clusters is empty but Considered is not, are the
+	// replicas kept as they run (KeptAsTheyRun): KubeFed's scheduler
+	// leaves the object with the plan last written.
+	Kept map[string]int64
+	// NoNamespace says intersectWithClusterSelector found no
+	// FederatedNamespace for the target (Considered is then empty).
+	NoNamespace bool
+}
+
+// PlanMembers decides the members a replica plan of rsp for target
+// considers and uses; an error is a selector that cannot be read.
+func PlanMembers(set *federation.Set, members []placement.Cluster, live *Live, rsp *federation.ReplicaSchedulingPreference, target *federation.Object) (MemberPlanning, error) {
+	var pm MemberPlanning
+	pm.Considered = make([]string, 0, len(members))
+	for _, m := range members {
+		pm.Considered = append(pm.Considered, m.Name)
+		if !m.Cordoned {
+			pm.Uncordoned = append(pm.Uncordoned, m.Name)
+		}
 	}
-	return clusters, ok
+	if rsp.Spec.IntersectWithClusterSelector {
+		selected, ok, err := SelectorClusters(set, members, target)
+		if err != nil {
+			return pm, err
+		}
+		pm.NoNamespace = !ok
+		pm.Considered = placement.Intersect(pm.Considered, selected)
+	}
+	if rsp.Spec.Considered != nil {
+		pm.Considered = placement.Intersect(pm.Considered, rsp.Spec.Considered)
+	}
+	if len(pm.Considered) == 0 {
+		return pm, nil
+	}
+	pm.ManifestsOnly = placement.Intersect(pm.Considered, pm.Uncordoned)
+	pm.Clusters = pm.ManifestsOnly
+	if live != nil && !live.KeepShares {
+		// a member that does not answer loses its share to those that do
+		pm.Clusters = placement.Intersect(pm.Clusters, live.Answering)
+	}
+	if len(pm.Clusters) == 0 {
+		if kept := KeptAsTheyRun(live, members, target); len(kept) > 0 {
+			pm.Kept = kept
+		}
+	}
+	return pm, nil
 }
 
 // SelectorClusters are the members an RSP with intersectWithClusterSelector
