@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/fedctl/fedctl/pkg/dns"
+	"github.com/fedctl/fedctl/pkg/drift"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 )
@@ -235,17 +236,11 @@ func upToDate(live, want *unstructured.Unstructured) bool {
 	if live == nil || !sameJSON(live.Object["spec"], want.Object["spec"]) {
 		return false
 	}
-	contains := func(have, want map[string]string) bool {
-		for k, v := range want {
-			if got, ok := have[k]; !ok || got != v {
-				return false
-			}
-		}
-		return true
-	}
 	_, liveInSet := live.GetLabels()[SetLabel]
 	_, wantInSet := want.GetLabels()[SetLabel]
-	return liveInSet == wantInSet && contains(live.GetLabels(), want.GetLabels()) && contains(live.GetAnnotations(), want.GetAnnotations())
+	// the spec whole (targets that went must go), labels and annotations
+	// as drift tells any member object's
+	return liveInSet == wantInSet && drift.Holds(live, map[string]any{"metadata": want.Object["metadata"]})
 }
 
 // sameJSON compares as JSON: the API server's numbers are int64 where the
