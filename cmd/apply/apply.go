@@ -84,6 +84,10 @@ type ApplyOptions struct {
 	DNS cmdutil.DNSFlags
 	// dnsOpener opens the run's DNS clusters (openDNS).
 	dnsOpener func(string) (*cmdutil.DNSTarget, error)
+	// clientSet and stats are the run's clients of the members and, at -v
+	// 4 and up, what they counted (runClients).
+	clientSet *cmdutil.MemberClients
+	stats     *members.RequestStats
 }
 
 // DefaultWaitTimeout bounds --wait when --timeout is not given: rollouts
@@ -252,7 +256,23 @@ func (o *ApplyOptions) live() cmdutil.LiveFunc {
 	if o.DryRun == "client" {
 		return nil
 	}
-	return cmdutil.LiveReader(o.Access, o.NewClient, cmdutil.ProbeTimeout(o.Timeout), o.Plan)
+	return cmdutil.LiveReader(o.runClients(), cmdutil.ProbeTimeout(o.Timeout), o.Plan)
+}
+
+// runClients are the run's clients of the members, one per member, shared
+// by the live read, the push, the wait and the DNS step: with the time
+// flags and, at -v 4 and up, request stats.
+func (o *ApplyOptions) runClients() *cmdutil.MemberClients {
+	if o.clientSet == nil {
+		if o.Verbosity >= cmdutil.TimingVerbosity {
+			o.stats = &members.RequestStats{}
+		}
+		o.clientSet = cmdutil.NewMemberClients(o.Access, o.NewClient, func(a *members.Access) {
+			o.timeFlags().Apply(a)
+			a.Stats = o.stats
+		})
+	}
+	return o.clientSet
 }
 
 func (o *ApplyOptions) timeFlags() cmdutil.MemberTimeFlags {
@@ -591,7 +611,7 @@ func (o *ApplyOptions) dnsCheck(in *cmdutil.Rendered, set *propagate.ApplySet, c
 // openDNS opens a DNS cluster with the apply's settings, each once a run.
 func (o *ApplyOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
 	if o.dnsOpener == nil {
-		o.dnsOpener = cmdutil.DNSOpener(in.Federation, o.Access, o.timeFlags(), o.NewClient)
+		o.dnsOpener = cmdutil.DNSOpener(in.Federation, o.runClients())
 	}
 	return o.dnsOpener
 }
@@ -627,17 +647,11 @@ func (o *ApplyOptions) pruneDNS(ctx context.Context, target *cmdutil.DNSTarget, 
 // 4, request statistics; a member a live plan found not answering gets
 // none (AnsweringOnly).
 func (o *ApplyOptions) memberClients(in *cmdutil.Rendered) (func(string) (members.Client, error), *members.RequestStats, error) {
-	access, err := o.Access()
+	clients, err := o.runClients().Of(in.Federation)
 	if err != nil {
 		return nil, nil, err
 	}
-	o.timeFlags().Apply(&access)
-	var stats *members.RequestStats
-	if o.Verbosity >= cmdutil.TimingVerbosity {
-		stats = &members.RequestStats{}
-		access.Stats = stats
-	}
-	return cmdutil.AnsweringOnly(in.Live, members.Clients(in.Federation, access, o.NewClient)), stats, nil
+	return cmdutil.AnsweringOnly(in.Live, clients), o.stats, nil
 }
 
 // JSONReport is apply's -o json: propagate's report and, with --wait, the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,6 +49,9 @@ type requestCounter struct {
 	mu     sync.Mutex
 	counts map[string]map[string]int // member -> method -> requests
 	lists  map[string]int            // member -> label-selected LISTs
+	// discoveries counts the GETs of /api and /apis: one each for every
+	// discovery of a member's types.
+	discoveries map[string]int
 }
 
 func (c *requestCounter) Write(p []byte) (int, error) {
@@ -65,6 +69,9 @@ func (c *requestCounter) Write(p []byte) (int, error) {
 		c.counts[member][f[1]]++
 		if f[1] == "GET" && strings.Contains(f[2], "labelSelector=") {
 			c.lists[member]++
+		}
+		if u, err := url.Parse(f[2]); err == nil && f[1] == "GET" && (u.Path == "/api" || u.Path == "/apis") {
+			c.discoveries[member]++
 		}
 	}
 	return len(p), nil
@@ -145,7 +152,7 @@ func runApplyVia(t *testing.T, fed *members.Federation, kubeconfig string, wrap 
 	t.Helper()
 	testenv.Require(t, env)
 	ios, _, out, errOut := iostreams.Test()
-	counter := &requestCounter{counts: map[string]map[string]int{}, lists: map[string]int{}}
+	counter := &requestCounter{counts: map[string]map[string]int{}, lists: map[string]int{}, discoveries: map[string]int{}}
 	f := &cmdutil.Factory{
 		IOStreams: ios,
 		Federation: func() (*members.File, error) {

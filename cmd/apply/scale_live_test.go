@@ -75,7 +75,7 @@ func runCmd(t *testing.T, fed *members.Federation, verbosity int, args ...string
 	t.Helper()
 	e := testenv.Require(t, env)
 	ios, _, out, errOut := iostreams.Test()
-	counter := &requestCounter{counts: map[string]map[string]int{}, lists: map[string]int{}}
+	counter := &requestCounter{counts: map[string]map[string]int{}, lists: map[string]int{}, discoveries: map[string]int{}}
 	f := &cmdutil.Factory{
 		IOStreams: ios,
 		Federation: func() (*members.File, error) {

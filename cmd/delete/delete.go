@@ -52,6 +52,26 @@ type DeleteOptions struct {
 	DNS cmdutil.DNSFlags
 	// dnsOpener opens the run's DNS cluster (openDNS).
 	dnsOpener func(string) (*cmdutil.DNSTarget, error)
+	// clientSet and stats are the run's clients of the members and, at -v
+	// 4 and up, what they counted (runClients).
+	clientSet *cmdutil.MemberClients
+	stats     *members.RequestStats
+}
+
+// runClients are the run's clients of the members, one per member, shared
+// by the deletion and the DNS step: with the time flags and, at -v 4 and
+// up, request stats.
+func (o *DeleteOptions) runClients() *cmdutil.MemberClients {
+	if o.clientSet == nil {
+		if o.Verbosity >= cmdutil.TimingVerbosity {
+			o.stats = &members.RequestStats{}
+		}
+		o.clientSet = cmdutil.NewMemberClients(o.Access, o.NewClient, func(a *members.Access) {
+			o.timeFlags().Apply(a)
+			a.Stats = o.stats
+		})
+	}
+	return o.clientSet
 }
 
 func (o *DeleteOptions) timeFlags() cmdutil.MemberTimeFlags {
@@ -189,24 +209,19 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err // before any deletion
 	}
-	access, err := o.Access()
+	clients, err := o.runClients().Of(fed)
 	if err != nil {
 		return err
 	}
-	o.timeFlags().Apply(&access)
 	if o.Rollout.Enabled {
-		return o.rollout(ctx, in, members.Clients(fed, access, o.NewClient), start, dnsCluster)
+		return o.rollout(ctx, in, clients, start, dnsCluster)
 	}
 	// First, so that no name points at a load balancer about to go; when
 	// that fails, the members are not touched.
 	if err := o.deleteDNS(ctx, in, dnsCluster); err != nil {
 		return fmt.Errorf("%w; nothing was deleted in the members, so that no name points at a load balancer that is gone: run it again once the DNS cluster answers", err)
 	}
-	var stats *members.RequestStats
-	if o.Verbosity >= cmdutil.TimingVerbosity {
-		stats = &members.RequestStats{}
-		access.Stats = stats
-	}
+	stats := o.stats
 	// Delete has no totals ahead of the listing: the progress counts up.
 	stream := cmdutil.NewResultStream(o.IO, o.Verbosity, o.DryRun, cmdutil.Totals(clusters, nil))
 	del := propagate.Delete
@@ -216,7 +231,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	report := del(ctx, propagate.Input{
 		Result:   res,
 		Clusters: clusters,
-		Clients:  members.Clients(fed, access, o.NewClient),
+		Clients:  clients,
 		Options: propagate.Options{
 			DryRun:      o.DryRun == "server",
 			Concurrency: o.Concurrency,

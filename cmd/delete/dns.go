@@ -41,7 +41,7 @@ func (o *DeleteOptions) dnsCluster(in *cmdutil.Rendered) (string, error) {
 // openDNS opens a DNS cluster with the deletion's settings, once a run.
 func (o *DeleteOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
 	if o.dnsOpener == nil {
-		o.dnsOpener = cmdutil.DNSOpener(in.Federation, o.Access, o.timeFlags(), o.NewClient)
+		o.dnsOpener = cmdutil.DNSOpener(in.Federation, o.runClients())
 	}
 	return o.dnsOpener
 }

@@ -69,6 +69,8 @@ type DiffOptions struct {
 	DNS cmdutil.DNSFlags
 	// dnsOpener opens the run's DNS clusters (openDNS).
 	dnsOpener func(string) (*cmdutil.DNSTarget, error)
+	// clientSet are the run's clients of the members (runClients).
+	clientSet *cmdutil.MemberClients
 }
 
 // NewCmdDiff returns the diff command. runF, when set, replaces Run.
@@ -176,6 +178,15 @@ func (o *DiffOptions) Validate() error {
 	return errors.Join(errs...)
 }
 
+// runClients are the run's clients of the members, one per member, shared
+// by the live read, the comparison and the DNS step, with the time flags.
+func (o *DiffOptions) runClients() *cmdutil.MemberClients {
+	if o.clientSet == nil {
+		o.clientSet = cmdutil.NewMemberClients(o.Access, o.NewClient, o.timeFlags().Apply)
+	}
+	return o.clientSet
+}
+
 func (o *DiffOptions) timeFlags() cmdutil.MemberTimeFlags {
 	return cmdutil.MemberTimeFlags{Timeout: &o.Timeout, Deadline: &o.Deadline, QPS: &o.QPS, Burst: &o.Burst}
 }
@@ -196,19 +207,18 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
-		Live:       cmdutil.LiveReader(o.Access, o.NewClient, cmdutil.ProbeTimeout(o.Timeout), o.Plan),
+		Live:       cmdutil.LiveReader(o.runClients(), cmdutil.ProbeTimeout(o.Timeout), o.Plan),
 	})
 	if err != nil {
 		return err // nothing is sent for an input with errors
 	}
 	fed, res, clusters := in.Federation, in.Result, in.Clusters
-	access, err := o.Access()
+	all, err := o.runClients().Of(fed)
 	if err != nil {
 		return err
 	}
-	o.timeFlags().Apply(&access)
 	set, _ := o.applySet() // checked by Validate
-	clients := cmdutil.AnsweringOnly(in.Live, members.Clients(fed, access, o.NewClient))
+	clients := cmdutil.AnsweringOnly(in.Live, all)
 	if set != nil && !o.NamespaceGiven {
 		if err := cmdutil.FindApplySetNamespace(ctx, o.IO.ErrOut, set, clusters, clients, o.Timeout); err != nil {
 			return err

@@ -166,7 +166,7 @@ func (o *DiffOptions) comparePrune(ctx context.Context, target *cmdutil.DNSTarge
 // run.
 func (o *DiffOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
 	if o.dnsOpener == nil {
-		o.dnsOpener = cmdutil.DNSOpener(in.Federation, o.Access, o.timeFlags(), o.NewClient)
+		o.dnsOpener = cmdutil.DNSOpener(in.Federation, o.runClients())
 	}
 	return o.dnsOpener
 }

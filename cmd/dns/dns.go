@@ -103,10 +103,13 @@ func (o *DNSOptions) Validate() error {
 
 // Run computes and prints.
 func (o *DNSOptions) Run(ctx context.Context) error {
+	// One client per member for the run: the live read's, the DNS
+	// computation's and, for a member, the DNS cluster's.
+	clients := cmdutil.NewMemberClients(o.Access, o.NewClient, func(a *members.Access) { a.Timeout = o.Timeout })
 	r, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize,
 		Selector: o.Selector, Namespace: o.Namespace, Failing: cmdutil.FailOnInput,
-		Live: cmdutil.LiveReader(o.Access, o.NewClient, cmdutil.ProbeTimeout(o.Timeout), o.Plan),
+		Live: cmdutil.LiveReader(clients, cmdutil.ProbeTimeout(o.Timeout), o.Plan),
 	})
 	if err != nil {
 		return err
@@ -115,20 +118,19 @@ func (o *DNSOptions) Run(ctx context.Context) error {
 		input := slices.DeleteFunc(append(slices.Clone(o.Filenames), o.Kustomize), func(s string) bool { return s == "" })
 		return fmt.Errorf("no ServiceDNSRecord or IngressDNSRecord in %s: nothing to write DNS records for; add a ServiceDNSRecord named after a FederatedService of the input, with its Domain (README: \"Multi-cluster DNS for ExternalDNS\")", strings.Join(input, ", "))
 	}
-	access, err := o.Access()
+	all, err := clients.Of(r.Federation)
 	if err != nil {
 		return err
 	}
-	access.Timeout = o.Timeout
 	cluster, err := o.DNS.DNSCluster(r.Set)
 	if err != nil {
 		return err
 	}
-	target, err := cmdutil.OpenDNS(r.Federation, cluster, access, o.NewClient)
+	target, err := cmdutil.OpenDNS(r.Federation, cluster, clients)
 	if err != nil {
 		return err
 	}
-	res, err := o.DNS.ComputeDNS(ctx, o.IO, r, members.Clients(r.Federation, access, o.NewClient), target, o.Timeout)
+	res, err := o.DNS.ComputeDNS(ctx, o.IO, r, all, target, o.Timeout)
 	if err != nil {
 		return err
 	}

@@ -166,11 +166,13 @@ func (o *DrainOptions) Run(ctx context.Context) error {
 		return err
 	}
 	after.Result = withoutMember(after.Result, o.Cluster)
-	access, err := o.Access()
+	// One client per member: the read of what runs, the push and the
+	// wait discover a member's types once.
+	clients := cmdutil.NewMemberClients(o.Access, o.NewClient, func(a *members.Access) { a.Timeout = o.Timeout })
+	all, err := clients.Of(fed)
 	if err != nil {
 		return err
 	}
-	access.Timeout = o.Timeout
 	// Cordoned members get nothing new, so nothing is moved to (or waited
 	// for in) them.
 	var others []string
@@ -185,9 +187,9 @@ func (o *DrainOptions) Run(ctx context.Context) error {
 	e := &evacuation{
 		IO: o.IO, What: "drain", From: o.Cluster, Destinations: others,
 		File: file, Next: next, Recorded: "cluster/" + o.Cluster + " cordoned",
-		Running: runningReplicas(ctx, fed, before.Set, cmdutil.LiveReader(o.Access, o.NewClient, cmdutil.ProbeTimeout(o.Timeout), cmdutil.PlanFlags{})),
+		Running: runningReplicas(ctx, fed, before.Set, cmdutil.LiveReader(clients, cmdutil.ProbeTimeout(o.Timeout), cmdutil.PlanFlags{})),
 		Before:  before, After: after, Selected: func(*federation.Object) bool { return true },
-		Clients: members.Clients(fed, access, o.NewClient),
+		Clients: all,
 		Force:   o.Force, Degrade: o.Degrade, DryRun: cmdutil.IsDryRun(o.DryRun),
 		Timeout: o.Timeout, WaitTimeout: o.WaitTimeout,
 	}

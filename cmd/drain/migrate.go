@@ -159,17 +159,19 @@ func (o *MigrateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	access, err := o.Access()
+	// One client per member: the read of what runs, the push and the
+	// wait discover a member's types once.
+	clients := cmdutil.NewMemberClients(o.Access, o.NewClient, func(a *members.Access) { a.Timeout = o.Timeout })
+	all, err := clients.Of(fed)
 	if err != nil {
 		return err
 	}
-	access.Timeout = o.Timeout
 	e := &evacuation{
 		IO: o.IO, What: "migrate", From: o.From, Destinations: []string{o.To},
 		File: file, Next: next, Recorded: recorded,
-		Running: runningReplicas(ctx, fed, before.Set, cmdutil.LiveReader(o.Access, o.NewClient, cmdutil.ProbeTimeout(o.Timeout), cmdutil.PlanFlags{})),
+		Running: runningReplicas(ctx, fed, before.Set, cmdutil.LiveReader(clients, cmdutil.ProbeTimeout(o.Timeout), cmdutil.PlanFlags{})),
 		Before:  before, After: after, Selected: selected,
-		Clients: members.Clients(fed, access, o.NewClient),
+		Clients: all,
 		Force:   o.Force, Degrade: o.Degrade, DryRun: cmdutil.IsDryRun(o.DryRun),
 		Timeout: o.Timeout, WaitTimeout: o.WaitTimeout,
 	}

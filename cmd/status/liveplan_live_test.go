@@ -33,7 +33,7 @@ func applyPlanned(t *testing.T, path string, offline bool) {
 	out, err := pipeline.Run(in)
 	require.NoError(t, err)
 	access := members.Access{Kubeconfig: e.Kubeconfig}
-	in.Live = liveplan.Read(context.Background(), fed, out.Set, liveplan.Options{Access: access, NewClient: members.NewMemberClient, Timeout: 30 * time.Second, OfflinePlan: offline})
+	in.Live = liveplan.Read(context.Background(), fed, out.Set, liveplan.Options{Access: access, Clients: members.Clients(fed, access, members.NewMemberClient), Timeout: 30 * time.Second, OfflinePlan: offline})
 	out, err = pipeline.Run(in)
 	require.NoError(t, err)
 	require.NoError(t, out.Result.Err())
@@ -167,7 +167,8 @@ spec:
 	docs := testutil.Documents(t, file)
 	out, err := pipeline.Run(pipeline.Input{Docs: docs, DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
 	require.NoError(t, err)
-	opts := liveplan.Options{Access: members.Access{Kubeconfig: e.Kubeconfig}, NewClient: members.NewMemberClient, Timeout: 30 * time.Second,
+	access := members.Access{Kubeconfig: e.Kubeconfig}
+	opts := liveplan.Options{Access: access, Clients: members.Clients(fed, access, members.NewMemberClient), Timeout: 30 * time.Second,
 		Now: func() time.Time { return time.Now().Add(2 * time.Minute) }}
 	var live *render.Live
 	require.Eventually(t, func() bool {

@@ -193,6 +193,13 @@ func (o *StatusOptions) Validate() error {
 // Run reads the members (and waits, with --wait), prints the report and
 // turns it into an exit status.
 func (o *StatusOptions) Run(ctx context.Context) error {
+	readTimeout := o.Timeout
+	if o.Wait || readTimeout == 0 {
+		readTimeout = defaultReadTimeout
+	}
+	// One Client per member for the whole run, so that the live read and
+	// --wait discover each member's types once rather than at every read.
+	runClients := cmdutil.NewMemberClients(o.Access, o.NewClient, func(a *members.Access) { a.Timeout = readTimeout })
 	var m *cmdutil.Membership
 	var in *status.Input
 	var rendered *cmdutil.Rendered
@@ -218,7 +225,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 			Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 			AllowEmpty: o.AllowEmpty,
 			Failing:    cmdutil.FailOnDecode,
-			Live:       cmdutil.LiveReader(o.Access, nil, cmdutil.ProbeTimeout(o.Timeout), cmdutil.PlanFlags{}),
+			Live:       cmdutil.LiveReader(runClients, cmdutil.ProbeTimeout(o.Timeout), cmdutil.PlanFlags{}),
 		})
 		if err != nil {
 			return err
@@ -228,18 +235,10 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	}
 	fed, clusters := m.Federation, m.Clusters
 
-	access, err := o.Access()
+	clients, err := runClients.Of(fed)
 	if err != nil {
 		return err
 	}
-	readTimeout := o.Timeout
-	if o.Wait || readTimeout == 0 {
-		readTimeout = defaultReadTimeout
-	}
-	access.Timeout = readTimeout
-	// One Client per member for the whole run, so that --wait discovers
-	// each member's types once rather than at every read.
-	clients := members.Clients(fed, access, o.NewClient)
 	if in != nil {
 		in.Clients, in.Timeout = clients, readTimeout
 	} else {

@@ -116,27 +116,33 @@ type DNSTarget struct {
 	Written dnssync.Written
 }
 
-// OpenDNS opens the DNS cluster (see DNSCluster): a member by name, else a
-// kubeconfig context of that name; nil when cluster is "".
-func OpenDNS(fed *members.Federation, cluster string, access members.Access, newClient func(members.Access, members.Member) (members.Client, error)) (*DNSTarget, error) {
+// OpenDNS opens the DNS cluster (see DNSCluster): a member by name, with
+// the run's client of it, else a kubeconfig context of that name; nil when
+// cluster is "".
+func OpenDNS(fed *members.Federation, cluster string, clients *MemberClients) (*DNSTarget, error) {
 	if cluster == "" {
 		return nil, nil
 	}
-	m, ok := fed.Member(cluster)
-	if !ok {
-		m = members.Member{Name: cluster, Context: cluster}
+	var client members.Client
+	var err error
+	if _, ok := fed.Member(cluster); ok {
+		var of func(string) (members.Client, error)
+		if of, err = clients.Of(fed); err == nil {
+			client, err = of(cluster)
+		}
+	} else {
+		client, err = clients.Open(members.Member{Name: cluster, Context: cluster})
 	}
-	client, err := newClient(access, m)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s (DNS): %w", cluster, err)
 	}
 	return &DNSTarget{Cluster: cluster, Client: client}, nil
 }
 
-// DNSOpener opens DNS clusters (OpenDNS) of fed with a command's access,
-// its time flags applied, each once: a run that checks, writes and prunes
-// a cluster reuses its client, and what the client discovered.
-func DNSOpener(fed *members.Federation, access func() (members.Access, error), times MemberTimeFlags, newClient func(members.Access, members.Member) (members.Client, error)) func(string) (*DNSTarget, error) {
+// DNSOpener opens DNS clusters (OpenDNS) of fed with the run's clients,
+// each once: a run that checks, writes and prunes a cluster reuses its
+// client, and what the client discovered.
+func DNSOpener(fed *members.Federation, clients *MemberClients) func(string) (*DNSTarget, error) {
 	var mu sync.Mutex
 	opened := map[string]*DNSTarget{}
 	return func(cluster string) (*DNSTarget, error) {
@@ -145,12 +151,7 @@ func DNSOpener(fed *members.Federation, access func() (members.Access, error), t
 		if t, ok := opened[cluster]; ok {
 			return t, nil
 		}
-		a, err := access()
-		if err != nil {
-			return nil, err
-		}
-		times.Apply(&a)
-		t, err := OpenDNS(fed, cluster, a, newClient)
+		t, err := OpenDNS(fed, cluster, clients)
 		if err == nil {
 			opened[cluster] = t
 		}

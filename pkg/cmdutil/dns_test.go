@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -118,8 +117,7 @@ func TestDNSOpenerOpensEachClusterOnce(t *testing.T) {
 		}
 		return memberstest.New(endpointType), nil
 	}
-	timeout, qps, burst := time.Second, float32(1), 1
-	open := DNSOpener(fed, func() (members.Access, error) { return members.Access{}, nil }, MemberTimeFlags{Timeout: &timeout, QPS: &qps, Burst: &burst}, newClient)
+	open := DNSOpener(fed, NewMemberClients(func() (members.Access, error) { return members.Access{}, nil }, newClient, nil))
 	first, err := open("dns")
 	require.NoError(t, err)
 	again, err := open("dns")

@@ -368,7 +368,7 @@ func OptInLive(live bool, access func() (members.Access, error)) LiveFunc {
 	if !live {
 		return nil
 	}
-	return LiveReader(access, nil, ProbeTimeout(0), PlanFlags{})
+	return LiveReader(NewMemberClients(access, nil, nil), ProbeTimeout(0), PlanFlags{})
 }
 
 // NotAnswering are the members the live read found not answering (none
@@ -380,11 +380,15 @@ func (r *Rendered) NotAnswering() []string {
 	return notAnswering(r.Members, r.Live.Answering)
 }
 
-// LiveReader is a RenderInput.Live that reads the members through access
-// and newClient (liveplan.Read), within timeout.
-func LiveReader(access func() (members.Access, error), newClient func(members.Access, members.Member) (members.Client, error), timeout time.Duration, f PlanFlags) LiveFunc {
+// LiveReader is a RenderInput.Live that reads the members through the
+// run's clients (liveplan.Read), within timeout.
+func LiveReader(clients *MemberClients, timeout time.Duration, f PlanFlags) LiveFunc {
 	return func(ctx context.Context, fed *members.Federation, set *federation.Set) *render.Live {
-		a, err := access()
+		a, err := clients.Access()
+		var of func(string) (members.Client, error)
+		if err == nil {
+			of, err = clients.Of(fed)
+		}
 		if err != nil {
 			// The command reports its access error itself; plan as if
 			// every member answered.
@@ -394,10 +398,7 @@ func LiveReader(access func() (members.Access, error), newClient func(members.Ac
 			}
 			return &render.Live{Answering: all, KeepShares: f.NoFailover}
 		}
-		if newClient == nil {
-			newClient = members.NewMemberClient
-		}
-		return liveplan.Read(ctx, fed, set, liveplan.Options{Access: a, NewClient: newClient, Timeout: timeout, KeepShares: f.NoFailover, OfflinePlan: f.OfflinePlan})
+		return liveplan.Read(ctx, fed, set, liveplan.Options{Access: a, Clients: of, Timeout: timeout, KeepShares: f.NoFailover, OfflinePlan: f.OfflinePlan})
 	}
 }
 

@@ -21,8 +21,12 @@ import (
 
 // Options say how to reach the members and what to read.
 type Options struct {
-	Access    members.Access
-	NewClient func(members.Access, members.Member) (members.Client, error)
+	// Access reaches the members' health endpoints.
+	Access members.Access
+	// Clients are the run's clients of the members (cmdutil.MemberClients):
+	// what the read discovers of a member's types, the push that follows
+	// does not ask again.
+	Clients func(cluster string) (members.Client, error)
 	// Timeout bounds the health probe of every member, and then again the
 	// reads of their replica state: the whole read takes at most twice it.
 	Timeout time.Duration
@@ -134,7 +138,7 @@ type memberState struct {
 // KubeFed reads the objects its managed label marks), and, when its ready
 // replicas are not its spec's, the pods its selector's matchLabels select.
 func readMember(ctx context.Context, opts Options, m members.Member, targets []*federation.Object, now time.Time) (map[string]memberState, error) {
-	client, err := opts.NewClient(opts.Access, m)
+	client, err := opts.Clients(m.Name)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,76 @@
+package cmdutil
+
+import (
+	"sync"
+
+	"github.com/fedctl/fedctl/pkg/members"
+)
+
+// MemberClients are one run's way to its members. The access (kubeconfig,
+// credentials, and the command's --timeout, --qps and --burst) is read
+// once, and each member's Client is built on first use and kept
+// (members.Clients): the live read that plans the replicas, the push, the
+// wait and the DNS step of one run discover a member's types once and share
+// its rate limit, instead of each building clients of its own.
+type MemberClients struct {
+	access    func() (members.Access, error)
+	newClient func(members.Access, members.Member) (members.Client, error)
+	tune      func(*members.Access)
+
+	once sync.Once
+	a    members.Access
+	err  error
+
+	mu sync.Mutex
+	of map[*members.Federation]func(string) (members.Client, error)
+}
+
+// NewMemberClients reads the access through access when it is first
+// needed, then lets tune (nil: none) set the command's time flags and
+// request stats on it. newClient builds a member's Client
+// (members.NewMemberClient when nil; tests pass fakes).
+func NewMemberClients(access func() (members.Access, error), newClient func(members.Access, members.Member) (members.Client, error), tune func(*members.Access)) *MemberClients {
+	if newClient == nil {
+		newClient = members.NewMemberClient
+	}
+	return &MemberClients{access: access, newClient: newClient, tune: tune, of: map[*members.Federation]func(string) (members.Client, error){}}
+}
+
+// Access is the run's access, tuned; an error when the kubeconfig cannot
+// be read.
+func (c *MemberClients) Access() (members.Access, error) {
+	c.once.Do(func() {
+		c.a, c.err = c.access()
+		if c.err == nil && c.tune != nil {
+			c.tune(&c.a)
+		}
+	})
+	return c.a, c.err
+}
+
+// Of are the run's clients of fed's members: the same ones at every call
+// with the same federation.
+func (c *MemberClients) Of(fed *members.Federation) (func(string) (members.Client, error), error) {
+	a, err := c.Access()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clients, ok := c.of[fed]
+	if !ok {
+		clients = members.Clients(fed, a, c.newClient)
+		c.of[fed] = clients
+	}
+	return clients, nil
+}
+
+// Open builds a Client of m outside the federation's members (a DNS
+// cluster named by its kubeconfig context), with the run's access.
+func (c *MemberClients) Open(m members.Member) (members.Client, error) {
+	a, err := c.Access()
+	if err != nil {
+		return nil, err
+	}
+	return c.newClient(a, m)
+}
