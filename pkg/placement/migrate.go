@@ -60,6 +60,25 @@ func MigratedPlan(plan map[string]int64, objLabels map[string]string, members []
 	return out, moved
 }
 
+// Stranded are the members of clusters that migrations send an object with
+// objLabels off to a member not in available (cordoned, or not answering):
+// each with that destination. A replica plan gives such a member no share,
+// so that its share is planned over the members that can take it.
+func Stranded(clusters []string, objLabels map[string]string, members []Cluster, available []string) map[string]string {
+	var out map[string]string
+	for _, c := range clusters {
+		to, hops := destination(c, objLabels, members)
+		if len(hops) == 0 || slices.Contains(available, to) {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[c] = to
+	}
+	return out
+}
+
 // destination is where the migrations send an object with objLabels that
 // is placed in from: each member's first migration whose selector matches
 // is followed, until a member without one; a migration back to a member

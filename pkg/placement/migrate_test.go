@@ -96,3 +96,12 @@ func TestNamespaceDestinations(t *testing.T) {
 	assert.Empty(t, NamespaceDestinations([]string{"d"}, []map[string]string{web}, members), "not placed in a source")
 	assert.Equal(t, []string{"a", "b", "c"}, Union([]string{"c", "a"}, []string{"b", "a"}))
 }
+
+func TestStranded(t *testing.T) {
+	members := []Cluster{migrating(t, "a", "app=web", "b"), migrating(t, "b", "app=web", "c"), {Name: "c"}, migrating(t, "d", "app=web", "gone")}
+	web := map[string]string{"app": "web"}
+	assert.Nil(t, Stranded([]string{"a", "b", "c"}, web, members, []string{"a", "b", "c"}), "the chain ends in c, which can take it")
+	assert.Equal(t, map[string]string{"a": "c", "b": "c"}, Stranded([]string{"a", "b", "c"}, web, members, []string{"a", "b"}), "the chain's end decides, not the first hop")
+	assert.Nil(t, Stranded([]string{"a", "b"}, map[string]string{"app": "db"}, members, nil), "nothing migrates")
+	assert.Equal(t, map[string]string{"d": "gone"}, Stranded([]string{"c", "d"}, web, members, []string{"c", "d"}), "a destination that is no member")
+}

@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,13 +45,20 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			continue
 		case len(pm.Clusters) == 0:
 			// Every member it considers is cordoned or did not answer.
+			why := "every member it considers is cordoned or did not answer"
+			if pm.Stranded != nil {
+				why += ", or migrates it to one that cannot take a share: " + strandedText(pm.Stranded, in.Members, in.Live)
+			}
 			if pm.Kept != nil {
 				out[target], _ = WithPlan(target, pm.Kept)
-				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (every member it considers is cordoned or did not answer): the replicas are kept as they run (%s)", PlanText(pm.Kept)))
+				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (%s): the replicas are kept as they run (%s)", why, PlanText(pm.Kept)))
 			} else {
-				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (every member it considers is cordoned or did not answer): %s is rendered from its own placement and template", target.ID()))
+				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (%s): %s is rendered from its own placement and template", why, target.ID()))
 			}
 			continue
+		}
+		if pm.Stranded != nil {
+			res.Warnings = append(res.Warnings, rsp.Errorf("", "%s: planned over the other members, as the migrations there send %s to members that cannot take a share now", strandedText(pm.Stranded, in.Members, in.Live), target.ID()))
 		}
 		clusters := pm.Clusters
 		current, capacity := in.Live.For(target, clusters)
@@ -69,6 +77,27 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		out[target], _ = WithPlan(target, plan)
 	}
 	return out
+}
+
+// strandedText says, for a warning, which members' shares migrations
+// strand and why: "cluster1 (migrated to cluster2, cordoned)".
+func strandedText(stranded map[string]string, members []placement.Cluster, live *Live) string {
+	var parts []string
+	for _, from := range slices.Sorted(maps.Keys(stranded)) {
+		to := stranded[from]
+		why := "did not answer"
+		if i := slices.IndexFunc(members, func(m placement.Cluster) bool { return m.Name == to }); i < 0 {
+			why = "not a member"
+		} else if members[i].Cordoned {
+			why = "cordoned"
+		} else if live != nil {
+			if reason := live.Reason(to); reason != "" {
+				why += ": " + reason
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s (migrated to %s, %s)", from, to, why))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // MemberPlanning is what a replica plan of one RSP considers, as schedule
@@ -92,6 +121,11 @@ type MemberPlanning struct {
 	// replicas kept as they run (KeptAsTheyRun): KubeFed's scheduler
 	// leaves the object with the plan last written.
 	Kept map[string]int64
+	// Stranded are the members left out of Clusters because migrations
+	// send the target off them to a member that is cordoned or did not
+	// answer (placement.Stranded), each with that member: their shares are
+	// planned over the others.
+	Stranded map[string]string
 	// NoNamespace says intersectWithClusterSelector found no
 	// FederatedNamespace for the target (Considered is then empty).
 	NoNamespace bool
@@ -124,9 +158,16 @@ func PlanMembers(set *federation.Set, members []placement.Cluster, live *Live, r
 	}
 	pm.ManifestsOnly = placement.Intersect(pm.Considered, pm.Uncordoned)
 	pm.Clusters = pm.ManifestsOnly
+	available := pm.Uncordoned
 	if live != nil && !live.KeepShares {
 		// a member that does not answer loses its share to those that do
 		pm.Clusters = placement.Intersect(pm.Clusters, live.Answering)
+		available = placement.Intersect(available, live.Answering)
+	}
+	// A share a migration sends to a member that cannot take it would go
+	// to a cordoned member, or be lost with one that does not answer.
+	if pm.Stranded = placement.Stranded(pm.Clusters, target.Labels, members, available); pm.Stranded != nil {
+		pm.Clusters = slices.DeleteFunc(slices.Clone(pm.Clusters), func(c string) bool { return pm.Stranded[c] != "" })
 	}
 	if len(pm.Clusters) == 0 {
 		if kept := KeptAsTheyRun(live, members, target); len(kept) > 0 {
