@@ -185,7 +185,7 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		// what render decides, shown
 		pm, err := render.PlanMembers(set, members, live, rsp, target)
 		if live != nil {
-			lr := live.Replicas[render.TargetKey(target)]
+			lr := live.Replicas[target.TargetKey()]
 			s.info.Live = &LiveFigures{Current: replicas(lr.Current), Capacity: replicas(lr.Capacity), KeepShares: live.KeepShares}
 			for _, n := range pm.Uncordoned {
 				if !slices.Contains(live.Answering, n) {

@@ -80,7 +80,7 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 		return live
 	}
 	for _, t := range targets {
-		live.Replicas[render.TargetKey(t)] = render.LiveReplicas{Current: map[string]int64{}, Capacity: map[string]int64{}, Spec: map[string]int64{}}
+		live.Replicas[t.TargetKey()] = render.LiveReplicas{Current: map[string]int64{}, Capacity: map[string]int64{}, Spec: map[string]int64{}}
 	}
 	// The reads get their own time: a slow probe must not leave them
 	// none, and fail members over that answer.
@@ -182,7 +182,7 @@ func readMember(ctx context.Context, opts Options, m members.Member, targets []*
 		if listErr != nil {
 			return nil, listErr
 		}
-		out[render.TargetKey(t)] = memberState{exists: true, current: current, capacity: capacity, capped: capped, spec: spec}
+		out[t.TargetKey()] = memberState{exists: true, current: current, capacity: capacity, capped: capped, spec: spec}
 	}
 	return out, nil
 }

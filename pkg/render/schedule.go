@@ -220,7 +220,7 @@ func KeptAsTheyRun(live *Live, members []placement.Cluster, target *federation.O
 	for i, m := range members {
 		all[i] = m.Name
 	}
-	return only(live.Replicas[TargetKey(target)].Spec, all)
+	return only(live.Replicas[target.TargetKey()].Spec, all)
 }
 
 // PlanText is a plan as "a 3, b 2", by member name.
@@ -325,7 +325,7 @@ type Live struct {
 	// Why says, per member that did not answer, why: its health, or why
 	// its replica state could not be read.
 	Why map[string]string
-	// Replicas are, per RSP target (TargetKey), each member's current
+	// Replicas are, per RSP target (federation.Object.TargetKey), each member's current
 	// replicas and estimated capacity.
 	Replicas map[string]LiveReplicas
 }
@@ -348,8 +348,6 @@ func (l *Live) Reason(member string) string {
 	return l.Why[member]
 }
 
-// TargetKey names an RSP's target in Live.Replicas.
-func TargetKey(o *federation.Object) string { return o.TargetKey() }
 
 // For are target's live current replicas and capacities of the clusters a
 // plan considers, nil without a live read. KubeFed reads those of the
@@ -359,7 +357,7 @@ func (l *Live) For(target *federation.Object, clusters []string) (current, capac
 	if l == nil {
 		return nil, nil
 	}
-	r := l.Replicas[TargetKey(target)]
+	r := l.Replicas[target.TargetKey()]
 	return only(r.Current, clusters), only(r.Capacity, clusters)
 }
 
