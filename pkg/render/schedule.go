@@ -348,7 +348,6 @@ func (l *Live) Reason(member string) string {
 	return l.Why[member]
 }
 
-
 // For are target's live current replicas and capacities of the clusters a
 // plan considers, nil without a live read. KubeFed reads those of the
 // clusters it plans over only: a cordoned member's running replicas
