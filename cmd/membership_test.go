@@ -61,11 +61,26 @@ func TestJoinLiveCluster(t *testing.T) {
 	assert.Equal(t, "error: cluster \"cluster1\" is already a member (context \"cluster1\"); use --overwrite to replace it\n", r.errOut)
 	assert.Equal(t, data, mustRead(t, path))
 
+	// --overwrite replaces how the member is reached, as kubefedctl's
+	// --error-on-existing=false patches the KubeFedCluster's spec only:
+	// its labels stay, and so does a cordon (or a migration), which would
+	// otherwise put objects back on it mid-drain.
+	r = execute(t, "cordon", "cluster1", "--reason", "upgrade")
+	require.Equal(t, ExitOK, r.code, r.errOut)
 	r = execute(t, "join", "cluster1", "--cluster-context", "cluster2", "--overwrite", "-o", "name")
 	require.Equal(t, ExitOK, r.code, r.errOut)
 	assert.Equal(t, "cluster/cluster1\n", r.out)
 	m, _ := loadMembers(t, path).Member("cluster1")
-	assert.Equal(t, members.Member{Name: "cluster1", Context: "cluster2"}, m, "--overwrite replaces the member, labels included")
+	assert.Equal(t, "cluster2", m.Context)
+	assert.Equal(t, map[string]string{"region": "eu-west-1"}, m.Labels, "labels kept")
+	require.NotNil(t, m.Cordoned, "the cordon is kept")
+	assert.Equal(t, "upgrade", m.Cordoned.Reason)
+
+	r = execute(t, "join", "cluster1", "--cluster-context", "cluster1", "--label", "tier=prod", "--overwrite")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	m, _ = loadMembers(t, path).Member("cluster1")
+	assert.Equal(t, map[string]string{"tier": "prod"}, m.Labels, "labels given replace the old ones")
+	assert.NotNil(t, m.Cordoned)
 }
 
 func TestJoinRejectsUnusableClusters(t *testing.T) {

@@ -97,6 +97,9 @@ func (o *JoinOptions) runAll(ctx context.Context) error {
 	var joined []members.Member
 	for _, j := range joins {
 		if j.Joined() {
+			if old, ok := fed.Member(j.Member.Name); ok {
+				j.Member = members.Rejoined(old, j.Member)
+			}
 			if err := fed.Put(j.Member, o.Overwrite); err != nil {
 				return err
 			}

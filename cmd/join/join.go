@@ -416,6 +416,9 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("cannot join %s: %w", o.Name, err)
 	}
 	fed := file.Federation.Clone()
+	if old, ok := fed.Member(m.Name); ok {
+		m = members.Rejoined(old, m)
+	}
 	if err := fed.Put(m, o.Overwrite); err != nil {
 		return err
 	}

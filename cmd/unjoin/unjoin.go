@@ -141,9 +141,9 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 	var parents []string
 	client, lookupErr := members.NewMemberClient(access, m)
 	if lookupErr == nil {
-		left, lookupErr = members.ManagedObjects(lookupCtx, client)
+		left, lookupErr = members.ManagedObjects(lookupCtx, client, file.Federation.Namespace)
 		var parentsErr error
-		parents, parentsErr = members.ApplySetParents(lookupCtx, client)
+		parents, parentsErr = members.ApplySetParents(lookupCtx, client, file.Federation.Namespace)
 		lookupErr = errors.Join(lookupErr, parentsErr)
 	}
 
@@ -158,7 +158,7 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 		}
 		fmt.Fprintf(o.IO.ErrOut, "%s cluster/%s unjoined\n", cs.SuccessIcon(), o.Name)
 	}
-	o.reportLeftovers(m, left, parents, lookupErr)
+	o.reportLeftovers(m, file.Federation.Namespace, left, parents, lookupErr)
 	return nil
 }
 
@@ -169,7 +169,9 @@ const namesShown = 10
 // deleting a Namespace deletes everything in it.
 const namespaces = "namespaces"
 
-func (o *UnjoinOptions) reportLeftovers(m members.Member, left []members.ResourceCount, parents []string, lookupErr error) {
+// reportLeftovers says what stays in the member, with the commands that
+// delete it: in namespace alone for a namespace-scoped federation.
+func (o *UnjoinOptions) reportLeftovers(m members.Member, namespace string, left []members.ResourceCount, parents []string, lookupErr error) {
 	cs := o.IO.ErrColorScheme()
 	if len(left) > 0 {
 		selector := federation.ManagedByLabel + "=" + federation.ManagedByValue
@@ -191,7 +193,11 @@ func (o *UnjoinOptions) reportLeftovers(m members.Member, left []members.Resourc
 			}
 		}
 		if len(deletable) > 0 {
-			fmt.Fprintf(o.IO.ErrOut, "  to delete them, namespaces excepted: %s delete %s -A -l %s\n", m.Kubectl(), strings.Join(deletable, ","), selector)
+			where := "-A"
+			if namespace != "" {
+				where = "-n " + namespace
+			}
+			fmt.Fprintf(o.IO.ErrOut, "  to delete them, namespaces excepted: %s delete %s %s -l %s\n", m.Kubectl(), strings.Join(deletable, ","), where, selector)
 		}
 		if nsLeft != nil {
 			fmt.Fprintf(o.IO.ErrOut, "  namespaces: %s\n", names(nsLeft.Names))

@@ -334,6 +334,29 @@ func (f *Federation) Names() []string {
 	return names
 }
 
+// Rejoined is m as join --overwrite records it in old's place: how to
+// reach the member and what join's flags give are m's, while what other
+// commands recorded on old stays: its cordon and migrations (fedctl
+// cordon, drain, migrate) always, and its labels, provider, region and
+// zones when m has none. A new context for a member must not put objects
+// and replica shares back on it mid-drain.
+func Rejoined(old, m Member) Member {
+	m.Cordoned, m.Migrations = old.Cordoned, old.Migrations
+	if len(m.Labels) == 0 {
+		m.Labels = old.Labels
+	}
+	if m.Provider == "" {
+		m.Provider = old.Provider
+	}
+	if m.Region == "" {
+		m.Region = old.Region
+	}
+	if len(m.Zones) == 0 {
+		m.Zones = old.Zones
+	}
+	return m
+}
+
 // Put adds m, or replaces the member of the same name when overwrite is set.
 func (f *Federation) Put(m Member, overwrite bool) error {
 	if old, ok := f.Member(m.Name); ok {

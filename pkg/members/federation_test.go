@@ -371,3 +371,15 @@ func TestNotMemberError(t *testing.T) {
 	assert.EqualError(t, &members.NotMemberError{Name: "x", Members: []string{"a", "b"}}, `cluster "x" is not a member (members: a, b)`)
 	assert.EqualError(t, &members.NotMemberError{Name: "x"}, `cluster "x" is not a member: the federation has no members yet; run "fedctl join x --cluster-context CONTEXT"`)
 }
+
+// TestRejoined: join --overwrite takes how to reach the member and what its
+// flags give, and keeps what other commands recorded.
+func TestRejoined(t *testing.T) {
+	old := members.Member{Name: "eu", Context: "old", Labels: map[string]string{"region": "eu"}, Provider: "aws", Region: "eu-west-1", Zones: []string{"a"},
+		Cordoned: &members.Cordon{Reason: "upgrade"}, Migrations: []members.Migration{{Selector: "app=web", To: "us"}}}
+	got := members.Rejoined(old, members.Member{Name: "eu", Context: "new"})
+	assert.Equal(t, members.Member{Name: "eu", Context: "new", Labels: old.Labels, Provider: "aws", Region: "eu-west-1", Zones: []string{"a"}, Cordoned: old.Cordoned, Migrations: old.Migrations}, got)
+
+	got = members.Rejoined(old, members.Member{Name: "eu", Kubeconfig: "k.yaml", Labels: map[string]string{"tier": "prod"}, Provider: "gcp", Region: "europe-west1", Zones: []string{"b"}})
+	assert.Equal(t, members.Member{Name: "eu", Kubeconfig: "k.yaml", Labels: map[string]string{"tier": "prod"}, Provider: "gcp", Region: "europe-west1", Zones: []string{"b"}, Cordoned: old.Cordoned, Migrations: old.Migrations}, got, "what the flags give wins; cordon and migrations stay")
+}

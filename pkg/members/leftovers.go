@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fedctl/fedctl/pkg/federation"
@@ -32,8 +31,11 @@ var skippedResources = map[string]bool{"events": true, "events.events.k8s.io": t
 // Leaving the federation does not remove them, and unjoin says so. It lists
 // metadata only, one request per listable resource, a few at a time.
 // Resources that fail to list, and groups that fail discovery, are reported
-// in the error while the others are still counted.
-func ManagedObjects(ctx context.Context, c Client) ([]ResourceCount, error) {
+// in the error while the others are still counted. A namespace-scoped
+// federation (namespace not "") has objects in its namespace only: the
+// label says fedctl, not which federation, so what other federations keep
+// elsewhere in the member is not listed as this one's.
+func ManagedObjects(ctx context.Context, c Client, namespace string) ([]ResourceCount, error) {
 	lists, err := c.Resources(ctx)
 	var de *DiscoveryError
 	if err != nil && !errors.As(err, &de) {
@@ -50,7 +52,7 @@ func ManagedObjects(ctx context.Context, c Client) ([]ResourceCount, error) {
 				continue
 			}
 			gvr := gv.WithResource(r.Name)
-			if skippedResources[gvr.GroupResource().String()] {
+			if skippedResources[gvr.GroupResource().String()] || namespace != "" && !r.Namespaced {
 				continue
 			}
 			resources = append(resources, Mapping{Resource: gvr, Namespaced: r.Namespaced})
@@ -65,12 +67,7 @@ func ManagedObjects(ctx context.Context, c Client) ([]ResourceCount, error) {
 		g.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			var items []metav1.PartialObjectMetadata
-			err := Retry(ctx, Idempotent, func() error {
-				var err error
-				items, err = c.ListMetadata(ctx, m, ListOptions{LabelSelector: selector})
-				return err
-			})
+			items, err := c.ListMetadata(ctx, m, ListOptions{Namespace: namespace, LabelSelector: selector})
 			if err != nil {
 				errs[i] = fmt.Errorf("list %s: %w", m.Resource.GroupResource(), RequestError(err))
 				return
@@ -103,15 +100,10 @@ func ManagedObjects(ctx context.Context, c Client) ([]ResourceCount, error) {
 // member c reaches that are the parents of ApplySets fedctl manages
 // ("apply --prune --applyset"). They carry no managed-by label, being no
 // federated object's, so ManagedObjects does not count them; unjoin lists
-// them apart.
-func ApplySetParents(ctx context.Context, c Client) ([]string, error) {
+// them apart. A namespace-scoped federation's are in its namespace.
+func ApplySetParents(ctx context.Context, c Client, namespace string) ([]string, error) {
 	secrets := Mapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, Namespaced: true}
-	var items []metav1.PartialObjectMetadata
-	err := Retry(ctx, Idempotent, func() error {
-		var err error
-		items, err = c.ListMetadata(ctx, secrets, ListOptions{LabelSelector: federation.ApplySetIDLabel})
-		return err
-	})
+	items, err := c.ListMetadata(ctx, secrets, ListOptions{Namespace: namespace, LabelSelector: federation.ApplySetIDLabel})
 	if err != nil {
 		return nil, fmt.Errorf("list ApplySet parents (secrets): %w", RequestError(err))
 	}
