@@ -187,6 +187,13 @@ func (a Access) RESTConfig(m Member) (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !a.Impersonate.IsZero() {
+		// Exactly the flags: client-go's merge of overrides keeps every
+		// field the flags leave empty, so a kubeconfig user's as-groups
+		// (system:masters, say) would stay with --as. Deliberately
+		// stricter than kubectl, which keeps them.
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: a.Impersonate.User, Groups: a.Impersonate.Groups, UID: a.Impersonate.UID}
+	}
 	var count *MemberRequests
 	if a.Stats != nil {
 		count = a.Stats.Member(m.Name)
@@ -217,8 +224,8 @@ func (a Access) contextRESTConfig(m Member, overrides *clientcmd.ConfigOverrides
 	return cfg, nil
 }
 
-// overrides apply --as, --as-group and --as-uid, which replace any
-// impersonation of the kubeconfig's user, as kubectl's flags do.
+// overrides apply --as, --as-group and --as-uid to the kubeconfig
+// (RESTConfig then makes them the whole impersonation).
 func (a Access) overrides() *clientcmd.ConfigOverrides {
 	overrides := &clientcmd.ConfigOverrides{}
 	if !a.Impersonate.IsZero() {

@@ -3,6 +3,7 @@ package members_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,16 +62,19 @@ func TestRESTConfig(t *testing.T) {
 }
 
 // TestRESTConfigImpersonates: --as, --as-group and --as-uid replace the
-// kubeconfig user's own impersonation, as kubectl's flags do.
+// kubeconfig user's own impersonation whole: a group or extra the user
+// impersonates does not stay with --as (kubectl keeps them).
 func TestRESTConfigImpersonates(t *testing.T) {
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	require.NoError(t, os.WriteFile(kubeconfig, []byte(twoContexts+`
-`), 0o600))
+	impersonating := strings.Replace(twoContexts, "user: {token: secret-token}", `user: {token: secret-token, as: admin, as-groups: ["system:masters"], as-uid: "0", as-user-extra: {scopes: [all]}}`, 1)
+	require.NotEqual(t, twoContexts, impersonating)
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(impersonating), 0o600))
 	m := members.Member{Name: "x", Context: "ctx-a"}
 	cfg, err := members.Access{Kubeconfig: kubeconfig}.RESTConfig(m)
 	require.NoError(t, err)
-	assert.Empty(t, cfg.Impersonate.UserName, "no flag, no impersonation")
+	assert.Equal(t, "admin", cfg.Impersonate.UserName, "no flag: the kubeconfig's own impersonation")
+	assert.Equal(t, []string{"system:masters"}, cfg.Impersonate.Groups)
 
 	a := members.Access{Kubeconfig: kubeconfig, Impersonate: members.Impersonation{User: "jane", Groups: []string{"devs", "ops"}, UID: "42"}}
 	cfg, err = a.RESTConfig(m)
@@ -78,5 +82,13 @@ func TestRESTConfigImpersonates(t *testing.T) {
 	assert.Equal(t, "jane", cfg.Impersonate.UserName)
 	assert.Equal(t, []string{"devs", "ops"}, cfg.Impersonate.Groups)
 	assert.Equal(t, "42", cfg.Impersonate.UID)
+	assert.Empty(t, cfg.Impersonate.Extra)
+
+	cfg, err = members.Access{Kubeconfig: kubeconfig, Impersonate: members.Impersonation{User: "ci-bot"}}.RESTConfig(m)
+	require.NoError(t, err)
+	assert.Equal(t, "ci-bot", cfg.Impersonate.UserName)
+	assert.Empty(t, cfg.Impersonate.Groups, "--as alone: the kubeconfig's system:masters does not stay")
+	assert.Empty(t, cfg.Impersonate.UID)
+	assert.Empty(t, cfg.Impersonate.Extra)
 	assert.Equal(t, "secret-token", cfg.BearerToken, "the user's own credentials still authenticate")
 }
