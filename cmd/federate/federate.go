@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,7 +44,14 @@ type FederateOptions struct {
 	Cluster   []string
 	Contents  bool
 	Skip      []string
+	// Timeout bounds the whole read of the live object (and of the
+	// namespace's contents), retries included.
+	Timeout time.Duration
 }
+
+// DefaultTimeout bounds federate's read of a live object: a member that
+// never answers must not hold the command (kubefedctl has no such flag).
+const DefaultTimeout = 30 * time.Second
 
 // NewCmdFederate returns the federate command. runF, when set, replaces Run.
 func NewCmdFederate(f *cmdutil.Factory, runF func(*FederateOptions) error) *cobra.Command {
@@ -105,6 +113,9 @@ would differ is listed on stderr, and the exit code is then 3.`,
 			if opts.To != "kubefed" && opts.To != "karmada" {
 				return cmdutil.FlagErrorf("--to must be kubefed or karmada, got %q", opts.To)
 			}
+			if opts.Timeout <= 0 {
+				return cmdutil.FlagErrorf("--timeout must be positive, got %s", opts.Timeout)
+			}
 			if opts.To == "karmada" && len(opts.Filenames) == 0 {
 				return cmdutil.FlagErrorf("--to karmada converts manifests: give -f FILENAME")
 			}
@@ -127,6 +138,7 @@ would differ is listed on stderr, and the exit code is then 3.`,
 	cmdutil.AddClusterFlag(f, cmd, &opts.Cluster, "Member cluster to read the live object from (default: the first member)")
 	cmd.Flags().BoolVarP(&opts.Contents, "contents", "c", false, "For a namespace, also federate the namespaced objects in it")
 	cmd.Flags().StringSliceVarP(&opts.Skip, "skip-api-resources", "s", nil, "With --contents, resources (name, kind, short name, plural.group or group) to leave out")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", DefaultTimeout, "Time allowed for reading TYPE NAME (and with --contents the namespace's objects) from the member, retries included")
 	return cmd
 }
 

@@ -27,7 +27,16 @@ func jsonIndent(v any) ([]byte, error) {
 // runLive reads TYPE NAME from a member and prints its federated object,
 // with the namespace's contents after it when asked.
 func (o *FederateOptions) runLive(cmd *cobra.Command) error {
-	ctx := cmd.Context()
+	ctx, cancel := context.WithTimeout(cmd.Context(), o.Timeout)
+	defer cancel()
+	err := o.readLive(ctx)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w (not read within --timeout %s)", err, o.Timeout)
+	}
+	return err
+}
+
+func (o *FederateOptions) readLive(ctx context.Context) error {
 	file, err := o.Federation()
 	if err != nil {
 		return err
@@ -40,6 +49,7 @@ func (o *FederateOptions) runLive(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	access.Timeout = o.Timeout
 	client, err := members.NewMemberClient(access, m)
 	if err != nil {
 		return err

@@ -77,6 +77,12 @@ func TestFederateLive(t *testing.T) {
 	_, err = client.CoreV1().Secrets("live").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "live",
 		Labels: map[string]string{"applyset.kubernetes.io/id": "applyset-abc-v1"}}}, metav1.CreateOptions{})
 	require.NoError(t, err)
+	// A service account token: a member's credential, never federated
+	// (nor printed).
+	_, err = client.CoreV1().Secrets("live").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bot-token",
+		Annotations: map[string]string{corev1.ServiceAccountNameKey: "default"}}, Type: corev1.SecretTypeServiceAccountToken,
+		Data: map[string][]byte{"token": []byte("s3cr3t-token")}}, metav1.CreateOptions{})
+	require.NoError(t, err)
 	// What a Deployment controller would create: owned, so left out.
 	deploy, err := client.AppsV1().Deployments("live").Get(ctx, "web", metav1.GetOptions{})
 	require.NoError(t, err)
@@ -126,6 +132,9 @@ func TestFederateLive(t *testing.T) {
 	assert.Contains(t, errOut, "Warning: cluster cluster1: ConfigMap live/kube-root-ca.crt left out: every namespace gets its own\n")
 	assert.Contains(t, errOut, "Warning: cluster cluster1: ConfigMap live/owned left out: it is owned by Deployment web\n")
 	assert.Contains(t, errOut, "Warning: cluster cluster1: Secret live/live left out: it is the parent of ApplySet applyset-abc-v1, one member's bookkeeping\n")
+	assert.Contains(t, errOut, "Warning: cluster cluster1: Secret live/bot-token left out: it is a service account token, one member's credential (each member's token controller fills its own)\n")
+	assert.NotContains(t, out, "s3cr3t-token")
+	assert.NotContains(t, out, "czNjcjN0LXRva2Vu", "nor base64")
 
 	_, _, err = runLive(t, e, "deployments", "web", "-n", "live", "--contents", "--cluster", "cluster1")
 	require.EqualError(t, err, "--contents works for namespaces only, not Deployment")

@@ -74,6 +74,10 @@ func SkipContent(obj *unstructured.Unstructured) string {
 	if id := obj.GetLabels()[ApplySetIDLabel]; id != "" {
 		return "it is the parent of ApplySet " + id + ", one member's bookkeeping"
 	}
+	if t, _, _ := unstructured.NestedString(obj.Object, "type"); obj.GetKind() == "Secret" && t == "kubernetes.io/service-account-token" {
+		// Not in MemberMade: one a user made keeps its namespace.
+		return "it is a service account token, one member's credential (each member's token controller fills its own)"
+	}
 	return MemberMade(obj)
 }
 
