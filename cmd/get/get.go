@@ -227,9 +227,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 		return err
 	}
 	access.Timeout = o.Timeout
-	probeCtx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-	health := members.ProbeAll(probeCtx, access, selected, probeConcurrency)
+	health := members.ProbeAll(ctx, access, selected, probeConcurrency, o.Timeout)
 	if err := ctx.Err(); err != nil {
 		return err
 	}

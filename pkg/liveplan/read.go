@@ -61,7 +61,7 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 	if opts.Now != nil {
 		now = opts.Now
 	}
-	health := members.ProbeAll(ctx, opts.Access, fed.Clusters, len(fed.Clusters))
+	health := members.ProbeAll(ctx, opts.Access, fed.Clusters, len(fed.Clusters), 0)
 	live := &render.Live{KeepShares: opts.KeepShares, Replicas: map[string]render.LiveReplicas{}, Why: map[string]string{}}
 	var ready []members.Member
 	for i, h := range health {

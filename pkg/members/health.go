@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -138,8 +139,10 @@ func probe(ctx context.Context, a Access, m Member) Health {
 }
 
 // ProbeAll probes members concurrently, at most concurrency at a time, each
-// bounded by ctx. Results are in the order of ms.
-func ProbeAll(ctx context.Context, a Access, ms []Member, concurrency int) []Health {
+// within ctx and within each (none when 0) from when its probe starts: a
+// member that waits for a slot behind members that do not answer still gets
+// its whole time. Results are in the order of ms.
+func ProbeAll(ctx context.Context, a Access, ms []Member, concurrency int, each time.Duration) []Health {
 	out := make([]Health, len(ms))
 	sem := make(chan struct{}, max(concurrency, 1))
 	var g parallel.Group
@@ -147,7 +150,13 @@ func ProbeAll(ctx context.Context, a Access, ms []Member, concurrency int) []Hea
 		g.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			out[i] = Probe(ctx, a, m)
+			pctx := ctx
+			if each > 0 {
+				var cancel context.CancelFunc
+				pctx, cancel = context.WithTimeout(ctx, each)
+				defer cancel()
+			}
+			out[i] = Probe(pctx, a, m)
 		})
 	}
 	g.Wait()
