@@ -404,6 +404,13 @@ types: []
       tier: api
 `)
 
+	// The same Cluster under a second name: every object would go twice.
+	before := w.federationFile(t)
+	r = w.run(t, "join", "web-again", "--from-capi", "web-1", "--management-context", mgmt, "-n", "capi-one")
+	assert.Equal(t, cmd.ExitError, r.code)
+	assert.Contains(t, r.errOut, "Cluster capi-one/web-1 is member web-1 already; a second member of the same cluster would get every object twice")
+	assert.Equal(t, before, w.federationFile(t), "nothing written")
+
 	r = w.run(t, "get", "clusters")
 	require.Equal(t, cmd.ExitOK, r.code, r.errOut)
 	assert.Equal(t, fmt.Sprintf("NAME    READY   VERSION    PHASE\nweb-1   True    %s   Provisioned\n", v), r.out)

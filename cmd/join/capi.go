@@ -31,9 +31,14 @@ func (o *JoinOptions) capiRef(access members.Access) members.CAPI {
 // fromCAPI makes m a member from Cluster API: its Cluster must exist and
 // not be going away, and with --copy-labels m gets its labels (--label
 // winning on a key both set).
-func (o *JoinOptions) fromCAPI(ctx context.Context, access members.Access, m *members.Member) error {
+func (o *JoinOptions) fromCAPI(ctx context.Context, fed *members.Federation, access members.Access, m *members.Member) error {
 	ref := o.capiRef(access)
 	m.CAPI = &ref
+	if same, ok := fed.MemberOfCluster(ref); ok && same.Name != m.Name {
+		// as join --all refuses it: a second member would get every
+		// object twice, and count twice in every replica plan
+		return fmt.Errorf("Cluster %s/%s is member %s already; a second member of the same cluster would get every object twice (fedctl unjoin %s first to rename it)", ref.Namespace, ref.Cluster, same.Name, same.Name)
+	}
 	cl, err := members.GetClusterAPICluster(ctx, access, ref)
 	if err != nil {
 		return err

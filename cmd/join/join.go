@@ -407,7 +407,7 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	if o.FromCAPI {
-		if err := o.fromCAPI(ctx, access, &m); err != nil {
+		if err := o.fromCAPI(ctx, file.Federation, access, &m); err != nil {
 			return fmt.Errorf("cannot join %s: %w", o.Name, err)
 		}
 	}

@@ -53,7 +53,7 @@ func PlanClusterAPIJoin(fed *Federation, clusters []ClusterAPICluster, mgmt CAPI
 			first[cl.Name] = cl
 		}
 		old, exists := fed.Member(cl.Name)
-		same, joined := memberOfCluster(fed, ref)
+		same, joined := fed.MemberOfCluster(ref)
 		switch {
 		case joined && same.Name != cl.Name:
 			// joined before under another name (join NAME --from-capi):
@@ -98,10 +98,10 @@ func VerifyClusterAPIJoins(ctx context.Context, a Access, joins []ClusterAPIJoin
 	}
 }
 
-// memberOfCluster is the member of fed that is ref's Cluster, if any: the
+// MemberOfCluster is the member of f that is ref's Cluster, if any: the
 // same Cluster of the same management cluster.
-func memberOfCluster(fed *Federation, ref CAPI) (Member, bool) {
-	for _, m := range fed.Clusters {
+func (f *Federation) MemberOfCluster(ref CAPI) (Member, bool) {
+	for _, m := range f.Clusters {
 		if c := m.CAPI; c != nil && c.ManagementContext == ref.ManagementContext && c.ManagementKubeconfig == ref.ManagementKubeconfig &&
 			c.Namespace == ref.Namespace && c.Cluster == ref.Cluster {
 			return m, true
