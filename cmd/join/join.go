@@ -258,7 +258,7 @@ func (o *JoinOptions) Complete(cmd *cobra.Command, args []string) error {
 		if err != nil {
 			return err
 		}
-		path := recordedPath(s.Kubeconfig, filepath.Dir(s.ConfigPath))
+		path := recordedPath(s.Kubeconfig, members.Dir(s.ConfigPath))
 		if o.FromCAPI {
 			o.ManagementKubeconfig = path // it holds the management context
 		} else {

@@ -2,7 +2,6 @@ package cmdutil
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 
 	"github.com/spf13/viper"
@@ -143,7 +142,7 @@ func NewFactory(ios *iostreams.IOStreams, v *viper.Viper, build BuildInfo) *Fact
 		a := members.Access{
 			Kubeconfig:  s.Kubeconfig,
 			Impersonate: s.Impersonate,
-			BaseDir:     filepath.Dir(s.ConfigPath),
+			BaseDir:     members.Dir(s.ConfigPath),
 			UserAgent:   "fedctl/" + f.Build.Version,
 			Warnings:    ios.ErrOut,
 			CAPI:        capi,

@@ -86,6 +86,17 @@ func Encode(fed *Federation) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Dir is the directory of the federation file at path, a symbolic link
+// followed (as Save follows it): relative kubeconfig paths in the file are
+// relative to where the file really is, beside the kubeconfigs in its git
+// checkout, not to where a link to it sits.
+func Dir(path string) string {
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		path = resolved
+	}
+	return filepath.Dir(path)
+}
+
 // Save writes fed to the file atomically: it writes a temporary file with
 // mode 0600 next to it, syncs it and renames it over the old one, so a reader
 // or a crash never sees a half-written file. A symbolic link at Path is

@@ -116,3 +116,17 @@ func TestLoadReportsDecodeErrors(t *testing.T) {
 	_, err := members.Load(path)
 	require.EqualError(t, err, path+`:3: unknown field "clusterz" (did you mean "clusters"?)`)
 }
+
+// TestDirFollowsALink: a federation file linked from elsewhere is read
+// relative to where it really is, as Save writes it there.
+func TestDirFollowsALink(t *testing.T) {
+	repo, home := t.TempDir(), t.TempDir()
+	real := filepath.Join(repo, "fed.yaml")
+	require.NoError(t, os.WriteFile(real, []byte("kind: Federation\n"), 0o600))
+	link := filepath.Join(home, "config.yaml")
+	require.NoError(t, os.Symlink(real, link))
+	want, err := filepath.EvalSymlinks(repo)
+	require.NoError(t, err)
+	assert.Equal(t, want, members.Dir(link))
+	assert.Equal(t, home, members.Dir(filepath.Join(home, "missing.yaml")), "a file that does not exist yet: its own directory")
+}
