@@ -246,10 +246,16 @@ func (f *Federation) validate(pos manifest.Positions) error {
 			}
 		}
 	}
+	enabled := map[string]int{}
 	for i, t := range f.Types {
 		path := fmt.Sprintf("types[%d]", i)
 		if t.Kind == "" || t.Version == "" || t.Plural == "" {
 			errs = append(errs, pos.Errorf(path, "kind, version and plural are required"))
+		}
+		if first, dup := enabled[t.Group+"/"+t.Kind]; dup {
+			errs = append(errs, pos.Errorf(path, "%s is enabled twice (also types[%d]); keep one (fedctl disable, then enable the version wanted)", t.Name(), first))
+		} else {
+			enabled[t.Group+"/"+t.Kind] = i
 		}
 		if t.Scope != typeconfig.Namespaced && t.Scope != typeconfig.Cluster {
 			errs = append(errs, pos.Errorf(path+".scope", "must be Namespaced or Cluster, got %q", t.Scope))

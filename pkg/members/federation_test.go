@@ -125,6 +125,16 @@ disabledTypes:
 			},
 		},
 		{
+			name: "a type enabled twice is named at its second entry",
+			in: `apiVersion: fedctl.io/v1alpha1
+kind: Federation
+types:
+- {group: apps, version: v1, kind: StatefulSet, plural: statefulsets, scope: Namespaced}
+- {group: apps, version: v1beta2, kind: StatefulSet, plural: statefulsets, scope: Namespaced}
+`,
+			wantErr: []string{`config.yaml:5: types[1]: statefulsets.apps is enabled twice (also types[0]); keep one (fedctl disable, then enable the version wanted)`},
+		},
+		{
 			name:    "disabledTypes is a list of names",
 			in:      "apiVersion: fedctl.io/v1alpha1\nkind: Federation\ndisabledTypes: {jobs.batch: true}\n",
 			wantErr: []string{`config.yaml:3: disabledTypes: must be a list, got a mapping`},
