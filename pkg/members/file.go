@@ -43,6 +43,18 @@ type File struct {
 	Named bool
 	// pos locates the fields of the file as loaded.
 	pos manifest.Positions
+	// read is the file's content as loaded (nil: missing), for Save to
+	// tell whether another writer changed it since.
+	read []byte
+}
+
+// ChangedError says the federation file changed between the command's
+// read and its write: another fedctl (join in a CI matrix, say) wrote it,
+// and writing over it would lose that change.
+type ChangedError struct{ Path string }
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("federation file %s changed since this command read it (another fedctl wrote it?); nothing was written: run the command again", e.Path)
 }
 
 // Errorf is an error at path's line of the file as loaded ("rollout.waves"),
@@ -68,7 +80,7 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Path: path, Federation: fed, pos: pos}, nil
+	return &File{Path: path, Federation: fed, pos: pos, read: data}, nil
 }
 
 // Encode renders fed as YAML in the documented field order, two-space
@@ -122,6 +134,19 @@ func (f *File) Save(fed *Federation) error {
 	if err := writeSynced(tmp, data); err != nil {
 		return fmt.Errorf("write federation file %s: %w", f.Path, err)
 	}
+	// Last, to keep the window small: a change by another writer since
+	// Load is not written over (a lock would outlive a killed fedctl).
+	now, err := os.ReadFile(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if f.read != nil {
+			return &ChangedError{Path: f.Path}
+		}
+	case err != nil:
+		return fmt.Errorf("write federation file: %w", err)
+	case f.read == nil || !bytes.Equal(now, f.read):
+		return &ChangedError{Path: f.Path}
+	}
 	if err := os.Rename(tmp.Name(), target); err != nil {
 		return fmt.Errorf("write federation file: %w", err)
 	}
@@ -131,7 +156,7 @@ func (f *File) Save(fed *Federation) error {
 		_ = d.Sync()
 		_ = d.Close()
 	}
-	f.Federation = fed
+	f.Federation, f.read, f.Missing = fed, data, false
 	return nil
 }
 

@@ -130,3 +130,33 @@ func TestDirFollowsALink(t *testing.T) {
 	assert.Equal(t, want, members.Dir(link))
 	assert.Equal(t, home, members.Dir(filepath.Join(home, "missing.yaml")), "a file that does not exist yet: its own directory")
 }
+
+// TestSaveRefusesAFileChangedSinceLoad: two commands that load, take
+// their time (join's network checks) and save must not lose one's write:
+// the second is refused, nothing written, and told to run again.
+func TestSaveRefusesAFileChangedSinceLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	first, err := members.Load(path) // missing: an empty federation
+	require.NoError(t, err)
+	second, err := members.Load(path)
+	require.NoError(t, err)
+
+	a := first.Federation.Clone()
+	require.NoError(t, a.Put(members.Member{Name: "a"}, false))
+	require.NoError(t, first.Save(a))
+	b := second.Federation.Clone()
+	require.NoError(t, b.Put(members.Member{Name: "b"}, false))
+	var changed *members.ChangedError
+	require.ErrorAs(t, second.Save(b), &changed)
+	assert.EqualError(t, changed, "federation file "+path+" changed since this command read it (another fedctl wrote it?); nothing was written: run the command again")
+	again, err := members.Load(path)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a"}, again.Federation.Names(), "the first write stands")
+
+	// A file saved by this command can be saved again; one loaded after
+	// the other's write saves.
+	require.NoError(t, again.Save(b))
+	require.NoError(t, again.Save(a))
+	require.NoError(t, os.WriteFile(path, []byte("apiVersion: fedctl.io/v1alpha1\nkind: Federation\n"), 0o600))
+	require.ErrorAs(t, again.Save(b), &changed, "edited by hand in between")
+}
