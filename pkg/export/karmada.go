@@ -94,6 +94,7 @@ func ToKarmada(in Input) (*Karmada, error) {
 	}
 	out := &Karmada{Notes: renamed, ClusterNames: names}
 	rsps := rspsByTarget(in.Set)
+	namespaces := in.Set.Namespaces()
 	for _, p := range in.Result.Placed {
 		o := p.Object
 		where := fmt.Sprintf("%s:%d", o.Pos.File(), o.Pos.Line(""))
@@ -133,7 +134,7 @@ func ToKarmada(in Input) (*Karmada, error) {
 		if rsp := rsps[o.TargetKey()]; rsp != nil {
 			out.Notes = append(out.Notes, schedulingNotes(rsp, o)...)
 		}
-		docs, err := convertOne(o, p, targets[o], all, names, note)
+		docs, err := convertOne(o, p, targets[o], all, everyMember(namespaces, o, p.Type.Namespaced()), names, note)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %s: %w", where, o.ID(), err))
 			continue
@@ -152,7 +153,27 @@ func ToKarmada(in Input) (*Karmada, error) {
 	return out, errors.Join(errs...)
 }
 
-func convertOne(o *federation.Object, p render.Placed, targets map[string]map[string]any, all []string, names map[string]string, note func([]string, string, ...any)) ([]map[string]any, error) {
+// everyMember says o goes to every member by a clusterSelector that
+// selects all ({}), and so does its FederatedNamespace when it has one: in
+// KubeFed it then goes to members that join later too, as Karmada's empty
+// affinity sends it to every cluster. A placement that names today's
+// members keeps naming them (clusterNames), so that a cluster the Karmada
+// control plane has besides them gets nothing.
+func everyMember(namespaces map[string]*federation.Object, o *federation.Object, namespaced bool) bool {
+	selectsAll := func(p federation.Placement) bool {
+		sel := p.ClusterSelector
+		return p.Clusters == nil && sel != nil && len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0
+	}
+	if !selectsAll(o.Spec.Placement) {
+		return false
+	}
+	if ns := namespaces[o.Namespace]; namespaced && ns != nil && !selectsAll(ns.Spec.Placement) {
+		return false
+	}
+	return true
+}
+
+func convertOne(o *federation.Object, p render.Placed, targets map[string]map[string]any, all []string, everywhere bool, names map[string]string, note func([]string, string, ...any)) ([]map[string]any, error) {
 	t := p.Type
 	plain := runtime.DeepCopyJSON(render.BaseObject(o, t))
 	members := make([]string, len(p.Clusters))
@@ -197,8 +218,9 @@ func convertOne(o *federation.Object, p render.Placed, targets map[string]map[st
 
 	placementSpec := map[string]any{}
 	switch {
-	case slices.Equal(members, all) && !divided:
-		// every member: Karmada's empty affinity selects every cluster
+	case slices.Equal(members, all) && !divided && everywhere:
+		// every member by {}: Karmada's empty affinity selects every
+		// cluster, those that join later included
 	default:
 		placementSpec["clusterAffinity"] = map[string]any{"clusterNames": toAny(members)}
 	}

@@ -231,3 +231,48 @@ func TestSchedulingNotes(t *testing.T) {
 	}, notes)
 	assert.Equal(t, byKey(out.Result), byKey(readBack(t, conv.Documents, fed)))
 }
+
+// TestPlacementByNamesStaysByNames: a placement that lists every member
+// today becomes clusterNames, not Karmada's empty affinity, which would
+// also send the object to any other cluster of the control plane; only a
+// clusterSelector that selects all ({}), its namespace's too, becomes the
+// empty affinity (KubeFed sends it to members that join later as well).
+func TestPlacementByNamesStaysByNames(t *testing.T) {
+	t.Parallel()
+	fed := []placement.Cluster{{Name: "a"}, {Name: "b"}}
+	docs, err := manifest.Split("in.yaml", []byte(`apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: ns}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: listed, namespace: ns}
+spec:
+  template: {data: {k: v}}
+  placement: {clusters: [{name: a}, {name: b}]}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: everywhere, namespace: ns}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+`))
+	require.NoError(t, err)
+	out := renderDocs(t, docs, fed)
+	conv, err := export.ToKarmada(export.Input{Set: out.Set, Result: out.Result, Members: fed})
+	require.NoError(t, err)
+	placements := map[string]any{}
+	for _, d := range conv.Documents {
+		if d["kind"] != "PropagationPolicy" {
+			continue
+		}
+		spec := d["spec"].(map[string]any)
+		name := spec["resourceSelectors"].([]any)[0].(map[string]any)["name"].(string)
+		placements[name] = spec["placement"]
+	}
+	assert.Equal(t, map[string]any{"clusterAffinity": map[string]any{"clusterNames": []any{"a", "b"}}}, placements["listed"])
+	assert.Equal(t, map[string]any{}, placements["everywhere"])
+	assert.Equal(t, byKey(out.Result), byKey(readBack(t, conv.Documents, fed)))
+}
