@@ -27,6 +27,7 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 	argo := export.ArgoCD{
 		Repo: o.ArgoCD.Repo, Path: o.ArgoCD.Path, Revision: o.ArgoCD.Revision,
 		Name: o.ArgoCD.Name, Project: o.ArgoCD.Project, Namespace: o.ArgoCD.Namespace,
+		Retained: export.RetainedReplicas(in.Result.Targets),
 	}
 	notes := append(export.ArgoCDNotes(in.Set), failoverNotes(in)...)
 	if r := in.Federation.Rollout; r != nil && len(r.Waves) > 0 {

@@ -350,6 +350,13 @@ func TestArgoCDOrphanAndDNS(t *testing.T) {
 	assert.NotContains(t, svc["metadata"], "annotations", "the Service is not orphaned")
 	assert.Contains(t, errOut, `note: ../../testdata/convert/orphan-retain-dns.yaml:18: FederatedDeployment shop/web: kubefed.io/orphan: "true" becomes the member objects' annotation argocd.argoproj.io/sync-options: Delete=false`)
 	assert.Contains(t, errOut, "orphan-retain-dns.yaml:35: ServiceDNSRecord shop/web: not converted: Argo CD does not write fedctl's DNSEndpoints")
+
+	// retainReplicas: the replicas are written on create, then left to
+	// whoever scales the Deployment (an HPA), as KubeFed leaves them.
+	assert.Contains(t, errOut, "orphan-retain-dns.yaml:20: FederatedDeployment shop/web: retainReplicas: true becomes the Applications' ignoreDifferences of /spec/replicas with RespectIgnoreDifferences=true")
+	app := parse(t, read(t, filepath.Join(dir, "applicationset.yaml")))["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	assert.Equal(t, []any{map[string]any{"group": "apps", "kind": "Deployment", "namespace": "shop", "name": "web", "jsonPointers": []any{"/spec/replicas"}}}, app["ignoreDifferences"])
+	assert.Equal(t, []any{"ServerSideApply=true", "RespectIgnoreDifferences=true"}, app["syncPolicy"].(map[string]any)["syncOptions"])
 }
 
 // TestArgoCDWaves: the federation file's rollout waves become the

@@ -1,8 +1,10 @@
 package export
 
 import (
+	"cmp"
 	"fmt"
 	"path"
+	"slices"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/render"
@@ -24,6 +26,35 @@ type ArgoCD struct {
 	// Waves, when set, are the federation's rollout waves in order: the
 	// Applications are synced wave by wave (Argo CD's RollingSync).
 	Waves []Wave
+	// Retained are the objects whose spec.replicas is left to whoever
+	// scales them (retainReplicas: true, RetainedReplicas).
+	Retained []ObjectRef
+}
+
+// ObjectRef names one object of the tree, by group, kind, namespace and
+// name, as Argo CD's ignoreDifferences entries do.
+type ObjectRef struct {
+	Group, Kind, Namespace, Name string
+}
+
+// RetainedReplicas are the objects of targets whose spec.replicas a member
+// keeps (retainReplicas: true, an HPA scaling them): Argo CD is told to
+// ignore the field after creating the object (ignoreDifferences with
+// RespectIgnoreDifferences), as KubeFed writes it on create only. Sorted.
+func RetainedReplicas(targets []render.Target) []ObjectRef {
+	seen := map[ObjectRef]bool{}
+	var out []ObjectRef
+	for _, t := range targets {
+		ref := ObjectRef{Group: t.Type.Group, Kind: t.Type.Kind, Namespace: t.Namespace(), Name: t.Name()}
+		if t.RetainReplicas && !seen[ref] {
+			seen[ref] = true
+			out = append(out, ref)
+		}
+	}
+	slices.SortFunc(out, func(a, b ObjectRef) int {
+		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return out
 }
 
 // Wave is one rollout wave: its members, and how many of them may sync at
@@ -87,6 +118,20 @@ func ApplicationSet(a ArgoCD, members []string) map[string]any {
 				},
 			},
 		},
+	}
+	if len(a.Retained) > 0 {
+		app := appSet["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+		var ignore []any
+		for _, r := range a.Retained {
+			entry := map[string]any{"group": r.Group, "kind": r.Kind, "name": r.Name, "jsonPointers": []any{"/spec/replicas"}}
+			if r.Namespace != "" {
+				entry["namespace"] = r.Namespace
+			}
+			ignore = append(ignore, entry)
+		}
+		app["ignoreDifferences"] = ignore
+		sync := app["syncPolicy"].(map[string]any)
+		sync["syncOptions"] = append(sync["syncOptions"].([]any), "RespectIgnoreDifferences=true")
 	}
 	if a.Waves != nil {
 		spec := appSet["spec"].(map[string]any)
@@ -171,6 +216,12 @@ func ArgoCDNotes(set *federation.Set) []Note {
 		if o.Annotations[federation.OrphanAnnotation] == "true" {
 			notes = append(notes, Note{Where: fmt.Sprintf("%s:%d", o.Pos.File(), o.Pos.Line("metadata.annotations")), Object: o.ID(), Exact: true,
 				Message: fmt.Sprintf("%s: \"true\" becomes the member objects' annotation %s: Delete=false, which keeps them when pruned or when the Application is deleted", federation.OrphanAnnotation, argoCDSyncOptions)})
+		}
+	}
+	for _, o := range set.Objects {
+		if r := o.Spec.RetainReplicas; r != nil && *r {
+			notes = append(notes, Note{Where: fmt.Sprintf("%s:%d", o.Pos.File(), o.Pos.Line("spec.retainReplicas")), Object: o.ID(), Exact: true,
+				Message: "retainReplicas: true becomes the Applications' ignoreDifferences of /spec/replicas with RespectIgnoreDifferences=true: written when the object is created, then left to whoever scales it"})
 		}
 	}
 	for _, rsp := range set.RSPs {
