@@ -240,7 +240,8 @@ func convertOne(o *federation.Object, p render.Placed, targets map[string]map[st
 
 	var docs []map[string]any
 	selector := map[string]any{"apiVersion": t.APIVersion(), "kind": t.Kind, "name": o.Name}
-	if r := o.Spec.RetainReplicas; r != nil && *r {
+	retain := o.Spec.RetainReplicas != nil && *o.Spec.RetainReplicas
+	if retain {
 		// Karmada keeps a member's spec.replicas only when the template
 		// carries this label, which the member objects then carry too.
 		setLabel(plain, retainReplicasLabel, "true")
@@ -293,6 +294,16 @@ func convertOne(o *federation.Object, p render.Placed, targets map[string]map[st
 		target, ok := targets[m]
 		if !ok {
 			continue // rendered for no member here (--cluster); nothing to compare
+		}
+		if retain {
+			// the label stays on the member objects: Karmada retains
+			// by it after the overrides, which must not remove it
+			target = maps.Clone(target)
+			meta := maps.Clone(target["metadata"].(map[string]any))
+			target["metadata"] = meta
+			labels, _ := meta["labels"].(map[string]any)
+			meta["labels"] = maps.Clone(labels)
+			setLabel(target, retainReplicasLabel, "true")
 		}
 		var ops []any
 		diff("", before, target, &ops)
