@@ -96,7 +96,7 @@ func argoCDClusterAdd(access members.Access, m members.Member) string {
 		return withCAPIKubeconfig(m, fmt.Sprintf(`argocd cluster add "$(kubectl --kubeconfig %s config current-context)" --name %s --yes --kubeconfig %s`, f, shellQuote(m.Name), f))
 	}
 	cmd := []string{"argocd", "cluster", "add", shellQuote(m.ContextName()), "--name", shellQuote(m.Name), "--yes"}
-	if path := access.KubeconfigPath(m); path != "" {
+	if path := access.ContextFile(m); path != "" {
 		cmd = append(cmd, "--kubeconfig", shellQuote(path))
 	}
 	return strings.Join(cmd, " ")

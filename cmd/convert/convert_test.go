@@ -2,7 +2,9 @@ package convert
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -329,9 +331,9 @@ func read(t *testing.T, path string) string {
 func TestRegistrationOfClusterAPIMembers(t *testing.T) {
 	t.Parallel()
 	m := members.Member{Name: "web-1", CAPI: &members.CAPI{ManagementContext: "mgmt", Namespace: "capi", Cluster: "web-1"}}
-	assert.Equal(t, "(umask 077 && clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig) && karmadactl join web-1 --cluster-kubeconfig web-1.kubeconfig; rm -f web-1.kubeconfig",
+	assert.Equal(t, "(umask 077; trap 'rm -f web-1.kubeconfig' EXIT; clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig && karmadactl join web-1 --cluster-kubeconfig web-1.kubeconfig)",
 		karmadaJoin(members.Access{}, m, "web-1"))
-	assert.Equal(t, `(umask 077 && clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig) && argocd cluster add "$(kubectl --kubeconfig web-1.kubeconfig config current-context)" --name web-1 --yes --kubeconfig web-1.kubeconfig; rm -f web-1.kubeconfig`,
+	assert.Equal(t, `(umask 077; trap 'rm -f web-1.kubeconfig' EXIT; clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig && argocd cluster add "$(kubectl --kubeconfig web-1.kubeconfig config current-context)" --name web-1 --yes --kubeconfig web-1.kubeconfig)`,
 		argoCDClusterAdd(members.Access{}, m))
 	assert.Equal(t, "karmadactl join eu-1 --cluster-context 'kind eu' --cluster-kubeconfig /k/eu.yaml", karmadaJoin(members.Access{}, members.Member{Name: "eu-1", Context: "kind eu", Kubeconfig: "/k/eu.yaml"}, "eu-1"))
 }
@@ -390,4 +392,32 @@ func TestKarmadaWaves(t *testing.T) {
 	_, errOut, err := run(t, filepath.Join(rulesDir, "waves.federation.yaml"), "--to", "karmada", "-f", filepath.Join(rulesDir, "cluster-scoped.yaml"))
 	assert.Equal(t, ExitApproximated, cmdutil.ExitCodeOf(err), errOut)
 	assert.Contains(t, errOut, "federation file: rollout: Karmada has no rollout waves: a change reaches every member at once")
+}
+
+// TestClusterAPIKubeconfigIsRemovedWhenTheJoinFails: the member's admin
+// kubeconfig written for the registration is removed whether the join
+// succeeds or not, under the script's set -e too (a failing join ended
+// the script before the removal).
+func TestClusterAPIKubeconfigIsRemovedWhenTheJoinFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	require.NoError(t, os.Mkdir(bin, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "clusterctl"), []byte("#!/bin/sh\necho 'apiVersion: v1'\n"), 0o755))
+	for name, code := range map[string]int{"karmadactl": 1, "argocd": 0} {
+		require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte(fmt.Sprintf("#!/bin/sh\nexit %d\n", code)), 0o755))
+	}
+	m := members.Member{Name: "web-1", CAPI: &members.CAPI{ManagementContext: "mgmt", Namespace: "capi", Cluster: "web-1"}}
+	sh := exec.Command("sh", "-ec", karmadaJoin(members.Access{}, m, "web-1")+"\necho not reached")
+	sh.Dir, sh.Env = dir, append(os.Environ(), "PATH="+bin+":/usr/bin:/bin")
+	out, err := sh.CombinedOutput()
+	require.Error(t, err, "the join failed, and so does the script")
+	assert.NotContains(t, string(out), "not reached")
+	assert.NoFileExists(t, filepath.Join(dir, "web-1.kubeconfig"), "removed all the same")
+
+	sh = exec.Command("sh", "-ec", argoCDClusterAdd(members.Access{}, m))
+	sh.Dir, sh.Env = dir, append(os.Environ(), "PATH="+bin+":/usr/bin:/bin")
+	out, err = sh.CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.NoFileExists(t, filepath.Join(dir, "web-1.kubeconfig"))
 }

@@ -59,7 +59,9 @@ func karmadaJoin(access members.Access, m members.Member, name string) string {
 		return withCAPIKubeconfig(m, "karmadactl join "+shellQuote(name)+" --cluster-kubeconfig "+capiKubeconfigFile(m))
 	}
 	cmd := []string{"karmadactl", "join", name, "--cluster-context", shellQuote(m.ContextName())}
-	if path := access.KubeconfigPath(m); path != "" {
+	// Always named: karmadactl's own kubeconfig is the Karmada control
+	// plane's, which does not hold the member's context.
+	if path := access.ContextFile(m); path != "" {
 		cmd = append(cmd, "--cluster-kubeconfig", shellQuote(path))
 	}
 	return strings.Join(cmd, " ")
@@ -67,11 +69,13 @@ func karmadaJoin(access members.Access, m members.Member, name string) string {
 
 // withCAPIKubeconfig wraps cmd, which reads the kubeconfig of member m
 // from Cluster API, in writing that file from the management cluster
-// (readable by the user alone) and removing it afterwards: fedctl never
+// (readable by the user alone) and removing it afterwards, whether cmd
+// succeeds or not (the subshell's trap: under the script's set -e a
+// failing cmd would otherwise end it before the removal): fedctl never
 // stores it, and neither should the commands it prints.
 func withCAPIKubeconfig(m members.Member, cmd string) string {
 	file := capiKubeconfigFile(m)
-	return fmt.Sprintf("(umask 077 && %s > %s) && %s; rm -f %s", m.CAPI.Clusterctl("get kubeconfig "+m.CAPI.Cluster), file, cmd, file)
+	return fmt.Sprintf("(umask 077; trap 'rm -f %s' EXIT; %s > %s && %s)", strings.ReplaceAll(file, "'", `'\''`), m.CAPI.Clusterctl("get kubeconfig "+m.CAPI.Cluster), file, cmd)
 }
 
 func capiKubeconfigFile(m members.Member) string { return shellQuote(m.Name + ".kubeconfig") }

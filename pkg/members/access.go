@@ -99,6 +99,23 @@ func (a Access) KubeconfigPath(m Member) string {
 	return p
 }
 
+// ContextFile is the kubeconfig file that holds m's context, for commands
+// fedctl prints that another tool runs (karmadactl, argocd), whose own
+// default kubeconfig may be another cluster's: KubeconfigPath when set,
+// else the first file of the standard loading rules (KUBECONFIG, then
+// ~/.kube/config) that defines the context; "" when none does.
+func (a Access) ContextFile(m Member) string {
+	if p := a.KubeconfigPath(m); p != "" {
+		return p
+	}
+	for _, p := range clientcmd.NewDefaultClientConfigLoadingRules().GetLoadingPrecedence() {
+		if cfg, err := clientcmd.LoadFromFile(p); err == nil && cfg.Contexts[m.ContextName()] != nil {
+			return p
+		}
+	}
+	return ""
+}
+
 func (a Access) loadingRules(m Member) *clientcmd.ClientConfigLoadingRules {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if p := a.KubeconfigPath(m); p != "" {

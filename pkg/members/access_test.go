@@ -92,3 +92,18 @@ func TestRESTConfigImpersonates(t *testing.T) {
 	assert.Empty(t, cfg.Impersonate.Extra)
 	assert.Equal(t, "secret-token", cfg.BearerToken, "the user's own credentials still authenticate")
 }
+
+// TestContextFile: the kubeconfig file that holds a member's context, for
+// commands another tool runs: the member's own, else the first file of
+// KUBECONFIG that defines the context.
+func TestContextFile(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first"), filepath.Join(dir, "second")
+	require.NoError(t, os.WriteFile(first, []byte(twoContexts), 0o600))
+	require.NoError(t, os.WriteFile(second, []byte(strings.ReplaceAll(twoContexts, "ctx-a", "ctx-c")), 0o600))
+	t.Setenv("KUBECONFIG", first+string(os.PathListSeparator)+second)
+	assert.Equal(t, second, members.Access{}.ContextFile(members.Member{Name: "m", Context: "ctx-c"}))
+	assert.Equal(t, first, members.Access{}.ContextFile(members.Member{Name: "m", Context: "ctx-b"}), "the first that defines it")
+	assert.Empty(t, members.Access{}.ContextFile(members.Member{Name: "m", Context: "nowhere"}))
+	assert.Equal(t, "/k/own.yaml", members.Access{}.ContextFile(members.Member{Name: "m", Kubeconfig: "/k/own.yaml"}))
+}
