@@ -191,7 +191,15 @@ func convertOne(o *federation.Object, p render.Placed, targets map[string]map[st
 	// (every quota is a whole number).
 	replicas := map[string]int64{}
 	divided := false
-	if slices.Contains(resourceSpread, t.Kind) && len(members) > 0 {
+	// A member whose object sets no spec.replicas (the API's default
+	// applies) has no count to weigh: the template is then propagated as
+	// it is and each member's count is its override, exactly.
+	unset := slices.ContainsFunc(members, func(m string) bool {
+		target, rendered := targets[m]
+		_, ok := nested(target, "spec", "replicas").(int64)
+		return rendered && !ok
+	})
+	if slices.Contains(resourceSpread, t.Kind) && len(members) > 0 && !unset {
 		var total int64
 		for _, m := range members {
 			r, _ := nested(targets[m], "spec", "replicas").(int64)

@@ -276,3 +276,45 @@ spec:
 	assert.Equal(t, map[string]any{}, placements["everywhere"])
 	assert.Equal(t, byKey(out.Result), byKey(readBack(t, conv.Documents, fed)))
 }
+
+// TestUnsetReplicas: a member whose object sets no spec.replicas is not
+// weighed as 0 (Karmada would then give it no object): the template goes
+// as it is, Duplicated, and the member that sets a count gets it as an
+// override; read back, every member renders what the input renders.
+func TestUnsetReplicas(t *testing.T) {
+	t.Parallel()
+	fed := []placement.Cluster{{Name: "a"}, {Name: "b"}}
+	docs, err := manifest.Split("in.yaml", []byte(`apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: ns}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: ns}
+spec:
+  template:
+    spec:
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec: {containers: [{name: web, image: nginx}]}
+  placement: {clusterSelector: {}}
+  overrides:
+  - clusterName: a
+    clusterOverrides: [{path: /spec/replicas, value: 3}]
+`))
+	require.NoError(t, err)
+	out := renderDocs(t, docs, fed)
+	conv, err := export.ToKarmada(export.Input{Set: out.Set, Result: out.Result, Members: fed})
+	require.NoError(t, err)
+	for _, n := range conv.Notes {
+		assert.NotContains(t, n.String(), "planned 0 replicas")
+	}
+	for _, d := range conv.Documents {
+		if d["kind"] == "PropagationPolicy" {
+			assert.NotContains(t, d["spec"].(map[string]any)["placement"], "replicaScheduling", "Duplicated")
+		}
+	}
+	assert.Equal(t, byKey(out.Result), byKey(readBack(t, conv.Documents, fed)), "b keeps its object, without replicas; a gets 3")
+}
