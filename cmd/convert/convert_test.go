@@ -421,3 +421,27 @@ func TestClusterAPIKubeconfigIsRemovedWhenTheJoinFails(t *testing.T) {
 	require.NoError(t, err, string(out))
 	assert.NoFileExists(t, filepath.Join(dir, "web-1.kubeconfig"))
 }
+
+// TestArgoCDSecretsAreSaid: a Secret's data goes into the tree in clear,
+// and the tree is meant for git: a note says so, at the Secret.
+func TestArgoCDSecretsAreSaid(t *testing.T) {
+	t.Parallel()
+	in := filepath.Join(t.TempDir(), "in.yaml")
+	require.NoError(t, os.WriteFile(in, []byte(`apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedSecret
+metadata: {name: db, namespace: shop}
+spec:
+  template: {data: {password: czNjcjN0}}
+  placement: {clusterSelector: {}}
+`), 0o600))
+	dir := filepath.Join(t.TempDir(), "deploy")
+	_, errOut, err := run(t, threeClusters, "--to", "argocd", "-f", in, "--repo", "r", "--path", "deploy", "--output-dir", dir)
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, "in.yaml:6: FederatedSecret shop/db: its data is written in clear into the tree that Argo CD reads from git")
+	assert.NotContains(t, errOut, "czNjcjN0")
+}

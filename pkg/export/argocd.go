@@ -224,6 +224,12 @@ func ArgoCDNotes(set *federation.Set) []Note {
 				Message: "retainReplicas: true becomes the Applications' ignoreDifferences of /spec/replicas with RespectIgnoreDifferences=true: written when the object is created, then left to whoever scales it"})
 		}
 	}
+	for _, o := range set.Objects {
+		if o.Kind == "FederatedSecret" || o.Kind == "Secret" {
+			notes = append(notes, Note{Where: fmt.Sprintf("%s:%d", o.Pos.File(), o.Pos.Line("")), Object: o.ID(), Exact: true,
+				Message: "its data is written in clear into the tree that Argo CD reads from git: keep it out of the repository (Sealed Secrets, External Secrets, or a Secret made in each member)"})
+		}
+	}
 	for _, rsp := range set.RSPs {
 		notes = append(notes, Note{Where: fmt.Sprintf("%s:%d", rsp.Pos.File(), rsp.Pos.Line("")), Object: rsp.ID(), Exact: true,
 			Message: "the replica split is written as each member's count: it is planned again only when the tree is rendered again (fedctl convert or render --output-dir in the pipeline)"})
