@@ -173,6 +173,9 @@ func (o *ConvertOptions) Validate() error {
 		if o.ArgoCD.Repo != "" || o.ArgoCD.Path != "" {
 			return fmt.Errorf("--repo and --path are for --to argocd")
 		}
+		if a := o.ArgoCD; a.Revision != "HEAD" || a.Name != "fedctl" || a.Project != "default" || a.Namespace != "argocd" {
+			return fmt.Errorf("--revision, --name, --project and --argocd-namespace are for --to argocd")
+		}
 	case "argocd":
 		if o.ArgoCD.Repo == "" || o.ArgoCD.Path == "" {
 			return fmt.Errorf("--to argocd needs --repo URL and --path PATH: where the tree is committed, for the ApplicationSet to point at")
