@@ -258,11 +258,44 @@ func TestArgoCD(t *testing.T) {
 	}
 	var trees []string
 	for _, f := range files {
-		if strings.HasPrefix(f, "cluster") {
+		if strings.HasPrefix(f, "cluster") && filepath.Base(f) != ".fedctl-keep" {
 			trees = append(trees, f)
 		}
 	}
-	assert.Equal(t, want, trees)
+	assert.Equal(t, want, trees, "and a .fedctl-keep per member")
+	for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
+		assert.Contains(t, files, c+"/.fedctl-keep")
+	}
+}
+
+// TestArgoCDMemberWithNothingKeepsItsDirectory: a member the input places
+// nothing in keeps its directory (a placeholder Argo CD does not read), so
+// that its Application syncs to empty, with allowEmpty, pruning what left
+// it, instead of failing on a path that does not exist.
+func TestArgoCDMemberWithNothingKeepsItsDirectory(t *testing.T) {
+	t.Parallel()
+	in := filepath.Join(t.TempDir(), "in.yaml")
+	require.NoError(t, os.WriteFile(in, []byte(`apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop}
+spec: {placement: {clusters: [{name: cluster1}]}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: only-one, namespace: shop}
+spec:
+  template: {data: {k: v}}
+  placement: {clusters: [{name: cluster1}]}
+`), 0o600))
+	dir := filepath.Join(t.TempDir(), "deploy")
+	_, errOut, err := run(t, threeClusters, "--to", "argocd", "-f", in, "--repo", "r", "--path", "deploy", "--output-dir", dir)
+	require.NoError(t, err, errOut)
+	files := listFiles(t, dir)
+	assert.Contains(t, files, "cluster1/shop/configmap_only-one.yaml")
+	assert.Contains(t, files, "cluster2/.fedctl-keep")
+	assert.Contains(t, files, "cluster3/.fedctl-keep")
+	automated := parse(t, read(t, filepath.Join(dir, "applicationset.yaml")))["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["syncPolicy"].(map[string]any)["automated"]
+	assert.Equal(t, map[string]any{"prune": true, "selfHeal": true, "allowEmpty": true}, automated)
 }
 
 // withoutMarkers is a rendered file's object without fedctl's markers.

@@ -112,7 +112,9 @@ func ApplicationSet(a ArgoCD, members []string) map[string]any {
 					},
 					"destination": map[string]any{"name": "{{.cluster}}"},
 					"syncPolicy": map[string]any{
-						"automated":   map[string]any{"prune": true, "selfHeal": true},
+						// allowEmpty: a member whose last object left
+						// the placement is pruned, not refused
+						"automated":   map[string]any{"prune": true, "selfHeal": true, "allowEmpty": true},
 						"syncOptions": []any{"ServerSideApply=true"},
 					},
 				},
