@@ -264,13 +264,7 @@ func (o *ApplyOptions) live() cmdutil.LiveFunc {
 // flags and, at -v 4 and up, request stats.
 func (o *ApplyOptions) runClients() *cmdutil.MemberClients {
 	if o.clientSet == nil {
-		if o.Verbosity >= cmdutil.TimingVerbosity {
-			o.stats = &members.RequestStats{}
-		}
-		o.clientSet = cmdutil.NewMemberClients(o.Access, o.NewClient, func(a *members.Access) {
-			o.timeFlags().Apply(a)
-			a.Stats = o.stats
-		})
+		o.clientSet, o.stats = cmdutil.TimedMemberClients(o.Access, o.NewClient, o.timeFlags(), o.Verbosity)
 	}
 	return o.clientSet
 }

@@ -63,13 +63,7 @@ type DeleteOptions struct {
 // up, request stats.
 func (o *DeleteOptions) runClients() *cmdutil.MemberClients {
 	if o.clientSet == nil {
-		if o.Verbosity >= cmdutil.TimingVerbosity {
-			o.stats = &members.RequestStats{}
-		}
-		o.clientSet = cmdutil.NewMemberClients(o.Access, o.NewClient, func(a *members.Access) {
-			o.timeFlags().Apply(a)
-			a.Stats = o.stats
-		})
+		o.clientSet, o.stats = cmdutil.TimedMemberClients(o.Access, o.NewClient, o.timeFlags(), o.Verbosity)
 	}
 	return o.clientSet
 }

@@ -3,7 +3,6 @@ package enable_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -592,33 +591,7 @@ func TestEnableThroughAContextThatIsNoMember(t *testing.T) {
 
 func TestEnableGivesUpWithinTimeout(t *testing.T) {
 	setUp(t)
-	// A server that accepts connections and never answers.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	t.Cleanup(func() {
-		_ = l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	silent := extraKubeconfig{server: "https://" + l.Addr().String()}
+	silent := extraKubeconfig{server: "https://" + testutil.SilentServer(t)}
 	silent.path = env.KubeconfigWith(t, "silent", silent.server)
 	fx := newFixture(t)
 	fx.kubeconfig = silent.path

@@ -3,7 +3,6 @@ package federate
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,30 +13,14 @@ import (
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/testutil"
 )
 
 // TestFederateLiveTimeout: a member that takes the connection and never
 // answers does not hold federate TYPE NAME: --timeout ends it, and the
 // error says so.
 func TestFederateLiveTimeout(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				_ = c.Close()
-			}
-		}()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c) // accepted, never answered
-		}
-	}()
+	silent := testutil.SilentServer(t)
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
 kind: Config
@@ -51,7 +34,7 @@ contexts:
 - name: silent
   context: {cluster: silent, user: u}
 current-context: silent
-`, l.Addr())), 0o600))
+`, silent)), 0o600))
 	fed := members.New()
 	require.NoError(t, fed.Put(members.Member{Name: "silent"}, false))
 	ios, _, _, _ := iostreams.Test()
@@ -65,7 +48,7 @@ current-context: silent
 	cmd := NewCmdFederate(f, nil)
 	cmd.SetArgs([]string{"deployments", "web", "-n", "shop", "--timeout", "500ms"})
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err = cmd.ExecuteContext(context.Background())
+	err := cmd.ExecuteContext(context.Background())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not read within --timeout 500ms")
 

@@ -36,6 +36,20 @@ func NewMemberClients(access func() (members.Access, error), newClient func(memb
 	return &MemberClients{access: access, newClient: newClient, tune: tune, of: map[*members.Federation]func(string) (members.Client, error){}}
 }
 
+// TimedMemberClients are a run's clients with the command's time flags
+// and, at -v 4 and up (verbosity), counting the requests into the stats it
+// returns (nil below): apply's and delete's.
+func TimedMemberClients(access func() (members.Access, error), newClient func(members.Access, members.Member) (members.Client, error), times MemberTimeFlags, verbosity int) (*MemberClients, *members.RequestStats) {
+	var stats *members.RequestStats
+	if verbosity >= TimingVerbosity {
+		stats = &members.RequestStats{}
+	}
+	return NewMemberClients(access, newClient, func(a *members.Access) {
+		times.Apply(a)
+		a.Stats = stats
+	}), stats
+}
+
 // Access is the run's access, tuned; an error when the kubeconfig cannot
 // be read.
 func (c *MemberClients) Access() (members.Access, error) {

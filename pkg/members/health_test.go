@@ -3,7 +3,6 @@ package members_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,30 +14,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/testutil"
 )
 
 // TestProbeAllGivesEachMemberItsTime: with one probe at a time, a member
 // that waits behind one that never answers still gets its whole time
 // (get clusters --timeout is per member), and answers Ready.
 func TestProbeAllGivesEachMemberItsTime(t *testing.T) {
-	silent, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = silent.Close() })
-	go func() {
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				_ = c.Close()
-			}
-		}()
-		for {
-			c, err := silent.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c) // never answered
-		}
-	}()
+	silent := testutil.SilentServer(t)
 	healthy := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/healthz":
@@ -67,7 +50,7 @@ contexts:
 - name: healthy
   context: {cluster: healthy, user: u}
 current-context: silent
-`, silent.Addr(), healthy.URL)), 0o600))
+`, silent, healthy.URL)), 0o600))
 
 	each := 500 * time.Millisecond
 	a := members.Access{Kubeconfig: kubeconfig, Timeout: each}
