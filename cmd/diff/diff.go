@@ -182,7 +182,7 @@ func (o *DiffOptions) Validate() error {
 // by the live read, the comparison and the DNS step, with the time flags.
 func (o *DiffOptions) runClients() *cmdutil.MemberClients {
 	if o.clientSet == nil {
-		o.clientSet = cmdutil.NewMemberClients(o.Access, o.NewClient, o.timeFlags().Apply)
+		o.clientSet = cmdutil.NewMemberClients(o.Access, o.NewClient, o.timeFlags().Tuning())
 	}
 	return o.clientSet
 }

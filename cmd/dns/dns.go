@@ -105,7 +105,7 @@ func (o *DNSOptions) Validate() error {
 func (o *DNSOptions) Run(ctx context.Context) error {
 	// One client per member for the run: the live read's, the DNS
 	// computation's and, for a member, the DNS cluster's.
-	clients := cmdutil.NewMemberClients(o.Access, o.NewClient, func(a *members.Access) { a.Timeout = o.Timeout })
+	clients := cmdutil.NewMemberClients(o.Access, o.NewClient, cmdutil.Tuning{Timeout: o.Timeout})
 	r, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize,
 		Selector: o.Selector, Namespace: o.Namespace, Failing: cmdutil.FailOnInput,

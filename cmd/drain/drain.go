@@ -168,7 +168,7 @@ func (o *DrainOptions) Run(ctx context.Context) error {
 	after.Result = withoutMember(after.Result, o.Cluster)
 	// One client per member: the read of what runs, the push and the
 	// wait discover a member's types once.
-	clients := cmdutil.NewMemberClients(o.Access, o.NewClient, func(a *members.Access) { a.Timeout = o.Timeout })
+	clients := cmdutil.NewMemberClients(o.Access, o.NewClient, cmdutil.Tuning{Timeout: o.Timeout})
 	all, err := clients.Of(fed)
 	if err != nil {
 		return err

@@ -199,7 +199,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	}
 	// One Client per member for the whole run, so that the live read and
 	// --wait discover each member's types once rather than at every read.
-	runClients := cmdutil.NewMemberClients(o.Access, o.NewClient, func(a *members.Access) { a.Timeout = readTimeout })
+	runClients := cmdutil.NewMemberClients(o.Access, o.NewClient, cmdutil.Tuning{Timeout: readTimeout})
 	var m *cmdutil.Membership
 	var in *status.Input
 	var rendered *cmdutil.Rendered

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"sync"
+	"time"
 
 	"github.com/fedctl/fedctl/pkg/members"
 )
@@ -15,7 +16,7 @@ import (
 type MemberClients struct {
 	access    func() (members.Access, error)
 	newClient func(members.Access, members.Member) (members.Client, error)
-	tune      func(*members.Access)
+	tuning    Tuning
 
 	once sync.Once
 	a    members.Access
@@ -25,29 +26,40 @@ type MemberClients struct {
 	of map[*members.Federation]func(string) (members.Client, error)
 }
 
+// Tuning is what a command sets on the access of its members: the
+// per-request timeout and, when set, rate limits and request stats. Plain
+// data, so that no command's code is called back from here.
+type Tuning struct {
+	Timeout time.Duration
+	QPS     float32
+	Burst   int
+	Stats   *members.RequestStats
+}
+
+// Tuning is t's flags as a Tuning.
+func (t MemberTimeFlags) Tuning() Tuning {
+	return Tuning{Timeout: *t.Timeout, QPS: *t.QPS, Burst: *t.Burst}
+}
+
 // NewMemberClients reads the access through access when it is first
-// needed, then lets tune (nil: none) set the command's time flags and
-// request stats on it. newClient builds a member's Client
+// needed and sets tuning on it. newClient builds a member's Client
 // (members.NewMemberClient when nil; tests pass fakes).
-func NewMemberClients(access func() (members.Access, error), newClient func(members.Access, members.Member) (members.Client, error), tune func(*members.Access)) *MemberClients {
+func NewMemberClients(access func() (members.Access, error), newClient func(members.Access, members.Member) (members.Client, error), tuning Tuning) *MemberClients {
 	if newClient == nil {
 		newClient = members.NewMemberClient
 	}
-	return &MemberClients{access: access, newClient: newClient, tune: tune, of: map[*members.Federation]func(string) (members.Client, error){}}
+	return &MemberClients{access: access, newClient: newClient, tuning: tuning, of: map[*members.Federation]func(string) (members.Client, error){}}
 }
 
 // TimedMemberClients are a run's clients with the command's time flags
 // and, at -v 4 and up (verbosity), counting the requests into the stats it
 // returns (nil below): apply's and delete's.
 func TimedMemberClients(access func() (members.Access, error), newClient func(members.Access, members.Member) (members.Client, error), times MemberTimeFlags, verbosity int) (*MemberClients, *members.RequestStats) {
-	var stats *members.RequestStats
+	tuning := times.Tuning()
 	if verbosity >= TimingVerbosity {
-		stats = &members.RequestStats{}
+		tuning.Stats = &members.RequestStats{}
 	}
-	return NewMemberClients(access, newClient, func(a *members.Access) {
-		times.Apply(a)
-		a.Stats = stats
-	}), stats
+	return NewMemberClients(access, newClient, tuning), tuning.Stats
 }
 
 // Access is the run's access, tuned; an error when the kubeconfig cannot
@@ -55,8 +67,18 @@ func TimedMemberClients(access func() (members.Access, error), newClient func(me
 func (c *MemberClients) Access() (members.Access, error) {
 	c.once.Do(func() {
 		c.a, c.err = c.access()
-		if c.err == nil && c.tune != nil {
-			c.tune(&c.a)
+		t := c.tuning
+		if t.Timeout > 0 {
+			c.a.Timeout = t.Timeout
+		}
+		if t.QPS > 0 {
+			c.a.QPS = t.QPS
+		}
+		if t.Burst > 0 {
+			c.a.Burst = t.Burst
+		}
+		if t.Stats != nil {
+			c.a.Stats = t.Stats
 		}
 	})
 	return c.a, c.err

@@ -29,7 +29,7 @@ func TestMemberClientsShareOneClientPerMember(t *testing.T) {
 		built[m.Name]++
 		timeouts = append(timeouts, a.Timeout)
 		return memberstest.New(), nil
-	}, func(a *members.Access) { a.Timeout = 7 * time.Second })
+	}, Tuning{Timeout: 7 * time.Second})
 
 	first, err := clients.Of(fed)
 	require.NoError(t, err)
@@ -59,7 +59,7 @@ func TestMemberClientsAccessError(t *testing.T) {
 	clients := NewMemberClients(func() (members.Access, error) {
 		reads++
 		return members.Access{}, errors.New("kubeconfig: no such file")
-	}, nil, nil)
+	}, nil, Tuning{})
 	_, err := clients.Of(members.New())
 	assert.EqualError(t, err, "kubeconfig: no such file")
 	_, err = clients.Open(members.Member{Name: "x"})

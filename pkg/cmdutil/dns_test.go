@@ -117,7 +117,7 @@ func TestDNSOpenerOpensEachClusterOnce(t *testing.T) {
 		}
 		return memberstest.New(endpointType), nil
 	}
-	open := DNSOpener(fed, NewMemberClients(func() (members.Access, error) { return members.Access{}, nil }, newClient, nil))
+	open := DNSOpener(fed, NewMemberClients(func() (members.Access, error) { return members.Access{}, nil }, newClient, Tuning{}))
 	first, err := open("dns")
 	require.NoError(t, err)
 	again, err := open("dns")

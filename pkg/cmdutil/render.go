@@ -368,7 +368,7 @@ func OptInLive(live bool, access func() (members.Access, error)) LiveFunc {
 	if !live {
 		return nil
 	}
-	return LiveReader(NewMemberClients(access, nil, nil), ProbeTimeout(0), PlanFlags{})
+	return LiveReader(NewMemberClients(access, nil, Tuning{}), ProbeTimeout(0), PlanFlags{})
 }
 
 // NotAnswering are the members the live read found not answering (none

@@ -229,7 +229,3 @@ func (t MemberTimeFlags) Validate() []error {
 	return errs
 }
 
-// Apply sets a's per-request timeout and rate limits.
-func (t MemberTimeFlags) Apply(a *members.Access) {
-	a.Timeout, a.QPS, a.Burst = *t.Timeout, *t.QPS, *t.Burst
-}
