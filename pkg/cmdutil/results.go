@@ -228,4 +228,3 @@ func (t MemberTimeFlags) Validate() []error {
 	}
 	return errs
 }
-
