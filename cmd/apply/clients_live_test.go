@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"fmt"
 	"sync"
 	"testing"
 
@@ -18,15 +17,7 @@ import (
 func TestApplyBuildsOneClientPerMember(t *testing.T) {
 	dir := t.TempDir()
 	const ns = "oneclient"
-	write(t, dir, namespaceDoc(ns)+deploymentDoc(ns, "web", "nginx", 3, "", allClusters, "")+fmt.Sprintf(`---
-apiVersion: scheduling.kubefed.io/v1alpha1
-kind: ReplicaSchedulingPreference
-metadata: {name: web, namespace: %s}
-spec:
-  targetKind: FederatedDeployment
-  totalReplicas: 3
-  clusters: {"*": {weight: 1}}
-`, ns))
+	write(t, dir, namespaceDoc(ns)+deploymentDoc(ns, "web", "nginx", 3, "", allClusters, "")+rspDoc(ns, "web", 3))
 	var mu sync.Mutex
 	built := map[string]int{}
 	count := func(cluster string, c members.Client) members.Client {

@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,14 +18,7 @@ func TestApplyCordoned(t *testing.T) {
 	fed := federationOf()
 	dir := t.TempDir()
 	const ns = "cordoned"
-	rsp := fmt.Sprintf(`---
-apiVersion: scheduling.kubefed.io/v1alpha1
-kind: ReplicaSchedulingPreference
-metadata: {name: web, namespace: %s}
-spec:
-  targetKind: FederatedDeployment
-  totalReplicas: 6
-`, ns)
+	rsp := rspDoc(ns, "web", 6)
 	write(t, dir, namespaceDoc(ns)+deploymentDoc(ns, "web", "nginx", 6, "", allClusters, "")+rsp)
 	require.NoError(t, runApply(t, fed, "-f", dir).err)
 	replicas := func(c string) any {

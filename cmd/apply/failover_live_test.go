@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -28,15 +27,7 @@ func TestApplyFailover(t *testing.T) {
 	d := newFaultDrill(t)
 	dir := t.TempDir()
 	const ns = "failover"
-	write(t, dir, namespaceDoc(ns)+deploymentDoc(ns, "web", "nginx", 6, "", allClusters, "")+fmt.Sprintf(`---
-apiVersion: scheduling.kubefed.io/v1alpha1
-kind: ReplicaSchedulingPreference
-metadata: {name: web, namespace: %s}
-spec:
-  targetKind: FederatedDeployment
-  totalReplicas: 6
-  clusters: {"*": {weight: 1}}
-`, ns))
+	write(t, dir, namespaceDoc(ns)+deploymentDoc(ns, "web", "nginx", 6, "", allClusters, "")+rspDoc(ns, "web", 6))
 	replicas := func(c string) any {
 		return mustGet(t, c, deployGVR, ns, "web").Object["spec"].(map[string]any)["replicas"]
 	}
@@ -85,14 +76,7 @@ func TestExplainLive(t *testing.T) {
 	d := newFaultDrill(t)
 	dir := t.TempDir()
 	const ns = "explainlive"
-	write(t, dir, namespaceDoc(ns)+deploymentDoc(ns, "web", "nginx", 6, "", allClusters, "")+fmt.Sprintf(`---
-apiVersion: scheduling.kubefed.io/v1alpha1
-kind: ReplicaSchedulingPreference
-metadata: {name: web, namespace: %s}
-spec:
-  targetKind: FederatedDeployment
-  totalReplicas: 6
-`, ns))
+	write(t, dir, namespaceDoc(ns)+deploymentDoc(ns, "web", "nginx", 6, "", allClusters, "")+rspDoc(ns, "web", 6))
 	d.proxy.Set(testenv.Faults{Status: 503})
 	// run runs the command newCmd makes with args, and returns its
 	// standard output and error.

@@ -277,6 +277,18 @@ spec:
 `, name, ns, annotations, extraSpec, replicas, name, name, image, placement)
 }
 
+// rspDoc is a ReplicaSchedulingPreference for the FederatedDeployment
+// ns/name: total replicas over every member, weight 1 each (an empty
+// clusters map).
+func rspDoc(ns, name string, total int) string {
+	return fmt.Sprintf(`---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: %s, namespace: %s}
+spec: {targetKind: FederatedDeployment, totalReplicas: %d}
+`, name, ns, total)
+}
+
 func serviceDoc(ns, name, label string) string {
 	return fmt.Sprintf(`---
 apiVersion: types.kubefed.io/v1beta1

@@ -26,6 +26,18 @@ func renderDocs(t *testing.T, docs []manifest.Document, fed []placement.Cluster)
 	return out
 }
 
+// toKarmada renders input (file in.yaml) for fed and converts it to
+// Karmada, with no error.
+func toKarmada(t *testing.T, input string, fed []placement.Cluster) (*pipeline.Output, *export.Karmada) {
+	t.Helper()
+	docs, err := manifest.Split("in.yaml", []byte(input))
+	require.NoError(t, err)
+	out := renderDocs(t, docs, fed)
+	conv, err := export.ToKarmada(export.Input{Set: out.Set, Result: out.Result, Members: fed})
+	require.NoError(t, err)
+	return out, conv
+}
+
 // readBack renders converted documents as Karmada input.
 func readBack(t *testing.T, docs []map[string]any, fed []placement.Cluster) *render.Result {
 	t.Helper()
@@ -120,11 +132,7 @@ spec:
 func TestNotes(t *testing.T) {
 	t.Parallel()
 	fed := []placement.Cluster{{Name: "a"}, {Name: "b"}, {Name: "c"}}
-	docs, err := manifest.Split("in.yaml", []byte(zeroReplicas))
-	require.NoError(t, err)
-	out := renderDocs(t, docs, fed)
-	conv, err := export.ToKarmada(export.Input{Set: out.Set, Result: out.Result, Members: fed})
-	require.NoError(t, err)
+	out, conv := toKarmada(t, zeroReplicas, fed)
 	var notes []string
 	for _, n := range conv.Notes {
 		notes = append(notes, n.String())
@@ -215,11 +223,7 @@ spec:
 func TestSchedulingNotes(t *testing.T) {
 	t.Parallel()
 	fed := []placement.Cluster{{Name: "a"}, {Name: "b"}, {Name: "c"}}
-	docs, err := manifest.Split("in.yaml", []byte(bounded))
-	require.NoError(t, err)
-	out := renderDocs(t, docs, fed)
-	conv, err := export.ToKarmada(export.Input{Set: out.Set, Result: out.Result, Members: fed})
-	require.NoError(t, err)
+	out, conv := toKarmada(t, bounded, fed)
 	var notes []string
 	for _, n := range conv.Notes {
 		assert.False(t, n.Exact, n.String())
@@ -240,7 +244,7 @@ func TestSchedulingNotes(t *testing.T) {
 func TestPlacementByNamesStaysByNames(t *testing.T) {
 	t.Parallel()
 	fed := []placement.Cluster{{Name: "a"}, {Name: "b"}}
-	docs, err := manifest.Split("in.yaml", []byte(`apiVersion: types.kubefed.io/v1beta1
+	out, conv := toKarmada(t, `apiVersion: types.kubefed.io/v1beta1
 kind: FederatedNamespace
 metadata: {name: ns}
 spec: {placement: {clusterSelector: {}}}
@@ -258,11 +262,7 @@ metadata: {name: everywhere, namespace: ns}
 spec:
   template: {data: {k: v}}
   placement: {clusterSelector: {}}
-`))
-	require.NoError(t, err)
-	out := renderDocs(t, docs, fed)
-	conv, err := export.ToKarmada(export.Input{Set: out.Set, Result: out.Result, Members: fed})
-	require.NoError(t, err)
+`, fed)
 	placements := map[string]any{}
 	for _, d := range conv.Documents {
 		if d["kind"] != "PropagationPolicy" {
@@ -284,7 +284,7 @@ spec:
 func TestUnsetReplicas(t *testing.T) {
 	t.Parallel()
 	fed := []placement.Cluster{{Name: "a"}, {Name: "b"}}
-	docs, err := manifest.Split("in.yaml", []byte(`apiVersion: types.kubefed.io/v1beta1
+	out, conv := toKarmada(t, `apiVersion: types.kubefed.io/v1beta1
 kind: FederatedNamespace
 metadata: {name: ns}
 spec: {placement: {clusterSelector: {}}}
@@ -303,11 +303,7 @@ spec:
   overrides:
   - clusterName: a
     clusterOverrides: [{path: /spec/replicas, value: 3}]
-`))
-	require.NoError(t, err)
-	out := renderDocs(t, docs, fed)
-	conv, err := export.ToKarmada(export.Input{Set: out.Set, Result: out.Result, Members: fed})
-	require.NoError(t, err)
+`, fed)
 	for _, n := range conv.Notes {
 		assert.NotContains(t, n.String(), "planned 0 replicas")
 	}
