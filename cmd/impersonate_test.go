@@ -43,4 +43,11 @@ spec:
 	r = execute(t, "apply", "-f", manifests, "--as-group", "system:masters")
 	assert.Equal(t, 0, r.code, "nobody in system:masters may: %s", r.errOut)
 	assert.Contains(t, r.errOut, "✓ cluster cluster1: 1 created")
+
+	// Groups without a user: every API server refuses them (with a 500,
+	// which would be retried until --timeout); a usage error instead.
+	t.Setenv("FEDCTL_AS", "")
+	r = execute(t, "apply", "-f", manifests, "--as-group", "system:masters")
+	assert.Equal(t, ExitUsage, r.code, r.errOut)
+	assert.Contains(t, r.errOut, "--as-group and --as-uid need --as: the user to impersonate")
 }

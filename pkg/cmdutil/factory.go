@@ -119,6 +119,11 @@ func NewFactory(ios *iostreams.IOStreams, v *viper.Viper, build BuildInfo) *Fact
 				return Settings{}, err
 			}
 		}
+		if v.GetString(FlagAs) == "" && (len(v.GetStringSlice(FlagAsGroup)) > 0 || v.GetString(FlagAsUID) != "") {
+			// The flags replace the kubeconfig's whole impersonation, and
+			// groups without a user are refused by every API server.
+			return Settings{}, FlagErrorf("--%s and --%s need --%s: the user to impersonate", FlagAsGroup, FlagAsUID, FlagAs)
+		}
 		return Settings{
 			ConfigPath: file.Path,
 			Kubeconfig: v.GetString(FlagKubeconfig),
