@@ -254,11 +254,18 @@ func (c *dynamicClient) restMapper(ctx context.Context) (meta.RESTMapper, map[st
 	if err != nil && !errors.Is(err, errPartialDiscovery) {
 		return nil, nil, err
 	}
-	c.failed = map[string]error{}
+	failedGroups := map[string]error{}
 	for gv, gvErr := range failed {
-		c.failed[gv.Group] = gvErr
+		failedGroups[gv.Group] = gvErr
 	}
-	c.mapper = restmapper.NewDiscoveryRESTMapper(groups)
+	mapper := restmapper.NewDiscoveryRESTMapper(groups)
+	if err != nil {
+		// Partial, and cut short by this caller's time (a live read's)
+		// before its tries were up: good for this call, not kept for the
+		// run's later callers, which get their own tries.
+		return mapper, failedGroups, nil
+	}
+	c.mapper, c.failed = mapper, failedGroups
 	return c.mapper, c.failed, nil
 }
 

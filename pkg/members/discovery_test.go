@@ -8,12 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
@@ -212,4 +215,69 @@ func TestAPIResourcesFailures(t *testing.T) {
 		_, err := APIResources(context.Background(), a, Member{Name: "x"})
 		require.ErrorContains(t, err, `cluster x: context "x" in kubeconfig`)
 	})
+}
+
+// lockedLog is a request log safe for the client's concurrent requests.
+type lockedLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, strings.Split(strings.TrimSpace(string(p)), "\n")...)
+	return len(p), nil
+}
+
+func (l *lockedLog) count(substr string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, line := range l.lines {
+		if strings.Contains(line, substr) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestPartialDiscoveryCutShortIsNotKept: a run's client is shared (the
+// live read, then the push). A partial discovery that the first caller's
+// time cut short before its tries were up serves that caller, but is not
+// kept: the next caller discovers again, with its own tries, and what it
+// settles on is kept.
+func TestPartialDiscoveryCutShortIsNotKept(t *testing.T) {
+	t.Parallel()
+	a, m, _ := fakeServer(t)
+	deployments := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+	// The first caller's time (45ms) holds one discovery but not the
+	// backoff before a second try (at least 50ms): cut short after one
+	// try. A machine too loaded for one local discovery in 45ms gets
+	// another client and another go.
+	var c Client
+	var log *lockedLog
+	for attempt := 0; c == nil && attempt < 5; attempt++ {
+		log = &lockedLog{}
+		a.RequestLog = log
+		client, err := NewMemberClient(a, m)
+		require.NoError(t, err)
+		short, cancel := context.WithTimeout(context.Background(), 45*time.Millisecond)
+		if _, err := client.Map(short, deployments); err == nil {
+			c = client // apps was discovered: this caller maps it
+		}
+		cancel()
+	}
+	require.NotNil(t, c, "no discovery within 45ms in five goes")
+	first := log.count("/apis/metrics.k8s.io/v1beta1")
+	require.Positive(t, first)
+
+	_, err := c.Map(context.Background(), deployments)
+	require.NoError(t, err)
+	again := log.count("/apis/metrics.k8s.io/v1beta1")
+	assert.Greater(t, again, first, "the next caller discovers again")
+
+	_, err = c.Map(context.Background(), deployments)
+	require.NoError(t, err)
+	assert.Equal(t, again, log.count("/apis/metrics.k8s.io/v1beta1"), "a discovery with its tries up is kept")
 }
