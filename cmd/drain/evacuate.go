@@ -84,6 +84,9 @@ func (e *evacuation) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if beyond := beyondDestinations(e.Before.Result, e.After.Result, moves, e.From, e.Destinations); len(beyond) > 0 {
+		return fmt.Errorf("the %s of %s would move these to members it does not apply to (only to %s): migrations recorded there send them on, or their share goes elsewhere because a destination is cordoned or does not answer:\n  %s\nnothing was changed; %s to where they end up, or undo those migrations first", e.What, e.From, strings.Join(e.Destinations, ", "), strings.Join(beyond, "\n  "), e.What)
+	}
 	free, err := e.readFree(ctx, destinations(moves))
 	if err != nil {
 		return err
@@ -470,6 +473,30 @@ func only(res *render.Result, selected func(*federation.Object) bool) *render.Re
 	for _, t := range res.Targets {
 		if selected(t.Source) {
 			out.Targets = append(out.Targets, t)
+		}
+	}
+	return out
+}
+
+// beyondDestinations lists what the evacuation would place anew outside
+// its destinations: federated objects after places in a member (other
+// than from) where before did not, and replicas moving to such a member.
+// The evacuation applies to its destinations only and then removes from
+// from; what went elsewhere would then run nowhere (a migration chain
+// that goes on past --to, or a share stranded on a cordoned destination).
+func beyondDestinations(before, after *render.Result, moves []capacity.Move, from string, dests []string) []string {
+	was := placedByID(before)
+	var out []string
+	for _, p := range after.Placed {
+		for _, c := range p.Clusters {
+			if c != from && !slices.Contains(dests, c) && !slices.Contains(was[p.Object.ID()], c) {
+				out = append(out, fmt.Sprintf("%s:%d: %s to %s", p.Object.Pos.File(), p.Object.Pos.Line(""), p.Object.ID(), c))
+			}
+		}
+	}
+	for _, m := range moves {
+		if !slices.Contains(dests, m.Member) {
+			out = append(out, fmt.Sprintf("%s: %+d replicas to %s", m.Workload, m.Replicas, m.Member))
 		}
 	}
 	return out

@@ -211,3 +211,24 @@ func TestDrainKeepsMigratedObjects(t *testing.T) {
 	_, ok := replicasIn(t, "cluster2", ns)
 	assert.False(t, ok)
 }
+
+// TestMigrateRefusesToMovePastTo: with cluster2's app=web objects migrated
+// on to cluster3, migrating cluster1's to cluster2 would end them in
+// cluster3, which the migration does not apply to, before removing them
+// from cluster1: refused, nothing changed.
+func TestMigrateRefusesToMovePastTo(t *testing.T) {
+	const ns = "migrate-chain"
+	d := newDrainEnv(t, shop(ns))
+	_, errOut, err := d.migrate(t, "--from", "cluster2", "--to", "cluster3", "-l", "app=web", "--force")
+	require.NoError(t, err, errOut)
+	before := migrations(t, d.fedPath)
+
+	_, _, err = d.migrate(t, "--from", "cluster1", "--to", "cluster2", "-l", "app=web", "--force")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the migrate of cluster1 would move these to members it does not apply to (only to cluster2)")
+	assert.Contains(t, err.Error(), "FederatedDeployment migrate-chain/web: +2 replicas to cluster3")
+	assert.Equal(t, before, migrations(t, d.fedPath), "nothing recorded")
+	n, ok := replicasIn(t, "cluster1", ns)
+	assert.True(t, ok)
+	assert.Equal(t, int64(2), n, "cluster1 keeps its replicas")
+}
