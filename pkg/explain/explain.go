@@ -165,6 +165,7 @@ type origin struct {
 func schedule(set *federation.Set, members []placement.Cluster, live *render.Live) map[*federation.Object]*scheduled {
 	out := map[*federation.Object]*scheduled{}
 	targets := set.RSPTargets()
+	namespaces := set.Namespaces()
 	for _, rsp := range set.RSPs {
 		target, ok := targets[rsp.TargetKey()]
 		if !ok {
@@ -183,7 +184,8 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		out[target] = s
 		s.info.Preferences = preferences(rsp.Spec.Clusters)
 		// what render decides, shown
-		pm, err := render.PlanMembers(set, members, live, rsp, target)
+		pm, err := render.PlanMembers(namespaces, members, live, rsp, target)
+		s.info.Stranded = pm.StrandedText(members, live)
 		if live != nil {
 			lr := live.Replicas[target.TargetKey()]
 			s.info.Live = &LiveFigures{Current: replicas(lr.Current), Capacity: replicas(lr.Capacity), KeepShares: live.KeepShares}
@@ -222,7 +224,7 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 			s.eff, s.origins = withPlan(target, pm.Kept)
 			continue
 		case len(pm.Clusters) == 0:
-			s.info.Skipped = "no clusters to plan for (every member considered is cordoned or did not answer): KubeFed's scheduler leaves the object as it is"
+			s.info.Skipped = "no clusters to plan for (" + pm.NoMemberWhy(members, live) + "): KubeFed's scheduler leaves the object as it is"
 			continue
 		}
 		clusters := pm.Clusters
@@ -250,9 +252,13 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		}
 		s.eff, s.origins = withPlan(target, s.plan)
 		if s.info.Live != nil {
-			// What the manifests alone would plan, for the comparison.
-			if offline, err := planner.Schedule(rsp.Spec, pm.ManifestsOnly, s.info.Key, nil, nil); err == nil {
-				s.info.Live.OfflinePlan = replicas(offline)
+			// What the manifests alone would plan (render without
+			// --live), for the comparison.
+			if offPM, err := render.PlanMembers(namespaces, members, nil, rsp, target); err == nil && len(offPM.Clusters) > 0 {
+				if offline, err := planner.Schedule(rsp.Spec, offPM.Clusters, s.info.Key, nil, nil); err == nil {
+					offline, _ = placement.MigratedPlan(offline, target.Labels, members)
+					s.info.Live.OfflinePlan = replicas(offline)
+				}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package explain_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -11,9 +12,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fedctl/fedctl/pkg/explain"
+	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/pipeline"
@@ -359,4 +362,56 @@ spec: {placement: {clusterSelector: {}}}
 	assert.True(t, applied[1].Redacted)
 	assert.Equal(t, explain.Override{From: explain.FromOverrides, Field: "spec.overrides[0].clusterOverrides[2]", Op: "replace", Path: "/metadata/labels/a",
 		Old: json.RawMessage(`"b"`), New: json.RawMessage(`"c"`)}, applied[2], "metadata is not Secret data")
+}
+
+// TestBuildSaysWhoseShareIsStranded: explain plans as render does when a
+// migration sends a member's share to a cordoned member (planned over
+// the others), and says which member was left out and why, in the
+// report and its text; a plan with no member left says so too.
+func TestBuildSaysWhoseShareIsStranded(t *testing.T) {
+	t.Parallel()
+	set := decode(t, `
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop, labels: {app: web}}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: shop}
+spec: {targetKind: FederatedDeployment, totalReplicas: 6}
+`)
+	sel, err := labels.Parse("app=web")
+	require.NoError(t, err)
+	members := []placement.Cluster{{Name: "a", Migrations: []placement.Migration{{Selector: sel, To: "b"}}}, {Name: "b", Cordoned: true}, {Name: "c"}}
+	rep, err := explain.Build(explain.Input{Set: set, Types: typeconfig.Builtin(), Members: members})
+	require.NoError(t, err)
+	var s *explain.Scheduling
+	for _, o := range rep.Objects {
+		if o.Scheduling != nil {
+			s = o.Scheduling
+		}
+	}
+	require.NotNil(t, s)
+	assert.Equal(t, "a (migrated to b, cordoned)", s.Stranded)
+	assert.Equal(t, []string{"c"}, s.Considered)
+	assert.Equal(t, []explain.Replicas{{Cluster: "c", Replicas: 6}}, s.Plan)
+	var text bytes.Buffer
+	plain, _, _, _ := iostreams.Test()
+	require.NoError(t, explain.Text(&text, rep, plain.ColorScheme()))
+	assert.Contains(t, text.String(), "left out: a (migrated to b, cordoned): their shares are planned over the others")
+
+	members[2].Cordoned = true
+	rep, err = explain.Build(explain.Input{Set: set, Types: typeconfig.Builtin(), Members: members})
+	require.NoError(t, err)
+	for _, o := range rep.Objects {
+		if o.Scheduling != nil {
+			assert.Equal(t, "no clusters to plan for (every member it considers is cordoned or did not answer, or migrates it to one that cannot take a share: a (migrated to b, cordoned)): KubeFed's scheduler leaves the object as it is", o.Scheduling.Skipped)
+		}
+	}
 }

@@ -191,6 +191,10 @@ type Scheduling struct {
 	Selector                     *Selection `json:"selector,omitempty"`
 	// Considered are the clusters planned for.
 	Considered []string `json:"considered"`
+	// Stranded are the members left out because migrations send the
+	// target off them to a member that is cordoned or did not answer:
+	// "a (migrated to b, cordoned)". Their shares go to the others.
+	Stranded string `json:"stranded,omitempty"`
 	// Steps are the planner's steps, in order.
 	Steps []Step `json:"steps,omitempty"`
 	// Plan is the replicas per cluster as written to placement and

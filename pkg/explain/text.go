@@ -190,6 +190,9 @@ func (p *textPrinter) scheduling(s *Scheduling) {
 	} else {
 		p.line(2, "clusters considered: every member: %s", list(s.Considered))
 	}
+	if s.Stranded != "" {
+		p.line(2, "left out: %s: their shares are planned over the others", s.Stranded)
+	}
 	if l := s.Live; l != nil {
 		p.line(2, "live figures: current replicas %s; estimated capacity %s", replicasText(l.Current, "none read"), replicasText(l.Capacity, "not limited"))
 		if l.KeepShares && len(l.NotAnswering) > 0 {

@@ -23,6 +23,7 @@ import (
 func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 	out := map[*federation.Object]*federation.Object{}
 	targets := in.Set.RSPTargets()
+	namespaces := in.Set.Namespaces()
 	for _, rsp := range in.Set.RSPs {
 		target, ok := targets[rsp.TargetKey()]
 		if !ok {
@@ -33,7 +34,7 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			res.Errors = append(res.Errors, &TargetError{Object: target, Err: rsp.Errorf("metadata.name", "a second ReplicaSchedulingPreference for %s", target.ID())})
 			continue
 		}
-		pm, err := PlanMembers(in.Set, in.Members, in.Live, rsp, target)
+		pm, err := PlanMembers(namespaces, in.Members, in.Live, rsp, target)
 		switch {
 		case err != nil:
 			res.fail("", target, err)
@@ -44,11 +45,7 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			// that selects no member: nowhere)
 			continue
 		case len(pm.Clusters) == 0:
-			// Every member it considers is cordoned or did not answer.
-			why := "every member it considers is cordoned or did not answer"
-			if pm.Stranded != nil {
-				why += ", or migrates it to one that cannot take a share: " + strandedText(pm.Stranded, in.Members, in.Live)
-			}
+			why := pm.NoMemberWhy(in.Members, in.Live)
 			if pm.Kept != nil {
 				out[target], _ = WithPlan(target, pm.Kept)
 				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (%s): the replicas are kept as they run (%s)", why, PlanText(pm.Kept)))
@@ -58,7 +55,7 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			continue
 		}
 		if pm.Stranded != nil {
-			res.Warnings = append(res.Warnings, rsp.Errorf("", "%s: planned over the other members, as the migrations there send %s to members that cannot take a share now", strandedText(pm.Stranded, in.Members, in.Live), target.ID()))
+			res.Warnings = append(res.Warnings, rsp.Errorf("", "%s: planned over the other members, as the migrations there send %s to members that cannot take a share now", pm.StrandedText(in.Members, in.Live), target.ID()))
 		}
 		clusters := pm.Clusters
 		current, capacity := in.Live.For(target, clusters)
@@ -79,46 +76,52 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 	return out
 }
 
-// strandedText says, for a warning, which members' shares migrations
-// strand and why: "cluster1 (migrated to cluster2, cordoned)".
-func strandedText(stranded map[string]string, members []placement.Cluster, live *Live) string {
+// StrandedText says which members' shares migrations strand, and why
+// ("cluster1 (migrated to cluster2, cordoned)"); "" when none.
+func (pm MemberPlanning) StrandedText(members []placement.Cluster, live *Live) string {
 	var parts []string
-	for _, from := range slices.Sorted(maps.Keys(stranded)) {
-		to := stranded[from]
+	for _, from := range slices.Sorted(maps.Keys(pm.Stranded)) {
+		to := pm.Stranded[from]
 		why := "did not answer"
 		if i := slices.IndexFunc(members, func(m placement.Cluster) bool { return m.Name == to }); i < 0 {
 			why = "not a member"
 		} else if members[i].Cordoned {
 			why = "cordoned"
-		} else if live != nil {
-			if reason := live.Reason(to); reason != "" {
-				why += ": " + reason
-			}
+		} else if reason := live.Reason(to); reason != "" {
+			why += ": " + reason
 		}
 		parts = append(parts, fmt.Sprintf("%s (migrated to %s, %s)", from, to, why))
 	}
 	return strings.Join(parts, ", ")
 }
 
+// NoMemberWhy says why Clusters is empty while Considered is not, for
+// render's warning and explain's report alike.
+func (pm MemberPlanning) NoMemberWhy(members []placement.Cluster, live *Live) string {
+	why := "every member it considers is cordoned or did not answer"
+	if pm.Stranded != nil {
+		why += ", or migrates it to one that cannot take a share: " + pm.StrandedText(members, live)
+	}
+	return why
+}
+
 // MemberPlanning is what a replica plan of one RSP considers, as schedule
 // decides it (and explain shows it).
 type MemberPlanning struct {
 	// Considered are the members the preference considers: every one, or
-	// with intersectWithClusterSelector SelectorClusters, and a dialect's
+	// with intersectWithClusterSelector selectorClusters, and a dialect's
 	// Considered; none: no plan, the target is placed by its own
 	// placement.
 	Considered []string
 	// Uncordoned are the members not cordoned (fedctl cordon): no
 	// cordoned member gets a share of any plan.
 	Uncordoned []string
-	// ManifestsOnly are the Considered not cordoned: what a plan from the
-	// manifests alone uses.
-	ManifestsOnly []string
-	// Clusters are those a plan uses now: ManifestsOnly that answered
+	// Clusters are those a plan uses now: the Considered not cordoned that
+	// answered
 	// (KubeFed plans over ready clusters only), unless --no-failover.
 	Clusters []string
 	// Kept, when Clusters is empty but Considered is not, are the
-	// replicas kept as they run (KeptAsTheyRun): KubeFed's scheduler
+	// replicas kept as they run (keptAsTheyRun): KubeFed's scheduler
 	// leaves the object with the plan last written.
 	Kept map[string]int64
 	// Stranded are the members left out of Clusters because migrations
@@ -133,7 +136,9 @@ type MemberPlanning struct {
 
 // PlanMembers decides the members a replica plan of rsp for target
 // considers and uses; an error is a selector that cannot be read.
-func PlanMembers(set *federation.Set, members []placement.Cluster, live *Live, rsp *federation.ReplicaSchedulingPreference, target *federation.Object) (MemberPlanning, error) {
+// namespaces are the set's FederatedNamespaces (federation.Set.Namespaces),
+// built once by the caller rather than once per preference.
+func PlanMembers(namespaces map[string]*federation.Object, members []placement.Cluster, live *Live, rsp *federation.ReplicaSchedulingPreference, target *federation.Object) (MemberPlanning, error) {
 	var pm MemberPlanning
 	pm.Considered = make([]string, 0, len(members))
 	for _, m := range members {
@@ -143,7 +148,7 @@ func PlanMembers(set *federation.Set, members []placement.Cluster, live *Live, r
 		}
 	}
 	if rsp.Spec.IntersectWithClusterSelector {
-		selected, ok, err := SelectorClusters(set, members, target)
+		selected, ok, err := selectorClusters(namespaces, members, target)
 		if err != nil {
 			return pm, err
 		}
@@ -156,8 +161,7 @@ func PlanMembers(set *federation.Set, members []placement.Cluster, live *Live, r
 	if len(pm.Considered) == 0 {
 		return pm, nil
 	}
-	pm.ManifestsOnly = placement.Intersect(pm.Considered, pm.Uncordoned)
-	pm.Clusters = pm.ManifestsOnly
+	pm.Clusters = placement.Intersect(pm.Considered, pm.Uncordoned)
 	available := pm.Uncordoned
 	if live != nil && !live.KeepShares {
 		// a member that does not answer loses its share to those that do
@@ -170,14 +174,14 @@ func PlanMembers(set *federation.Set, members []placement.Cluster, live *Live, r
 		pm.Clusters = slices.DeleteFunc(slices.Clone(pm.Clusters), func(c string) bool { return pm.Stranded[c] != "" })
 	}
 	if len(pm.Clusters) == 0 {
-		if kept := KeptAsTheyRun(live, members, target); len(kept) > 0 {
+		if kept := keptAsTheyRun(live, members, target); len(kept) > 0 {
 			pm.Kept = kept
 		}
 	}
 	return pm, nil
 }
 
-// SelectorClusters are the members an RSP with intersectWithClusterSelector
+// selectorClusters are the members an RSP with intersectWithClusterSelector
 // plans over (before cordons and answers), as KubeFed's
 // ComputeNamespacedPlacement(selectorOnly=true) gives them: those the
 // target's clusterSelector selects (its clusters list ignored), within
@@ -186,12 +190,12 @@ func PlanMembers(set *federation.Set, members []placement.Cluster, live *Live, r
 // FederatedNamespace KubeFed fails, and the target is placed nowhere
 // anyway (NamespaceNotFederated), so ok is false (no plan), unless the
 // federation is namespace-scoped, where the selector alone counts.
-func SelectorClusters(set *federation.Set, members []placement.Cluster, target *federation.Object) (clusters []string, ok bool, err error) {
+func selectorClusters(namespaces map[string]*federation.Object, members []placement.Cluster, target *federation.Object) (clusters []string, ok bool, err error) {
 	sel, err := placement.SelectBySelector(target.Spec.Placement, members)
 	if err != nil {
 		return nil, false, err
 	}
-	ns, found := set.Namespaces()[target.Namespace]
+	ns, found := namespaces[target.Namespace]
 	switch {
 	case found:
 		// selectorOnly for the namespace too (ComputeNamespacedPlacement
@@ -207,12 +211,12 @@ func SelectorClusters(set *federation.Set, members []placement.Cluster, target *
 	return nil, false, nil
 }
 
-// KeptAsTheyRun are the replicas an RSP target keeps when no member is
+// keptAsTheyRun are the replicas an RSP target keeps when no member is
 // left to plan over: the spec.replicas fedctl's object has in each member
 // that holds it, cordoned or not (what was last written, not how many are
 // ready: a member mid-rollout is not scaled down); nil without a live
 // read.
-func KeptAsTheyRun(live *Live, members []placement.Cluster, target *federation.Object) map[string]int64 {
+func keptAsTheyRun(live *Live, members []placement.Cluster, target *federation.Object) map[string]int64 {
 	if live == nil {
 		return nil
 	}
