@@ -2,7 +2,6 @@ package convert
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -61,6 +60,9 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 		targets[i] = t
 		rep.Files = append(rep.Files, filepath.Join(t.Cluster, printers.TreeFile(t.Namespace(), t.Type.Kind, t.Name())))
 	}
+	for _, c := range clusters {
+		rep.Files = append(rep.Files, filepath.Join(c, printers.KeepFile))
+	}
 	slices.Sort(rep.Files)
 	rep.OutputDir = o.OutputDir
 
@@ -74,18 +76,6 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 	if err != nil {
 		return err
 	}
-	// Every member's directory stays, with no object in it too: the
-	// ApplicationSet points an Application at each, and Argo CD fails on a
-	// path that does not exist (git keeps no empty directory) instead of
-	// pruning what left the member.
-	for _, c := range clusters {
-		if err := os.MkdirAll(filepath.Join(o.OutputDir, c), 0o755); err != nil {
-			return fmt.Errorf("--output-dir: %w", err)
-		}
-		if err := writeFileAtomic(filepath.Join(o.OutputDir, c, argoCDKeep), []byte(argoCDKeepText), 0o644); err != nil {
-			return fmt.Errorf("--output-dir: %w", err)
-		}
-	}
 	if err := writeFileAtomic(filepath.Join(o.OutputDir, applicationSetFile), appSet, 0o644); err != nil {
 		return fmt.Errorf("--output-dir: %w", err)
 	}
@@ -98,13 +88,6 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 		o.ArgoCD.Namespace, filepath.Join(o.OutputDir, applicationSetFile))
 	return o.finish(rep, nil, "argocd cluster add (after argocd login)")
 }
-
-// argoCDKeep keeps a member's directory in git when no object is placed
-// there; Argo CD reads .yaml, .yml and .json files only.
-const (
-	argoCDKeep     = ".fedctl-keep"
-	argoCDKeepText = "# Keeps this member's directory, which Argo CD syncs, when fedctl places nothing here.\n"
-)
 
 // argoCDClusterAdd is the command that registers member m with Argo CD
 // under its fedctl name, from the kubeconfig fedctl reaches it with (for

@@ -107,12 +107,15 @@ func TestRenderOutputDir(t *testing.T) {
 	assert.Equal(t, "✓ wrote 8 objects for 3 clusters to "+dir+"\n", errOut)
 	assert.Equal(t, []string{
 		".fedctl-render",
+		"cluster1/.fedctl-keep",
 		"cluster1/_cluster/namespace_shop.yaml",
 		"cluster1/shop/configmap_web-config.yaml",
 		"cluster1/shop/deployment_web.yaml",
+		"cluster2/.fedctl-keep",
 		"cluster2/_cluster/namespace_shop.yaml",
 		"cluster2/shop/configmap_web-config.yaml",
 		"cluster2/shop/deployment_web.yaml",
+		"cluster3/.fedctl-keep",
 		"cluster3/_cluster/namespace_shop.yaml",
 		"cluster3/shop/deployment_web.yaml",
 	}, tree(t, dir))

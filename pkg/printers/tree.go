@@ -57,11 +57,29 @@ func WriteTree(dir string, clusters []string, targets []render.Target) error {
 			return fmt.Errorf("--output-dir: %w", err)
 		}
 	}
+	// Every cluster's directory stays, with nothing placed there too: a
+	// GitOps tool syncing it then prunes it to empty instead of failing on
+	// a path git does not keep.
+	for _, c := range clusters {
+		if err := w.makeDir(c); err != nil {
+			return fmt.Errorf("--output-dir: %w", err)
+		}
+		if err := w.writeFile(filepath.Join(c, KeepFile), []byte(keepText)); err != nil {
+			return fmt.Errorf("--output-dir: %w", err)
+		}
+	}
 	if err := w.removeStale(); err != nil {
 		return fmt.Errorf("--output-dir: %w", err)
 	}
 	return nil
 }
+
+// KeepFile keeps each cluster's directory of a tree in git when nothing
+// is placed there. It is no manifest: Argo CD and Flux read .yaml, .yml
+// and .json files only.
+const KeepFile = ".fedctl-keep"
+
+const keepText = "# Keeps this member cluster's directory, which a GitOps tool syncs, when fedctl places nothing here.\n"
 
 // TreeFile is where a tree keeps an object of a cluster, relative to the
 // cluster's directory: NAMESPACE/KIND_NAME.yaml, cluster-scoped objects

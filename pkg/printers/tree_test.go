@@ -60,9 +60,8 @@ func TestWriteTreeRewritesOnlyWhatChanged(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "c1", "notes.txt"), []byte("x"), 0o644))
 
 	require.NoError(t, WriteTree(dir, clusters, []render.Target{configMap(t, "c1", "same", "1"), configMap(t, "c1", "changes", "2")}))
-	assert.Equal(t, []string{".fedctl-render", "c1/shop/configmap_changes.yaml", "c1/shop/configmap_same.yaml"}, files(t, dir),
-		"stale files, directories and clusters without objects are gone")
-	assert.NoDirExists(t, filepath.Join(dir, "c2"))
+	assert.Equal(t, []string{".fedctl-render", "c1/.fedctl-keep", "c1/shop/configmap_changes.yaml", "c1/shop/configmap_same.yaml", "c2/.fedctl-keep"}, files(t, dir),
+		"stale files and directories are gone; a cluster without objects keeps its directory, empty but for .fedctl-keep")
 	st, err := os.Stat(same)
 	require.NoError(t, err)
 	assert.Equal(t, past, st.ModTime(), "a file with the right bytes is not written again")
@@ -111,7 +110,7 @@ func TestWriteTreeReplacesLinksAndNeverWritesThroughThem(t *testing.T) {
 		assert.Equal(t, want, string(data), "%s is outside the tree", path)
 	}
 	assert.NoFileExists(t, filepath.Join(elsewhere, "configmap_a.yaml"))
-	assert.Equal(t, []string{".fedctl-render", "c1/shop/configmap_a.yaml", "c1/shop/configmap_b.yaml", "c2/shop/configmap_a.yaml"}, files(t, dir))
+	assert.Equal(t, []string{".fedctl-render", "c1/.fedctl-keep", "c1/shop/configmap_a.yaml", "c1/shop/configmap_b.yaml", "c2/.fedctl-keep", "c2/shop/configmap_a.yaml"}, files(t, dir))
 	for _, f := range []string{a, b} {
 		st, err := os.Lstat(f)
 		require.NoError(t, err)
