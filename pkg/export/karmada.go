@@ -255,17 +255,21 @@ func convertOne(o *federation.Object, p render.Placed, targets map[string]map[st
 		setLabel(plain, retainReplicasLabel, "true")
 		note(slices.Clone(p.Clusters), "retainReplicas becomes the template label %s, which Karmada also puts on the member objects", retainReplicasLabel)
 	}
+	// Karmada's namespace sync sends a Namespace to every cluster of the
+	// control plane: right for one placed in every member by {}, not for
+	// one that names today's members.
+	synced := slices.Equal(members, all) && everywhere
 	if isNamespace {
 		// Karmada syncs every Namespace to every member; one placed on
 		// some members opts out of the sync with a label, is placed by a
 		// ClusterPropagationPolicy, and has the label removed there again
 		// (by the override rules below: the members' copies lack it).
-		if !slices.Equal(members, all) {
+		if !synced {
 			setLabel(plain, skipAutoPropagationLabel, "true")
 		}
 	}
 	docs = append(docs, plain)
-	needsPolicy := !isNamespace || !slices.Equal(members, all)
+	needsPolicy := !isNamespace || !synced
 	if needsPolicy {
 		kind := "PropagationPolicy"
 		if !t.Namespaced() {

@@ -250,6 +250,11 @@ metadata: {name: ns}
 spec: {placement: {clusterSelector: {}}}
 ---
 apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: listed-ns}
+spec: {placement: {clusters: [{name: a}, {name: b}]}}
+---
+apiVersion: types.kubefed.io/v1beta1
 kind: FederatedConfigMap
 metadata: {name: listed, namespace: ns}
 spec:
@@ -275,6 +280,23 @@ spec:
 	assert.Equal(t, map[string]any{"clusterAffinity": map[string]any{"clusterNames": []any{"a", "b"}}}, placements["listed"])
 	assert.Equal(t, map[string]any{}, placements["everywhere"])
 	assert.Equal(t, byKey(out.Result), byKey(readBack(t, conv.Documents, fed)))
+	// Namespaces: Karmada syncs one to every cluster unless labelled, so
+	// the one that names today's members is labelled and placed by names.
+	namespaces := map[string]map[string]any{}
+	policies := map[string]bool{}
+	for _, d := range conv.Documents {
+		name, _ := d["metadata"].(map[string]any)["name"].(string)
+		switch d["kind"] {
+		case "Namespace":
+			namespaces[name], _ = d["metadata"].(map[string]any)["labels"].(map[string]any)
+		case "ClusterPropagationPolicy":
+			policies[name] = true
+		}
+	}
+	assert.Equal(t, "true", namespaces["listed-ns"]["namespace.karmada.io/skip-auto-propagation"])
+	assert.NotContains(t, namespaces["ns"], "namespace.karmada.io/skip-auto-propagation", "{}: synced everywhere")
+	assert.True(t, policies["namespace-listed-ns"])
+	assert.False(t, policies["namespace-ns"])
 }
 
 // TestUnsetReplicas: a member whose object sets no spec.replicas is not
