@@ -29,7 +29,7 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 		Name: o.ArgoCD.Name, Project: o.ArgoCD.Project, Namespace: o.ArgoCD.Namespace,
 		Retained: export.RetainedReplicas(in.Result.Targets),
 	}
-	notes := append(export.ArgoCDNotes(in.Set), failoverNotes(in)...)
+	notes := append(export.ArgoCDNotes(in.Set, in.Result.Targets), failoverNotes(in)...)
 	if r := in.Federation.Rollout; r != nil && len(r.Waves) > 0 {
 		plan, err := rollout.FromFile(in.File, "")
 		if err != nil {

@@ -479,3 +479,32 @@ spec:
 	assert.Contains(t, errOut, "in.yaml:6: FederatedSecret shop/db: its data is written in clear into the tree that Argo CD reads from git")
 	assert.NotContains(t, errOut, "czNjcjN0")
 }
+
+// TestArgoCDRetainWithAnOverride: one ApplicationSet template ignores
+// /spec/replicas in every member's Application, so a member whose
+// replicas an override sets gets them on create only: said, at the
+// object, and approximated (exit 3).
+func TestArgoCDRetainWithAnOverride(t *testing.T) {
+	t.Parallel()
+	in := filepath.Join(t.TempDir(), "in.yaml")
+	require.NoError(t, os.WriteFile(in, []byte(`apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop}
+spec:
+  retainReplicas: true
+  template: {spec: {replicas: 2}}
+  placement: {clusterSelector: {}}
+  overrides:
+  - clusterName: cluster1
+    clusterOverrides: [{path: /spec/replicas, value: 5}]
+`), 0o600))
+	dir := filepath.Join(t.TempDir(), "deploy")
+	_, errOut, err := run(t, threeClusters, "--to", "argocd", "-f", in, "--repo", "r", "--path", "deploy", "--output-dir", dir)
+	assert.Equal(t, ExitApproximated, cmdutil.ExitCodeOf(err), errOut)
+	assert.Contains(t, errOut, "in.yaml:10: FederatedDeployment shop/web: retainReplicas: true becomes the Applications' ignoreDifferences of /spec/replicas, in every member: in cluster1, whose replicas an override or a plan sets, Argo CD writes them when it creates the object and then no longer enforces them")
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/render"
@@ -212,23 +213,42 @@ const argoCDSyncOptions = "argocd.argoproj.io/sync-options"
 // ArgoCDNotes inform about what Argo CD keeps as fedctl rendered it today
 // rather than deciding again: replica splits of ReplicaScheduling-
 // Preferences are files, planned anew only when the tree is rendered again.
-func ArgoCDNotes(set *federation.Set) []Note {
+func ArgoCDNotes(set *federation.Set, targets []render.Target) []Note {
+	bySource := map[*federation.Object][]render.Target{}
+	for _, t := range targets {
+		bySource[t.Source] = append(bySource[t.Source], t)
+	}
 	var notes []Note
 	for _, o := range set.Objects {
+		at := func(field string) string { return fmt.Sprintf("%s:%d", o.Pos.File(), o.Pos.Line(field)) }
 		if o.Annotations[federation.OrphanAnnotation] == "true" {
-			notes = append(notes, Note{Where: fmt.Sprintf("%s:%d", o.Pos.File(), o.Pos.Line("metadata.annotations")), Object: o.ID(), Exact: true,
+			notes = append(notes, Note{Where: at("metadata.annotations"), Object: o.ID(), Exact: true,
 				Message: fmt.Sprintf("%s: \"true\" becomes the member objects' annotation %s: Delete=false, which keeps them when pruned or when the Application is deleted", federation.OrphanAnnotation, argoCDSyncOptions)})
 		}
-	}
-	for _, o := range set.Objects {
-		if r := o.Spec.RetainReplicas; r != nil && *r {
-			notes = append(notes, Note{Where: fmt.Sprintf("%s:%d", o.Pos.File(), o.Pos.Line("spec.retainReplicas")), Object: o.ID(), Exact: true,
-				Message: "retainReplicas: true becomes the Applications' ignoreDifferences of /spec/replicas with RespectIgnoreDifferences=true: written when the object is created, then left to whoever scales it"})
+		var retained, enforced []string
+		secret := false
+		for _, t := range bySource[o] {
+			if t.RetainReplicas {
+				retained = append(retained, t.Cluster)
+			} else {
+				enforced = append(enforced, t.Cluster)
+			}
+			secret = secret || t.Type.Group == "" && t.Type.Kind == "Secret"
 		}
-	}
-	for _, o := range set.Objects {
-		if o.Kind == "FederatedSecret" || o.Kind == "Secret" {
-			notes = append(notes, Note{Where: fmt.Sprintf("%s:%d", o.Pos.File(), o.Pos.Line("")), Object: o.ID(), Exact: true,
+		switch {
+		case len(retained) == 0:
+		case len(enforced) == 0:
+			notes = append(notes, Note{Where: at("spec.retainReplicas"), Object: o.ID(), Exact: true,
+				Message: "retainReplicas: true becomes the Applications' ignoreDifferences of /spec/replicas with RespectIgnoreDifferences=true: written when the object is created, then left to whoever scales it"})
+		default:
+			// One ApplicationSet template: the field is ignored in every
+			// member's Application, those whose replicas an override or
+			// a plan sets included.
+			notes = append(notes, Note{Where: at("spec.retainReplicas"), Object: o.ID(), Members: enforced,
+				Message: fmt.Sprintf("retainReplicas: true becomes the Applications' ignoreDifferences of /spec/replicas, in every member: in %s, whose replicas an override or a plan sets, Argo CD writes them when it creates the object and then no longer enforces them", strings.Join(enforced, ", "))})
+		}
+		if secret {
+			notes = append(notes, Note{Where: at(""), Object: o.ID(), Exact: true,
 				Message: "its data is written in clear into the tree that Argo CD reads from git: keep it out of the repository (Sealed Secrets, External Secrets, or a Secret made in each member)"})
 		}
 	}
