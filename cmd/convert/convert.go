@@ -6,6 +6,7 @@ package convert
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -47,7 +48,14 @@ type ConvertOptions struct {
 	Verify bool
 
 	ArgoCD ArgoCDOptions
+	// argoCDFlagsGiven are the Argo CD flags given (--to karmada refuses
+	// them).
+	argoCDFlagsGiven []string
 }
+
+// argoCDFlags are the flags of --to argocd that have defaults (--repo and
+// --path have none, and are checked by value).
+var argoCDFlags = []string{"revision", "name", "project", "argocd-namespace"}
 
 // ArgoCDOptions say where the rendered tree lives for Argo CD.
 type ArgoCDOptions struct {
@@ -73,7 +81,8 @@ new owner adopts them.
 --to karmada writes plain resource templates plus PropagationPolicies and
 OverridePolicies (Cluster* for cluster-scoped kinds) that make Karmada
 create, in the current members, the member objects fedctl renders:
-placement as cluster names (none when every member gets the object), replica
+placement as cluster names (none for a clusterSelector of {}, which
+KubeFed gives members that join later too), replica
 splits as Divided static weights equal to each member's count, per-member
 differences as plaintext overrides in the strict json-patch form Karmada
 accepts, conflictResolution Overwrite so that Karmada adopts what fedctl
@@ -86,7 +95,10 @@ renders.
 --to argocd writes render's tree (DIR/CLUSTER/NAMESPACE/KIND_NAME.yaml),
 without fedctl's markers, plus DIR/applicationset.yaml: one ApplicationSet
 whose list generator maps each member to its directory (--repo, --path) and
-to the Argo CD cluster of the member's name, synced with server-side apply.
+to the Argo CD cluster of the member's name, synced with server-side apply
+(allowEmpty: a member left with nothing is pruned, its directory kept by
+.fedctl-keep); retainReplicas becomes ignoreDifferences of /spec/replicas,
+and a note at each Secret says its data goes into git in clear.
 The federation file's rollout waves become the ApplicationSet's RollingSync
 steps (each Application labelled fedctl.io/wave), so that Argo CD syncs the
 members wave by wave. It prints the argocd cluster add command of each member.
@@ -115,6 +127,11 @@ Afterwards, "fedctl release" hands the member objects over.`,
   fedctl convert --to argocd -f manifests/ --repo https://git.example.com/shop.git --path deploy --output-dir deploy/`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range argoCDFlags {
+				if cmd.Flags().Changed(name) {
+					opts.argoCDFlagsGiven = append(opts.argoCDFlagsGiven, "--"+name)
+				}
+			}
 			if err := opts.Validate(); err != nil {
 				return cmdutil.FlagErrorWrap(err)
 			}
@@ -173,8 +190,8 @@ func (o *ConvertOptions) Validate() error {
 		if o.ArgoCD.Repo != "" || o.ArgoCD.Path != "" {
 			return fmt.Errorf("--repo and --path are for --to argocd")
 		}
-		if a := o.ArgoCD; a.Revision != "HEAD" || a.Name != "fedctl" || a.Project != "default" || a.Namespace != "argocd" {
-			return fmt.Errorf("--revision, --name, --project and --argocd-namespace are for --to argocd")
+		if len(o.argoCDFlagsGiven) > 0 {
+			return fmt.Errorf("%s: for --to argocd only", strings.Join(o.argoCDFlagsGiven, ", "))
 		}
 	case "argocd":
 		if o.ArgoCD.Repo == "" || o.ArgoCD.Path == "" {

@@ -326,7 +326,8 @@ func TestValidate(t *testing.T) {
 		{[]string{"-f", "x.yaml", "--to", "argocd", "--repo", "r", "--path", "p"}, "--to argocd writes a tree of files: give --output-dir DIR (the directory committed at --path)"},
 		{[]string{"-f", "x.yaml", "--to", "argocd", "--repo", "r", "--path", "p", "--output-dir", "d", "--verify"}, "--verify is for --to karmada; the Argo CD tree is render's output itself"},
 		{[]string{"-f", "x.yaml", "--to", "karmada", "--repo", "r"}, "--repo and --path are for --to argocd"},
-		{[]string{"-f", "x.yaml", "--to", "karmada", "--project", "p"}, "--revision, --name, --project and --argocd-namespace are for --to argocd"},
+		{[]string{"-f", "x.yaml", "--to", "karmada", "--project", "p"}, "--project: for --to argocd only"},
+		{[]string{"-f", "x.yaml", "--to", "karmada", "--revision", "HEAD", "--name", "x"}, "--revision, --name: for --to argocd only"},
 		{[]string{"--to", "karmada"}, "-f is required: a file, a directory, an http(s) URL or - for standard input; or -k DIR for a kustomization"},
 		{[]string{"-f", "x.yaml", "--to", "karmada", "-o", "wide"}, `--output must be yaml or json, got "wide"`},
 	} {
