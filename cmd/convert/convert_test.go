@@ -366,9 +366,9 @@ func read(t *testing.T, path string) string {
 func TestRegistrationOfClusterAPIMembers(t *testing.T) {
 	t.Parallel()
 	m := members.Member{Name: "web-1", CAPI: &members.CAPI{ManagementContext: "mgmt", Namespace: "capi", Cluster: "web-1"}}
-	assert.Equal(t, "(umask 077; trap 'rm -f web-1.kubeconfig' EXIT; clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig && karmadactl join web-1 --cluster-kubeconfig web-1.kubeconfig)",
+	assert.Equal(t, "(umask 077; trap 'rm -f web-1.kubeconfig' EXIT; trap 'exit 130' INT TERM HUP; clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig && karmadactl join web-1 --cluster-kubeconfig web-1.kubeconfig)",
 		karmadaJoin(members.Access{}, m, "web-1"))
-	assert.Equal(t, `(umask 077; trap 'rm -f web-1.kubeconfig' EXIT; clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig && argocd cluster add "$(kubectl --kubeconfig web-1.kubeconfig config current-context)" --name web-1 --yes --kubeconfig web-1.kubeconfig)`,
+	assert.Equal(t, `(umask 077; trap 'rm -f web-1.kubeconfig' EXIT; trap 'exit 130' INT TERM HUP; clusterctl get kubeconfig web-1 -n capi --kubeconfig-context mgmt > web-1.kubeconfig && argocd cluster add "$(kubectl --kubeconfig web-1.kubeconfig config current-context)" --name web-1 --yes --kubeconfig web-1.kubeconfig)`,
 		argoCDClusterAdd(members.Access{}, m))
 	assert.Equal(t, "karmadactl join eu-1 --cluster-context 'kind eu' --cluster-kubeconfig /k/eu.yaml", karmadaJoin(members.Access{}, members.Member{Name: "eu-1", Context: "kind eu", Kubeconfig: "/k/eu.yaml"}, "eu-1"))
 }
@@ -449,6 +449,14 @@ func TestClusterAPIKubeconfigIsRemovedWhenTheJoinFails(t *testing.T) {
 	require.Error(t, err, "the join failed, and so does the script")
 	assert.NotContains(t, string(out), "not reached")
 	assert.NoFileExists(t, filepath.Join(dir, "web-1.kubeconfig"), "removed all the same")
+
+	// Interrupted while the join runs (its shell gets SIGTERM): removed.
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "karmadactl"), []byte("#!/bin/sh\nkill -TERM $PPID\nsleep 1\n"), 0o755))
+	sh = exec.Command("sh", "-ec", karmadaJoin(members.Access{}, m, "web-1"))
+	sh.Dir, sh.Env = dir, append(os.Environ(), "PATH="+bin+":/usr/bin:/bin")
+	_, err = sh.CombinedOutput()
+	require.Error(t, err)
+	assert.NoFileExists(t, filepath.Join(dir, "web-1.kubeconfig"), "removed on a signal too")
 
 	sh = exec.Command("sh", "-ec", argoCDClusterAdd(members.Access{}, m))
 	sh.Dir, sh.Env = dir, append(os.Environ(), "PATH="+bin+":/usr/bin:/bin")

@@ -75,7 +75,10 @@ func karmadaJoin(access members.Access, m members.Member, name string) string {
 // stores it, and neither should the commands it prints.
 func withCAPIKubeconfig(m members.Member, cmd string) string {
 	file := capiKubeconfigFile(m)
-	return fmt.Sprintf("(umask 077; trap 'rm -f %s' EXIT; %s > %s && %s)", strings.ReplaceAll(file, "'", `'\''`), m.CAPI.Clusterctl("get kubeconfig "+m.CAPI.Cluster), file, cmd)
+	// Member names are DNS-1123 subdomains: file needs no quoting inside
+	// the trap. An interrupt exits through the EXIT trap too (dash runs
+	// no EXIT trap on a signal by itself).
+	return fmt.Sprintf("(umask 077; trap 'rm -f %s' EXIT; trap 'exit 130' INT TERM HUP; %s > %s && %s)", file, m.CAPI.Clusterctl("get kubeconfig "+m.CAPI.Cluster), file, cmd)
 }
 
 func capiKubeconfigFile(m members.Member) string { return shellQuote(m.Name + ".kubeconfig") }

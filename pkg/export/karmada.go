@@ -310,11 +310,7 @@ func convertOne(o *federation.Object, p render.Placed, targets map[string]map[st
 		if retain {
 			// the label stays on the member objects: Karmada retains
 			// by it after the overrides, which must not remove it
-			target = maps.Clone(target)
-			meta := maps.Clone(target["metadata"].(map[string]any))
-			target["metadata"] = meta
-			labels, _ := meta["labels"].(map[string]any)
-			meta["labels"] = maps.Clone(labels)
+			target = runtime.DeepCopyJSON(target)
 			setLabel(target, retainReplicasLabel, "true")
 		}
 		var ops []any
