@@ -59,8 +59,8 @@ func karmadaJoin(access members.Access, m members.Member, name string) string {
 		return withCAPIKubeconfig(m, "karmadactl join "+shellQuote(name)+" --cluster-kubeconfig "+capiKubeconfigFile(m))
 	}
 	cmd := []string{"karmadactl", "join", name, "--cluster-context", shellQuote(m.ContextName())}
-	// Always named: karmadactl's own kubeconfig is the Karmada control
-	// plane's, which does not hold the member's context.
+	// Named whenever one file holds the context: karmadactl's own
+	// kubeconfig is the Karmada control plane's, which does not.
 	if path := access.ContextFile(m); path != "" {
 		cmd = append(cmd, "--cluster-kubeconfig", shellQuote(path))
 	}

@@ -103,13 +103,19 @@ func (a Access) KubeconfigPath(m Member) string {
 // fedctl prints that another tool runs (karmadactl, argocd), whose own
 // default kubeconfig may be another cluster's: KubeconfigPath when set,
 // else the first file of the standard loading rules (KUBECONFIG, then
-// ~/.kube/config) that defines the context; "" when none does.
+// ~/.kube/config) that defines the context with its cluster and user, so
+// that the file works alone; "" when none does (KUBECONFIG's files then
+// only work merged).
 func (a Access) ContextFile(m Member) string {
 	if p := a.KubeconfigPath(m); p != "" {
 		return p
 	}
 	for _, p := range clientcmd.NewDefaultClientConfigLoadingRules().GetLoadingPrecedence() {
-		if cfg, err := clientcmd.LoadFromFile(p); err == nil && cfg.Contexts[m.ContextName()] != nil {
+		cfg, err := clientcmd.LoadFromFile(p)
+		if err != nil {
+			continue
+		}
+		if c := cfg.Contexts[m.ContextName()]; c != nil && cfg.Clusters[c.Cluster] != nil && cfg.AuthInfos[c.AuthInfo] != nil {
 			return p
 		}
 	}

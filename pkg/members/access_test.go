@@ -106,4 +106,15 @@ func TestContextFile(t *testing.T) {
 	assert.Equal(t, first, members.Access{}.ContextFile(members.Member{Name: "m", Context: "ctx-b"}), "the first that defines it")
 	assert.Empty(t, members.Access{}.ContextFile(members.Member{Name: "m", Context: "nowhere"}))
 	assert.Equal(t, "/k/own.yaml", members.Access{}.ContextFile(members.Member{Name: "m", Kubeconfig: "/k/own.yaml"}))
+
+	// A context whose user is in another file: no file works alone.
+	split := filepath.Join(dir, "split")
+	require.NoError(t, os.WriteFile(split, []byte(`apiVersion: v1
+kind: Config
+contexts:
+- name: ctx-d
+  context: {cluster: c, user: u}
+`), 0o600))
+	t.Setenv("KUBECONFIG", split+string(os.PathListSeparator)+first)
+	assert.Empty(t, members.Access{}.ContextFile(members.Member{Name: "m", Context: "ctx-d"}))
 }
