@@ -218,9 +218,10 @@ type DNSClusters struct {
 	Unchecked map[string]error
 
 	// spare are the UIDs of the set's DNSEndpoints in Cluster, read once
-	// (see Check); spareRead says they were.
+	// (see Check); spareRead says they were. A failed read is tried again
+	// at the next wave: one transient failure must not leave every later
+	// wave's recorded clusters unchecked.
 	spare     map[types.UID]bool
-	spareErr  error
 	spareRead bool
 	// read are the members whose parents Check has read.
 	read map[string]bool
@@ -313,11 +314,11 @@ func (d *DNSClusters) Check(ctx context.Context, c DNSCheck, clusters []string) 
 // another name: a renamed kubeconfig context).
 func (d *DNSClusters) endpointsLeftIn(ctx context.Context, c DNSCheck, cluster string) (int, error) {
 	if d.Cluster != "" && !d.spareRead {
-		d.spare, d.spareErr = setUIDsIn(ctx, c.Open, d.Cluster, c.Set, c.Timeout)
-		d.spareRead = true
-	}
-	if d.spareErr != nil {
-		return 0, fmt.Errorf("cluster %s (DNS): cannot tell its DNSEndpoints from those of cluster %s: %w", cluster, d.Cluster, d.spareErr)
+		spare, err := setUIDsIn(ctx, c.Open, d.Cluster, c.Set, c.Timeout)
+		if err != nil {
+			return 0, fmt.Errorf("cluster %s (DNS): cannot tell its DNSEndpoints from those of cluster %s: %w", cluster, d.Cluster, err)
+		}
+		d.spare, d.spareRead = spare, true
 	}
 	return setEndpointsIn(ctx, c.Open, cluster, c.Set, d.spare, c.Timeout)
 }

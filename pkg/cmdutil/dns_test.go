@@ -137,3 +137,47 @@ func TestDNSFlagsValidate(t *testing.T) {
 	assert.ErrorContains(t, (&DNSFlags{Context: "dns", Forget: []string{"dns"}}).Validate(true), "--dns-forget dns: it is the cluster --dns-context names")
 	assert.ErrorContains(t, (&DNSFlags{Weights: "even"}).Validate(true), `--dns-weights must be "replicas"`)
 }
+
+// TestDNSClustersCheckRetriesTheNamedCluster: a named cluster that cannot
+// be listed at one wave leaves that wave's recorded clusters unchecked,
+// but is read again at the next: a transient failure does not leave every
+// later wave's recorded clusters unchecked too.
+func TestDNSClustersCheckRetriesTheNamedCluster(t *testing.T) {
+	t.Parallel()
+	set := &propagate.ApplySet{Resource: "secrets", Name: "app", Namespace: "shop"}
+	parentMapping := memberstest.MappingOf(typeconfig.Type{Version: "v1", Kind: "Secret", Plural: "secrets", Scope: typeconfig.Namespaced})
+	memberFakes := map[string]*memberstest.Fake{}
+	for m, recorded := range map[string]string{"a": "old1", "b": "old2"} {
+		f := memberstest.New()
+		parent := &unstructured.Unstructured{}
+		parent.SetNamespace("shop")
+		parent.SetName("app")
+		parent.SetLabels(map[string]string{propagate.ApplySetIDLabel: set.ID()})
+		parent.SetAnnotations(map[string]string{propagate.ApplySetDNSContextAnnotation: recorded})
+		f.Put(memberstest.KeyOf(parentMapping, "shop", "app"), parent)
+		memberFakes[m] = f
+	}
+	named := memberstest.New(endpointType)
+	failing := true
+	named.ListErr = func(string) error {
+		if failing {
+			return errors.New("connection reset")
+		}
+		return nil
+	}
+	dnsFakes := map[string]*memberstest.Fake{"new": named, "old1": memberstest.New(endpointType), "old2": memberstest.New(endpointType)}
+	open := func(cluster string) (*DNSTarget, error) { return &DNSTarget{Cluster: cluster, Client: dnsFakes[cluster]}, nil }
+	var errOut bytes.Buffer
+	check := DNSCheck{ErrOut: &errOut, ColorScheme: (&iostreams.IOStreams{}).ErrColorScheme(), Set: set, Open: open,
+		Clients: func(m string) (members.Client, error) { return memberFakes[m], nil }}
+
+	where := DNSClusters{Cluster: "new"}
+	require.NoError(t, where.Check(context.Background(), check, []string{"a"}))
+	require.Contains(t, where.Unchecked, "old1", "new could not be listed at the first wave")
+	assert.Contains(t, where.Unchecked["old1"].Error(), "connection reset")
+
+	failing = false
+	require.NoError(t, where.Check(context.Background(), check, []string{"b"}))
+	assert.NotContains(t, where.Unchecked, "old2", "read again at the next wave")
+	assert.Contains(t, set.ForgetDNSContexts, "old2", "old2 holds none of the set's DNSEndpoints")
+}
