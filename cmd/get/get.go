@@ -254,7 +254,7 @@ func notReady(list ClusterList) error {
 	if len(names) == 0 {
 		return nil
 	}
-	return &cmdutil.ExitError{Code: 3, Err: fmt.Errorf("%d of %d member cluster(s) not ready: %s; --ignore-not-ready to exit 0 all the same", len(names), len(list.Items), strings.Join(names, ", "))}
+	return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("%d of %d member cluster(s) not ready: %s; --ignore-not-ready to exit 0 all the same", len(names), len(list.Items), strings.Join(names, ", "))}
 }
 
 func (o *GetOptions) printClusters(list ClusterList) error {

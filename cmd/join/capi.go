@@ -102,10 +102,8 @@ func (o *JoinOptions) runAll(ctx context.Context) error {
 	var joined []members.Member
 	for _, j := range joins {
 		if j.Joined() {
-			if old, ok := fed.Member(j.Member.Name); ok {
-				j.Member = members.Rejoined(old, j.Member)
-			}
-			if err := fed.Put(j.Member, o.Overwrite); err != nil {
+			var err error
+			if j.Member, err = fed.Join(j.Member, o.Overwrite); err != nil {
 				return err
 			}
 			joined = append(joined, j.Member)
@@ -132,7 +130,7 @@ func (o *JoinOptions) runAll(ctx context.Context) error {
 	if len(joined) == 0 && skipped == 0 {
 		return err
 	}
-	return &cmdutil.ExitError{Code: 3, Err: err}
+	return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: err}
 }
 
 // printAll prints the federation file (-o yaml|json) or the names of the

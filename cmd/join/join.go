@@ -148,7 +148,7 @@ not be joined.`,
 	fl.StringVar(&opts.Provider, "provider", "", "Provider the member runs on, for Karmada's fieldSelector")
 	fl.StringVar(&opts.Region, "region", "", "Region the member runs in, for Karmada's fieldSelector")
 	fl.StringArrayVar(&opts.Zones, "zone", nil, "Zone the member runs in, for Karmada's fieldSelector (repeatable)")
-	fl.BoolVar(&opts.Overwrite, "overwrite", false, "Replace a member of the same name")
+	fl.BoolVar(&opts.Overwrite, "overwrite", false, "Join again a member of the same name: how it is reached and what the flags give are replaced; its cordon, migrations and, unless flags give new ones, labels, provider, region and zones stay")
 	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: check the cluster and print the federation file that would be written, without writing it")
 	fl.StringVarP(&opts.Output, "output", "o", "", "Print the resulting federation file: yaml or json; or name")
 	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Second, "How long to wait for the cluster's API server to answer")
@@ -416,10 +416,7 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("cannot join %s: %w", o.Name, err)
 	}
 	fed := file.Federation.Clone()
-	if old, ok := fed.Member(m.Name); ok {
-		m = members.Rejoined(old, m)
-	}
-	if err := fed.Put(m, o.Overwrite); err != nil {
+	if m, err = fed.Join(m, o.Overwrite); err != nil {
 		return err
 	}
 	cs := o.IO.ErrColorScheme()

@@ -363,6 +363,15 @@ func Rejoined(old, m Member) Member {
 	return m
 }
 
+// Join adds m, or with overwrite rejoins the member of the same name as m
+// (Rejoined: what other commands recorded on it stays): join's record.
+func (f *Federation) Join(m Member, overwrite bool) (Member, error) {
+	if old, ok := f.Member(m.Name); ok && overwrite {
+		m = Rejoined(old, m)
+	}
+	return m, f.Put(m, overwrite)
+}
+
 // Put adds m, or replaces the member of the same name when overwrite is set.
 func (f *Federation) Put(m Member, overwrite bool) error {
 	if old, ok := f.Member(m.Name); ok {

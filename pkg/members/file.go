@@ -103,10 +103,16 @@ func Encode(fed *Federation) ([]byte, error) {
 // relative to where the file really is, beside the kubeconfigs in its git
 // checkout, not to where a link to it sits.
 func Dir(path string) string {
+	return filepath.Dir(realPath(path))
+}
+
+// realPath is path with symbolic links followed, or path itself when it
+// does not resolve (a file not written yet).
+func realPath(path string) string {
 	if resolved, err := filepath.EvalSymlinks(path); err == nil {
-		path = resolved
+		return resolved
 	}
-	return filepath.Dir(path)
+	return path
 }
 
 // Save writes fed to the file atomically: it writes a temporary file with
@@ -118,10 +124,7 @@ func (f *File) Save(fed *Federation) error {
 	if err != nil {
 		return err
 	}
-	target := f.Path
-	if resolved, err := filepath.EvalSymlinks(target); err == nil {
-		target = resolved
-	}
+	target := realPath(f.Path)
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write federation file: %w", err)
