@@ -166,7 +166,9 @@ func TestDNSClustersCheckRetriesTheNamedCluster(t *testing.T) {
 		return nil
 	}
 	dnsFakes := map[string]*memberstest.Fake{"new": named, "old1": memberstest.New(endpointType), "old2": memberstest.New(endpointType)}
-	open := func(cluster string) (*DNSTarget, error) { return &DNSTarget{Cluster: cluster, Client: dnsFakes[cluster]}, nil }
+	open := func(cluster string) (*DNSTarget, error) {
+		return &DNSTarget{Cluster: cluster, Client: dnsFakes[cluster]}, nil
+	}
 	var errOut bytes.Buffer
 	check := DNSCheck{ErrOut: &errOut, ColorScheme: (&iostreams.IOStreams{}).ErrColorScheme(), Set: set, Open: open,
 		Clients: func(m string) (members.Client, error) { return memberFakes[m], nil }}
