@@ -50,6 +50,10 @@ type DeleteOptions struct {
 	// DNS says where the DNSEndpoints of the input's DNS records are
 	// (--dns-context; its other fields are unused).
 	DNS cmdutil.DNSFlags
+	// KeepDNS leaves the DNSEndpoints in place (--keep-dns): for a DNS
+	// cluster that is gone for good, which would otherwise stop every
+	// deletion.
+	KeepDNS bool
 	// dnsOpener opens the run's DNS cluster (openDNS).
 	dnsOpener func(string) (*cmdutil.DNSTarget, error)
 	// clientSet and stats are the run's clients of the members and, at -v
@@ -106,7 +110,8 @@ in the cluster the Domain's spec.context or --dns-context names (after the
 last wave with --rollout; not with --cluster, as the records still serve the
 other members). Records with no such cluster, a cluster that cannot be
 opened, or a DNS deletion that fails stop the command before any member is
-touched.
+touched; --keep-dns leaves the DNSEndpoints where they are (a DNS cluster
+gone for good) and deletes the members' objects all the same.
 
 --dry-run=client reads the members and lists what would be deleted, sending
 no write; --dry-run=server sends every deletion as a server-side dry run.
@@ -147,6 +152,7 @@ failed (the others are done), 1 when nothing could be done.`,
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
 	fl.StringVar(&opts.Cascade, "cascade", "background", "Propagation policy: background, foreground or orphan (dependents)")
 	fl.IntVar(&opts.Concurrency, "concurrency", propagate.DefaultConcurrency, "Member clusters handled at once")
+	fl.BoolVar(&opts.KeepDNS, "keep-dns", false, "Leave the DNSEndpoints of the input's DNS records in place and delete the members' objects all the same (a DNS cluster gone for good): the names keep pointing at what is deleted")
 	fl.StringVar(&opts.DNS.Context, "dns-context", "", "Where ExternalDNS runs (a member or a kubeconfig context): the DNSEndpoints of the input's DNS records are deleted there (default: the Domain's spec.context)")
 	cmdutil.AddMemberTimeFlags(cmd, opts.timeFlags())
 	fl.StringVarP(&opts.Output, "output", "o", "", "Print the results on standard output: json, or name (CLUSTER kind.group/NAME per object)")
@@ -213,7 +219,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	// First, so that no name points at a load balancer about to go; when
 	// that fails, the members are not touched.
 	if err := o.deleteDNS(ctx, in, dnsCluster); err != nil {
-		return fmt.Errorf("%w; nothing was deleted in the members, so that no name points at a load balancer that is gone: run it again once the DNS cluster answers", err)
+		return fmt.Errorf("%w; nothing was deleted in the members, so that no name points at a load balancer that is gone: run it again once the DNS cluster answers, or with --keep-dns to leave the DNS records", err)
 	}
 	stats := o.stats
 	// Delete has no totals ahead of the listing: the progress counts up.

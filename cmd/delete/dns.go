@@ -25,15 +25,19 @@ func (o *DeleteOptions) dnsCluster(in *cmdutil.Rendered) (string, error) {
 		fmt.Fprintf(o.IO.ErrOut, "%s DNS records: kept, as --cluster deletes from some members only; the next apply withdraws their targets\n", o.IO.ErrColorScheme().WarningIcon())
 		return "", nil
 	}
+	if o.KeepDNS {
+		fmt.Fprintf(o.IO.ErrOut, "%s DNS records: their DNSEndpoints are left in place (--keep-dns); the names keep pointing at what is deleted until you delete them in the DNS cluster\n", o.IO.ErrColorScheme().WarningIcon())
+		return "", nil
+	}
 	cluster, err := o.DNS.DNSCluster(in.Set)
 	switch {
 	case err != nil:
 		return "", err
 	case cluster == "":
-		return "", fmt.Errorf("%w; nothing was deleted", cmdutil.ErrNoDNSCluster)
+		return "", fmt.Errorf("%w; nothing was deleted (--keep-dns deletes the members' objects and leaves the records)", cmdutil.ErrNoDNSCluster)
 	}
 	if _, err := o.openDNS(in)(cluster); err != nil {
-		return "", fmt.Errorf("%w; nothing was deleted", err)
+		return "", fmt.Errorf("%w; nothing was deleted (--keep-dns deletes the members' objects and leaves the records)", err)
 	}
 	return cluster, nil
 }

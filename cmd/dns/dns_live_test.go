@@ -516,7 +516,16 @@ func TestDNSDelete(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nosuch")
 	assert.Contains(t, err.Error(), "nothing was deleted")
+	assert.Contains(t, err.Error(), "--keep-dns", "the way out for a DNS cluster gone for good")
 	assert.NotContains(t, errOut, "deleted", "no member was touched")
+
+	// --keep-dns: the members' objects go, the records stay (a dry run
+	// here, so that the deletion below still has them)
+	errOut, err = w.delete(t, "--dns-context", "nosuch", "--keep-dns", "--dry-run=client")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, "DNS records: their DNSEndpoints are left in place (--keep-dns)")
+	assert.Contains(t, errOut, "deployment.apps/web")
+	assert.NotContains(t, errOut, "DNSEndpoint dns-delete/service-web deleted")
 
 	errOut, err = w.delete(t)
 	require.NoError(t, err)
