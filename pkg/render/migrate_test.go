@@ -100,7 +100,7 @@ func TestMigrationToMemberThatCannotTakeAShare(t *testing.T) {
 			name:    "destination cordoned",
 			members: []placement.Cluster{{Name: "a", Migrations: []placement.Migration{{Selector: sel, To: "b"}}}, {Name: "b", Cordoned: true}, {Name: "c"}},
 			want:    []string{"c Deployment shop/web 7"},
-			warning: "a (migrated to b, cordoned): planned over the other members",
+			warning: "a (migrated to b, cordoned): planned over the other members, as the migrations there send FederatedDeployment shop/web to members that cannot take a share now; uncordon the destination, or migrate those objects elsewhere (fedctl migrate)",
 		},
 		{
 			name:    "destination not answering",

@@ -55,7 +55,7 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			continue
 		}
 		if pm.Stranded != nil {
-			res.Warnings = append(res.Warnings, rsp.Errorf("", "%s: planned over the other members, as the migrations there send %s to members that cannot take a share now", pm.StrandedText(in.Members, in.Live), target.ID()))
+			res.Warnings = append(res.Warnings, rsp.Errorf("", "%s: planned over the other members, as the migrations there send %s to members that cannot take a share now; uncordon the destination, or migrate those objects elsewhere (fedctl migrate)", pm.StrandedText(in.Members, in.Live), target.ID()))
 		}
 		clusters := pm.Clusters
 		current, capacity := in.Live.For(target, clusters)
