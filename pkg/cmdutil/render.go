@@ -78,8 +78,8 @@ type RenderInput struct {
 	// which members answer and, for ReplicaSchedulingPreferences, each
 	// member's current replicas and capacity. It is called only when the
 	// input needs it (an RSP, or a placement that depends on which
-	// members answer: federation.Rules.ByReachability), and the input is
-	// then rendered again from it. Commands that reach members set it;
+	// members answer: federation.Rules.ByReachability), between decoding
+	// and the one render, which then uses it. Commands that reach members set it;
 	// render and explain only with --live.
 	Live LiveFunc
 }
@@ -240,9 +240,11 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 		Only:             in.Clusters,
 		Namespace:        m.Federation.Namespace,
 	}
-	out, err := pipeline.Run(pin)
-	if err == nil && in.Live != nil && needsLive(out.Set) {
-		live := in.Live(in.Context, m.Federation, out.Set)
+	// The set is rendered once, after the live read when its plans or
+	// placements need one: the read needs the decoded set only.
+	set, err := pipeline.Compile(pin)
+	if err == nil && in.Live != nil && needsLive(set) {
+		live := in.Live(in.Context, m.Federation, set)
 		pin.Live = live
 		down := notAnswering(r.Members, live.Answering)
 		if len(down) > 0 {
@@ -257,14 +259,13 @@ func Render(ios *iostreams.IOStreams, in RenderInput) (*Rendered, error) {
 				ios.ErrColorScheme().WarningIcon(), strings.Join(why, ", "))
 			pin.Members = withUnreachable(r.Members, down)
 		}
-		if len(down) > 0 && byReachability(out.Set) {
+		if len(down) > 0 && byReachability(set) {
 			// Karmada's clusterAffinities are decided while decoding.
-			out, err = pipeline.Run(pin)
-		} else {
-			out = pipeline.Render(out.Set, pin)
+			set, err = pipeline.Compile(pin)
 		}
 		r.Live = live
 	}
+	out := pipeline.Render(set, pin)
 	err = errors.Join(readErr, err)
 	r.Set, r.Result = out.Set, out.Result
 	if err == nil && !in.AllowEmpty && len(r.Set.Objects) == 0 && (len(r.Set.RSPs) == 0 || sel != nil) {

@@ -72,7 +72,8 @@ type Rules struct {
 	PlacementOnly bool
 	// ByReachability says the placement depends on which members answer
 	// (Karmada's clusterAffinities: the first group with a member that
-	// answers): commands that reach members probe them and render again
+	// answers): commands that reach members probe them first and decode
+	// again with those that do not answer marked
 	// (placement.Cluster.Unreachable).
 	ByReachability bool
 }

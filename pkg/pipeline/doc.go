@@ -15,6 +15,9 @@
 //	federation.Set               the one federated-object model
 //	  │ Select (-l)                the selected objects; the others only
 //	  │                            place the objects of their namespace
+//	  │                          (Compile ends here: a caller whose plans
+//	  │                          need the members' live state reads it now
+//	  │                          and hands it to Render as Input.Live)
 //	  │ render.ForClusters, per object:
 //	  │   planner                  RSP replica plan (KubeFed's planner)
 //	  │   placement                clusters / clusterSelector ∩ namespace

@@ -58,12 +58,22 @@ type Output struct {
 	Result *render.Result
 }
 
-// Run decodes and renders. Decoding problems are returned as the error;
-// what did decode is rendered all the same, so that a caller can report
-// every problem of the input in one run. Render problems are in
-// Result.Errors, per object and member, so that a caller that pushes can
-// proceed with the members that rendered.
+// Run decodes and renders (Compile, then Render). Decoding problems are
+// returned as the error; what did decode is rendered all the same, so that
+// a caller can report every problem of the input in one run. Render
+// problems are in Result.Errors, per object and member, so that a caller
+// that pushes can proceed with the members that rendered.
 func Run(in Input) (*Output, error) {
+	set, err := Compile(in)
+	return Render(set, in), err
+}
+
+// Compile decodes in's documents into the federated-object model and
+// scopes it (Namespace, Selector), without rendering: what a caller needs
+// to decide what to read from the members (the replica plans' targets)
+// before the one render that uses it. Decoding problems are returned as
+// the error, with what did decode.
+func Compile(in Input) (*federation.Set, error) {
 	set, decodeErr := Decode(in.Docs, in.Types, in.DefaultNamespace, in.Members)
 	if in.Namespace != "" {
 		var scopeErr error
@@ -73,12 +83,11 @@ func Run(in Input) (*Output, error) {
 	if in.Selector != nil {
 		set = Select(set, in.Selector)
 	}
-	return Render(set, in), decodeErr
+	return set, decodeErr
 }
 
-// Render renders a decoded set for in's members, Only and Live, without
-// reading or decoding again: a second render from the members' live
-// state costs the render alone.
+// Render renders a decoded set (Compile's) for in's members, Only and
+// Live.
 func Render(set *federation.Set, in Input) *Output {
 	res := render.ForClusters(render.Input{Set: set, Types: in.Types, Members: in.Members, Only: in.Only, Live: in.Live})
 	res.Warnings = append(slices.Clone(set.Warnings), res.Warnings...)
