@@ -1,7 +1,9 @@
 package apply
 
 import (
+	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -103,6 +105,25 @@ func TestExplainLive(t *testing.T) {
 	assert.Contains(t, text, "clusters considered: the members that answered: cluster1, cluster3 (cluster2 did not: KubeFed plans over ready clusters)")
 	assert.Contains(t, text, "→ plan: cluster1 3, cluster3 3")
 	assert.Contains(t, text, "from the manifests alone (render without --live): cluster1 2, cluster2 2, cluster3 2")
+
+	// explain reads the members through the clients it is given, one per
+	// member for the run: the live read and the DNS read share them
+	var mu sync.Mutex
+	built := map[string]int{}
+	counted := func(f *cmdutil.Factory) *cobra.Command {
+		return explaincmd.NewCmdExplain(f, func(o *explaincmd.ExplainOptions) error {
+			o.NewClient = func(a members.Access, m members.Member) (members.Client, error) {
+				mu.Lock()
+				built[m.Name]++
+				mu.Unlock()
+				return members.NewMemberClient(a, m)
+			}
+			return o.Run(context.Background())
+		})
+	}
+	_, stderr, err = run(counted, "-f", dir, "deployment/web", "--live")
+	require.NoError(t, err, stderr)
+	assert.Equal(t, map[string]int{"cluster1": 1, "cluster3": 1}, built, "the answering members' replicas are read through the given client, built once")
 
 	rendered, stderr, err := run(render, "-f", dir, "--live", "--cluster", "cluster1")
 	require.NoError(t, err, stderr)

@@ -217,7 +217,7 @@ func (o *ConvertOptions) Run(ctx context.Context) error {
 		Context:    ctx,
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace,
 		Failing: cmdutil.FailOnAny, // a conversion of an input with errors would silently differ
-		Live:    cmdutil.OptInLive(o.Live, o.Access),
+		Live:    cmdutil.OptInLive(o.Live, cmdutil.NewMemberClients(o.Access, nil, cmdutil.Tuning{})),
 	})
 	if err != nil {
 		return err

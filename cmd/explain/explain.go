@@ -132,6 +132,8 @@ func (o *ExplainOptions) Validate() error {
 
 // Run explains and prints.
 func (o *ExplainOptions) Run(ctx context.Context) error {
+	// One client per member for the live read and the DNS records' read.
+	clients := cmdutil.NewMemberClients(o.Access, o.NewClient, cmdutil.Tuning{Timeout: propagate.DefaultTimeout})
 	// Nothing is explained from an input that does not decode, and the
 	// errors are render's, all of them.
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
@@ -139,7 +141,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
 		Failing:    cmdutil.FailOnDecode, KeepWarnings: true,
-		Live: cmdutil.OptInLive(o.Live, o.Access),
+		Live: cmdutil.OptInLive(o.Live, clients),
 	})
 	if err != nil {
 		return err
@@ -169,7 +171,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	default:
 		err = explain.Text(o.IO.Out, rep, o.IO.ColorScheme())
 		if err == nil && o.Live && in.Set.DNS.Records() {
-			err = o.explainDNS(ctx, in)
+			err = o.explainDNS(ctx, in, clients)
 		}
 	}
 	if err != nil {
@@ -247,13 +249,12 @@ func explainRollout(plan *rollout.Plan, res *render.Result) *explain.Rollout {
 
 // explainDNS says, with --live, why each DNS record's member gives the
 // targets it gives, as fedctl dns --why does.
-func (o *ExplainOptions) explainDNS(ctx context.Context, in *cmdutil.Rendered) error {
-	access, err := o.Access()
+func (o *ExplainOptions) explainDNS(ctx context.Context, in *cmdutil.Rendered, clients *cmdutil.MemberClients) error {
+	of, err := clients.Of(in.Federation)
 	if err != nil {
 		return err
 	}
-	access.Timeout = propagate.DefaultTimeout
-	res, err := (&cmdutil.DNSFlags{}).ComputeDNS(ctx, o.IO, in, members.Clients(in.Federation, access, o.NewClient), nil, propagate.DefaultTimeout)
+	res, err := (&cmdutil.DNSFlags{}).ComputeDNS(ctx, o.IO, in, of, nil, propagate.DefaultTimeout)
 	if err != nil {
 		return fmt.Errorf("DNS records: %w", err)
 	}

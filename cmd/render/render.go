@@ -109,7 +109,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
 		Failing:    cmdutil.FailOnAny, // nothing is printed from an input with errors
-		Live:       cmdutil.OptInLive(o.Live, o.Access),
+		Live:       cmdutil.OptInLive(o.Live, cmdutil.NewMemberClients(o.Access, nil, cmdutil.Tuning{})),
 	})
 	if err != nil {
 		return err

@@ -364,12 +364,13 @@ func AddPlanFlags(cmd *cobra.Command, f *PlanFlags) {
 }
 
 // OptInLive is the live read of --live on the commands that are offline
-// without it (render, explain, convert): nil when live is false.
-func OptInLive(live bool, access func() (members.Access, error)) LiveFunc {
+// without it (render, explain, convert), through the run's clients: nil
+// when live is false.
+func OptInLive(live bool, clients *MemberClients) LiveFunc {
 	if !live {
 		return nil
 	}
-	return LiveReader(NewMemberClients(access, nil, Tuning{}), ProbeTimeout(0), PlanFlags{})
+	return LiveReader(clients, ProbeTimeout(0), PlanFlags{})
 }
 
 // NotAnswering are the members the live read found not answering (none
