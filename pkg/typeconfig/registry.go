@@ -28,7 +28,8 @@ type Registry struct {
 // reports, all at once: a disabled name that is not a default type, a name
 // disabled twice, a type enabled twice (same group and kind), a type both
 // enabled and disabled, and two types in effect that would share a name or
-// a federated kind (FederatedDeployment can carry only one Deployment).
+// a federated kind (FederatedDeployment can carry only one Deployment), or
+// kinds that differ only in case.
 func NewRegistry(enabled []Type, disabled []string) (*Registry, error) {
 	r := &Registry{
 		enabled:         slices.Clone(enabled),
@@ -82,8 +83,17 @@ func NewRegistry(enabled []Type, disabled []string) (*Registry, error) {
 		r.resources = append(r.resources, res)
 	}
 
+	byFoldedKind := map[string]Type{}
 	for _, res := range r.resources {
 		t := res.Type
+		// Files (render --output-dir, convert) and Karmada's policy names
+		// spell a kind in lower case, so two kinds that differ only in
+		// case would write over each other's objects.
+		folded := strings.ToLower(t.Kind)
+		if prev, dup := byFoldedKind[folded]; dup && prev.Kind != t.Kind {
+			errs = append(errs, fmt.Errorf("types: %s and %s cannot both be enabled: their kinds %s and %s differ only in case, and fedctl's output files and Karmada policy names spell kinds in lower case", prev.Name(), t.Name(), prev.Kind, t.Kind))
+		}
+		byFoldedKind[folded] = t
 		if prev, dup := r.byName[t.Name()]; dup {
 			errs = append(errs, fmt.Errorf("types: %s names two types (%s %s and %s %s)", t.Name(), prev.APIVersion(), prev.Kind, t.APIVersion(), t.Kind))
 		}

@@ -194,6 +194,11 @@ func TestNewRegistry(t *testing.T) {
 			enabled: []typeconfig.Type{exampleDeploy},
 			wantErr: []string{`deployments.apps and deployments.example.com cannot both be enabled: both would be federated as FederatedDeployment`},
 		},
+		{
+			name:    "two kinds that differ only in case",
+			enabled: []typeconfig.Type{{Group: "a.example.com", Version: "v1", Kind: "Widget", Plural: "widgets", Scope: typeconfig.Namespaced}, {Group: "b.example.com", Version: "v1", Kind: "WIDGET", Plural: "widgets", Scope: typeconfig.Namespaced}},
+			wantErr: []string{`types: widgets.a.example.com and widgets.b.example.com cannot both be enabled: their kinds Widget and WIDGET differ only in case, and fedctl's output files and Karmada policy names spell kinds in lower case`},
+		},
 	}
 	for _, tt := range errTests {
 		t.Run(tt.name, func(t *testing.T) {
