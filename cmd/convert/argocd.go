@@ -48,7 +48,7 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 	if err != nil {
 		return err
 	}
-	rep := newReport("argocd", notes)
+	rep := newReport("argocd", notes, federationPath(in))
 	for _, name := range clusters {
 		m, _ := in.Federation.Member(name)
 		rep.Clusters = append(rep.Clusters, Registration{Member: name, Name: name, Command: argoCDClusterAdd(access, m)})

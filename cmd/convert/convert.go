@@ -160,18 +160,24 @@ Afterwards, "fedctl release" hands the member objects over.`,
 	return cmd
 }
 
+// federationPath is the path of the run's federation file, "" when not
+// known.
+func federationPath(in *cmdutil.Rendered) string {
+	if in.File == nil {
+		return ""
+	}
+	return in.File.Path
+}
+
 // failoverNotes are, with --live, the members that did not answer: the
 // live plan left them out (failover), so the output does too, which is
 // today's outage made permanent, not the federation: an inexact note each
 // (exit 3), and a --verify that compares with that same plan cannot say
 // otherwise.
 func failoverNotes(in *cmdutil.Rendered) []export.Note {
-	if in.Live != nil && in.Live.KeepShares {
-		return nil
-	}
 	var notes []export.Note
 	for _, m := range in.NotAnswering() {
-		notes = append(notes, export.Note{Where: "federation file", Object: "cluster " + m, Members: []string{m},
+		notes = append(notes, export.Note{Where: export.FederationFile, Object: "cluster " + m, Members: []string{m},
 			Message: "did not answer: --live planned without it (failover), so the output leaves its replicas out; convert again once it answers, or without --live"})
 	}
 	return notes

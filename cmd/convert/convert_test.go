@@ -67,10 +67,10 @@ func TestKarmadaRules(t *testing.T) {
 		}},
 		{rule: "cluster-scoped"},
 		{rule: "namespace-scoped", federation: filepath.Join(rulesDir, "namespace-scoped.federation.yaml"), errOut: []string{
-			"note: federation file: namespace team: holds the templates in Karmada and is not synced to members",
+			"note: ../../testdata/convert/namespace-scoped.federation.yaml: namespace team: holds the templates in Karmada and is not synced to members",
 		}},
 		{rule: "member-names", federation: filepath.Join(rulesDir, "member-names.federation.yaml"), errOut: []string{
-			"note: federation file: member eu.west: Karmada takes cluster names that are DNS-1123 labels of at most 48 characters: it is the Karmada cluster eu-west-46bb3d",
+			"note: ../../testdata/convert/member-names.federation.yaml: member eu.west: Karmada takes cluster names that are DNS-1123 labels of at most 48 characters: it is the Karmada cluster eu-west-46bb3d",
 			"karmadactl join ap-southeast-production-cluster-number-on-47948a",
 			" --cluster-context kind-ap --cluster-kubeconfig /home/ops/.kube/ap.yaml",
 			"karmadactl join us --cluster-context us",
@@ -417,8 +417,8 @@ func TestArgoCDWaves(t *testing.T) {
 		map[string]any{"cluster": "cluster2", "path": "deploy/cluster2", "wave": "rest"},
 		map[string]any{"cluster": "cluster3", "path": "deploy/cluster3", "wave": "rest"},
 	}, elements)
-	assert.Contains(t, errOut, "note: federation file: rollout: the waves become the ApplicationSet's RollingSync steps (label fedctl.io/wave)")
-	assert.Contains(t, errOut, "federation file: rollout: soak 60s has no RollingSync equivalent")
+	assert.Contains(t, errOut, "note: ../../testdata/convert/waves.federation.yaml: rollout: the waves become the ApplicationSet's RollingSync steps (label fedctl.io/wave)")
+	assert.Contains(t, errOut, "waves.federation.yaml: rollout: soak 60s has no RollingSync equivalent")
 }
 
 // TestKarmadaWaves: Karmada has no rollout waves: reported (exit 3).
@@ -426,7 +426,7 @@ func TestKarmadaWaves(t *testing.T) {
 	t.Parallel()
 	_, errOut, err := run(t, filepath.Join(rulesDir, "waves.federation.yaml"), "--to", "karmada", "-f", filepath.Join(rulesDir, "cluster-scoped.yaml"))
 	assert.Equal(t, ExitApproximated, cmdutil.ExitCodeOf(err), errOut)
-	assert.Contains(t, errOut, "federation file: rollout: Karmada has no rollout waves: a change reaches every member at once")
+	assert.Contains(t, errOut, "waves.federation.yaml: rollout: Karmada has no rollout waves: a change reaches every member at once")
 }
 
 // TestClusterAPIKubeconfigIsRemovedWhenTheJoinFails: the member's admin

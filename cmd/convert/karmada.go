@@ -18,14 +18,14 @@ func (o *ConvertOptions) runKarmada(in *cmdutil.Rendered) error {
 	}
 	notes := append(conv.Notes, failoverNotes(in)...)
 	if r := in.Federation.Rollout; r != nil && len(r.Waves) > 0 {
-		notes = append(notes, export.Note{Where: "federation file", Object: "rollout",
+		notes = append(notes, export.Note{Where: export.FederationFile, Object: "rollout",
 			Message: "Karmada has no rollout waves: a change reaches every member at once (policies' suspension.dispatchingOnClusters can stage it by hand)"})
 	}
 	access, err := o.Access()
 	if err != nil {
 		return err
 	}
-	rep := newReport("karmada", notes)
+	rep := newReport("karmada", notes, federationPath(in))
 	for _, name := range in.Federation.Names() {
 		m, _ := in.Federation.Member(name)
 		rep.Clusters = append(rep.Clusters, Registration{Member: name, Name: conv.ClusterNames[name], Command: karmadaJoin(access, m, conv.ClusterNames[name])})

@@ -43,9 +43,14 @@ type Registration struct {
 	Command string `json:"command"`
 }
 
-func newReport(to string, notes []export.Note) *Report {
+// newReport sorts the notes into exact ones and approximations; notes about
+// the federation file name it by its path, fedFile, when known.
+func newReport(to string, notes []export.Note, fedFile string) *Report {
 	r := &Report{APIVersion: "fedctl.io/v1alpha1", Kind: "ConversionReport", To: to, Approximated: []export.Note{}, Notes: []export.Note{}}
 	for _, n := range notes {
+		if n.Where == export.FederationFile && fedFile != "" {
+			n.Where = fedFile
+		}
 		if n.Exact {
 			r.Notes = append(r.Notes, n)
 		} else {

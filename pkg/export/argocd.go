@@ -157,7 +157,7 @@ func ApplicationSet(a ArgoCD, members []string) map[string]any {
 // Healthy, with no soak, no failure budget and no timeout, and members in
 // no wave are not synced by it.
 func WaveNotes(waves []Wave, members []string, soak, timeout string, maxFailures int) []Note {
-	where := "federation file"
+	where := FederationFile
 	notes := []Note{{Where: where, Object: "rollout", Exact: true,
 		Message: "the waves become the ApplicationSet's RollingSync steps (label " + WaveLabel + "): each waits until the wave's Applications are Healthy; Argo CD's progressive syncs must be enabled (the ApplicationSet controller's --enable-progressive-syncs)"}}
 	if soak != "" {

@@ -35,7 +35,7 @@ type Input struct {
 // Note is a construct Karmada cannot express as fedctl renders it, and
 // what the conversion does instead.
 type Note struct {
-	// Where is the input's "file:line" the note is about.
+	// Where is the input's "file:line" the note is about, or FederationFile.
 	Where   string `json:"where"`
 	Object  string `json:"object"`
 	Message string `json:"message"`
@@ -46,6 +46,11 @@ type Note struct {
 	// objects all the same (an object placed nowhere is left out).
 	Exact bool `json:"exact"`
 }
+
+// FederationFile is the Where of a note about the federation file (its
+// members, namespace or rollout): the caller, which knows the file's path,
+// may put that in its place.
+const FederationFile = "federation file"
 
 func (n Note) String() string { return fmt.Sprintf("%s: %s: %s", n.Where, n.Object, n.Message) }
 
@@ -147,7 +152,7 @@ func ToKarmada(in Input) (*Karmada, error) {
 	}) {
 		out.Documents = append([]map[string]any{{"apiVersion": "v1", "kind": "Namespace",
 			"metadata": map[string]any{"name": ns, "labels": map[string]any{skipAutoPropagationLabel: "true"}}}}, out.Documents...)
-		out.Notes = append(out.Notes, Note{Where: "federation file", Object: "namespace " + ns, Exact: true,
+		out.Notes = append(out.Notes, Note{Where: FederationFile, Object: "namespace " + ns, Exact: true,
 			Message: fmt.Sprintf("holds the templates in Karmada and is not synced to members (labelled %s): the namespace-scoped federation neither creates nor deletes it", skipAutoPropagationLabel)})
 	}
 	return out, errors.Join(errs...)

@@ -37,7 +37,7 @@ func KarmadaClusterNames(members []placement.Cluster) (map[string]string, []Note
 		owner[name] = m.Name
 		names[m.Name] = name
 		if name != m.Name {
-			notes = append(notes, Note{Where: "federation file", Object: "member " + m.Name, Members: []string{m.Name}, Exact: true,
+			notes = append(notes, Note{Where: FederationFile, Object: "member " + m.Name, Members: []string{m.Name}, Exact: true,
 				Message: fmt.Sprintf("Karmada takes cluster names that are DNS-1123 labels of at most %d characters: it is the Karmada cluster %s (register it under that name)", maxClusterNameLength, name)})
 		}
 	}
