@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf16"
 
 	yamlv3 "go.yaml.in/yaml/v3"
 )
@@ -54,6 +57,9 @@ func ReadFetching(paths []string, recursive bool, stdin io.Reader, fetch Fetch) 
 			}
 			stdinRead = true
 			data, err := io.ReadAll(stdin)
+			if err == nil {
+				data, err = utf8Text(data)
+			}
 			if err != nil {
 				errs = append(errs, fmt.Errorf("read standard input: %w", err))
 				continue
@@ -63,6 +69,11 @@ func ReadFetching(paths []string, recursive bool, stdin io.Reader, fetch Fetch) 
 			errs = append(errs, err)
 		case IsURL(p) && fetch != nil:
 			data, err := fetch(p)
+			if err == nil {
+				if data, err = utf8Text(data); err != nil {
+					err = fmt.Errorf("%s: %w", p, err)
+				}
+			}
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -85,6 +96,20 @@ func ReadFetching(paths []string, recursive bool, stdin io.Reader, fetch Fetch) 
 
 func readPath(root string, recursive bool) ([]Document, error) {
 	st, err := os.Stat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		// kubectl reads a path that does not exist as a glob pattern
+		// ('manifests/*.yaml', quoted so that the shell left it alone).
+		if matches, globErr := filepath.Glob(root); globErr == nil && len(matches) > 0 {
+			var docs []Document
+			var errs []error
+			for _, m := range matches {
+				d, err := readPath(m, recursive)
+				docs = append(docs, d...)
+				errs = append(errs, err)
+			}
+			return docs, errors.Join(errs...)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", root, unwrapPathError(err))
 	}
@@ -93,13 +118,21 @@ func readPath(root string, recursive bool) ([]Document, error) {
 	}
 	var docs []Document
 	var errs []error
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	walkRoot := root
+	if lst, err := os.Lstat(root); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+		// WalkDir does not follow a link at its root: it would see a file
+		// without a manifest extension and read nothing. A trailing
+		// separator makes the walk start inside the linked directory;
+		// the files are still named under root.
+		walkRoot = root + string(filepath.Separator)
+	}
+	err = filepath.WalkDir(walkRoot, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", path, unwrapPathError(err)))
 			return nil
 		}
 		if d.IsDir() {
-			if path != root && !recursive {
+			if path != walkRoot && !recursive {
 				return filepath.SkipDir
 			}
 			return nil
@@ -139,11 +172,42 @@ func readFile(path string) ([]Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
 	}
+	if data, err = utf8Text(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return Split(path, data)
 }
 
+// utf8Text is data as UTF-8 without a byte order mark, as kubectl reads
+// every file (unicode.BOMOverride): a UTF-8 BOM is dropped, and UTF-16
+// with its BOM (what Windows PowerShell's ">" writes) is converted, so
+// that its "---" separators are seen.
+func utf8Text(data []byte) ([]byte, error) {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
+		return data[3:], nil
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}), bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		order := binary.ByteOrder(binary.LittleEndian)
+		if data[0] == 0xFE {
+			order = binary.BigEndian
+		}
+		body := data[2:]
+		if len(body)%2 != 0 {
+			return nil, errors.New("UTF-16 text with an odd number of bytes; save the file as UTF-8")
+		}
+		units := make([]uint16, len(body)/2)
+		for i := range units {
+			units[i] = order.Uint16(body[2*i:])
+		}
+		return []byte(string(utf16.Decode(units))), nil
+	}
+	return data, nil
+}
+
 // Split cuts a stream into documents at "---" lines, remembering the line
-// each starts on. JSON is a single document. Documents with nothing but
+// each starts on; what follows "---" on its line ("--- {kind: ...}")
+// starts the next document. A stream of JSON objects is cut into one
+// document per object, as kubectl reads it. Documents with nothing but
 // comments and blank lines are dropped; v1 Lists are expanded.
 func Split(file string, data []byte) ([]Document, error) {
 	var docs []Document
@@ -151,9 +215,16 @@ func Split(file string, data []byte) ([]Document, error) {
 	docLine := 1
 	emit := func(end int) {
 		chunk := data[start:end]
-		if !blank(chunk) {
-			docs = append(docs, Document{File: file, Line: docLine, Data: chunk})
+		if blank(chunk) {
+			return
 		}
+		if objs, lines := jsonStream(chunk); len(objs) > 1 {
+			for i, obj := range objs {
+				docs = append(docs, Document{File: file, Line: docLine + lines[i], Data: obj})
+			}
+			return
+		}
+		docs = append(docs, Document{File: file, Line: docLine, Data: chunk})
 	}
 	for i := 0; i < len(data); {
 		end := bytes.IndexByte(data[i:], '\n')
@@ -163,8 +234,13 @@ func Split(file string, data []byte) ([]Document, error) {
 		}
 		if isSeparator(data[i:next]) {
 			emit(i)
-			start = next
-			docLine = line + 1
+			if rest := bytes.TrimSpace(data[i+3 : next]); len(rest) > 0 && rest[0] != '#' {
+				// "--- {a: 1}": the document starts on this line, after
+				// the marker
+				start, docLine = i+3, line
+			} else {
+				start, docLine = next, line+1
+			}
 		}
 		line++
 		i = next
@@ -181,6 +257,33 @@ func Split(file string, data []byte) ([]Document, error) {
 		out = append(out, items...)
 	}
 	return out, errors.Join(errs...)
+}
+
+// jsonStream cuts chunk into its JSON values when it is a stream of
+// several (kubectl get -o json | jq -c '.items[]'), with each value's line
+// offset within chunk; nil when chunk is not JSON from start to end (YAML,
+// or broken JSON, which the decoder then reports with its line).
+func jsonStream(chunk []byte) (values [][]byte, lines []int) {
+	trimmed := bytes.TrimLeft(chunk, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(chunk))
+	offset := 0
+	for {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			if err == io.EOF {
+				return values, lines
+			}
+			return nil, nil
+		}
+		end := int(dec.InputOffset())
+		begin := offset + bytes.IndexAny(chunk[offset:end], "{[\"-0123456789tfn")
+		values = append(values, chunk[begin:end])
+		lines = append(lines, bytes.Count(chunk[:begin], []byte("\n")))
+		offset = end
+	}
 }
 
 // isSeparator reports whether line is a YAML document separator: "---"

@@ -1,10 +1,12 @@
 package manifest_test
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -66,6 +68,21 @@ func TestSplit(t *testing.T) {
 			want: []docPos{{"f", 1, `{"a": 1,`}},
 		},
 		{
+			name: "a stream of JSON objects is one document per object, at its line",
+			in:   "{\"kind\": \"A\"}\n{\"kind\": \"B\",\n \"n\": 1}\n\n  {\"kind\": \"C\"}",
+			want: []docPos{{"f", 1, `{"kind": "A"}`}, {"f", 2, `{"kind": "B",`}, {"f", 5, `{"kind": "C"}`}},
+		},
+		{
+			name: "a JSON stream after a separator keeps its lines",
+			in:   "a: 1\n---\n{\"b\": 1}{\"c\": 2}\n",
+			want: []docPos{{"f", 1, "a: 1"}, {"f", 3, `{"b": 1}`}, {"f", 3, `{"c": 2}`}},
+		},
+		{
+			name: "a document may start on its separator's line",
+			in:   "--- {kind: A}\n--- # comment\nkind: B\n---\tkind: C\n",
+			want: []docPos{{"f", 1, "{kind: A}"}, {"f", 3, "kind: B"}, {"f", 4, "kind: C"}},
+		},
+		{
 			name: "a List is expanded into its items at their lines",
 			in:   "x: 0\n---\napiVersion: v1\nkind: List\nitems:\n- kind: A\n  n: 1\n- kind: B\n",
 			want: []docPos{{"f", 1, "x: 0"}, {"f", 6, "kind: A"}, {"f", 8, "kind: B"}},
@@ -121,6 +138,79 @@ func TestRead(t *testing.T) {
 		"https://example.com/x.yaml: URLs are not supported; download the file first",
 		"standard input (-) given more than once",
 	}, strings.Split(err.Error(), "\n"), "every problem is reported")
+}
+
+// TestReadEncodings: files are read as kubectl reads them: a UTF-8 byte
+// order mark is dropped, and UTF-16 with its mark is converted, so that
+// every document of a file PowerShell wrote is read.
+func TestReadEncodings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bom := filepath.Join(dir, "bom.yaml")
+	require.NoError(t, os.WriteFile(bom, []byte("\uFEFF# header\n---\nkind: A\n---\nkind: B\n"), 0o644))
+	utf16le := filepath.Join(dir, "utf16.yaml")
+	text := []rune("kind: A\r\n---\r\nkind: B\r\n")
+	data := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode(text) {
+		data = binary.LittleEndian.AppendUint16(data, u)
+	}
+	require.NoError(t, os.WriteFile(utf16le, data, 0o644))
+
+	docs, err := manifest.Read([]string{bom, utf16le}, false, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []docPos{{bom, 3, "kind: A"}, {bom, 5, "kind: B"}, {utf16le, 1, "kind: A"}, {utf16le, 3, "kind: B"}}, positions(docs))
+
+	odd := filepath.Join(dir, "odd.yaml")
+	require.NoError(t, os.WriteFile(odd, []byte{0xFF, 0xFE, 'k'}, 0o644))
+	_, err = manifest.Read([]string{odd}, false, nil)
+	require.ErrorContains(t, err, odd+": UTF-16 text with an odd number of bytes")
+}
+
+// TestReadPaths: a link to a directory is read as the directory (not as
+// one file without a manifest extension, which read nothing), and a path
+// that does not exist is a glob pattern, as kubectl takes it.
+func TestReadPaths(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "real"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "real", "a.yaml"), []byte("kind: A\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "real", "b.yaml"), []byte("kind: B\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "real", "c.txt"), []byte("kind: C\n"), 0o644))
+	link := filepath.Join(dir, "overlays")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "real"), link))
+
+	docs, err := manifest.Read([]string{link}, false, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []docPos{{filepath.Join(link, "a.yaml"), 1, "kind: A"}, {filepath.Join(link, "b.yaml"), 1, "kind: B"}}, positions(docs))
+
+	docs, err = manifest.Read([]string{filepath.Join(dir, "real", "*.yaml")}, false, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []docPos{{filepath.Join(dir, "real", "a.yaml"), 1, "kind: A"}, {filepath.Join(dir, "real", "b.yaml"), 1, "kind: B"}}, positions(docs))
+
+	_, err = manifest.Read([]string{filepath.Join(dir, "real", "*.json")}, false, nil)
+	require.ErrorContains(t, err, "*.json: no such file or directory", "a pattern that matches nothing is a missing file")
+}
+
+// TestParseRefusesASecondDocument: a document that holds a second one
+// yaml.v3 would ignore (after "...", or after a flow root) is an error at
+// the line where it starts, instead of its objects being left out.
+func TestParseRefusesASecondDocument(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"kind: A\n...\nkind: B\n", "{kind: A}\n{kind: B}\n", "{\"kind\": \"A\"} trailing"} {
+		docs, err := manifest.Split("f", []byte(in))
+		require.NoError(t, err)
+		require.Len(t, docs, 1, in)
+		_, err = manifest.Parse(docs[0])
+		require.Error(t, err, in)
+		assert.Contains(t, err.Error(), "separate documents with a \"---\" line", in)
+		assert.Regexp(t, `^f:\d+: `, err.Error())
+	}
+	for _, in := range []string{"kind: A\n...\n# only a comment\n", "{kind: A}\n# comment\n", "a: \"x\\n...\"\n"} {
+		docs, err := manifest.Split("f", []byte(in))
+		require.NoError(t, err)
+		_, err = manifest.Parse(docs[0])
+		assert.NoError(t, err, in)
+	}
 }
 
 func FuzzSplit(f *testing.F) {

@@ -1,10 +1,12 @@
 package manifest
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"reflect"
 	"slices"
@@ -76,7 +78,47 @@ func Parse(doc Document) (*Parsed, error) {
 	if err := yamlv3.Unmarshal(doc.Data, &p.root); err != nil {
 		return nil, syntaxError(doc, err)
 	}
+	if mayHoldMore(doc.Data, &p.root) {
+		if err := onlyOneDocument(doc); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// mayHoldMore says whether data, which parsed into root, may hold a second
+// document that Unmarshal ignored without a word: after a "..." end
+// marker, or after a flow ({...} or [...]) root, where yaml.v3 starts a
+// new document at the next node. Split cuts documents at "---" and JSON
+// streams into objects, so this is rare, and the full check is kept for it.
+func mayHoldMore(data []byte, root *yamlv3.Node) bool {
+	if bytes.Contains(data, []byte("\n...")) {
+		return true
+	}
+	return len(root.Content) > 0 && root.Content[0].Style&yamlv3.FlowStyle != 0
+}
+
+// onlyOneDocument fails when doc holds a second YAML document, at its line:
+// its objects would otherwise be left out in silence.
+func onlyOneDocument(doc Document) error {
+	dec := yamlv3.NewDecoder(bytes.NewReader(doc.Data))
+	var first, second yamlv3.Node
+	if err := dec.Decode(&first); err != nil {
+		return syntaxError(doc, err)
+	}
+	switch err := dec.Decode(&second); {
+	case errors.Is(err, io.EOF):
+		return nil
+	case err != nil:
+		// yaml.v3 reads on after the first document and stops at what
+		// follows it, at its line
+		e := syntaxError(doc, err).(*Error)
+		e.Err = fmt.Errorf("content after the end of the document; separate documents with a \"---\" line (%v)", e.Err)
+		return e
+	case second.Kind == 0:
+		return nil // comments only
+	}
+	return &Error{File: doc.File, Line: doc.Line + second.Line - 1, Err: errors.New("a second document, not separated by a \"---\" line; put \"---\" before it")}
 }
 
 // Peek decodes the document into out leniently, exactly as
