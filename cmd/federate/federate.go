@@ -3,6 +3,7 @@ package federate
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/dialect/kubefed"
 	"github.com/fedctl/fedctl/pkg/export"
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/input"
 	"github.com/fedctl/fedctl/pkg/iostreams"
 	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/members"
@@ -126,7 +128,7 @@ would differ is listed on stderr, and the exit code is then 3.`,
 				return opts.runToKarmada(cmd)
 			}
 			if len(opts.Filenames) > 0 {
-				return opts.runOffline()
+				return opts.runOffline(cmd.Context())
 			}
 			return opts.runLive(cmd)
 		},
@@ -142,10 +144,15 @@ would differ is listed on stderr, and the exit code is then 3.`,
 	return cmd
 }
 
-func (o *FederateOptions) runOffline() error {
-	docs, err := manifest.Read(o.Filenames, o.Recursive, o.IO.In)
+func (o *FederateOptions) runOffline(ctx context.Context) error {
+	docs, err := input.Read(ctx, input.Options{Filenames: o.Filenames, Recursive: o.Recursive, Stdin: o.IO.In})
 	if err != nil {
 		return err
+	}
+	if len(docs) == 0 {
+		// nothing to federate is no success: a mistyped path, an empty
+		// directory or stdin
+		return fmt.Errorf("-f %s holds no objects to federate; check the -f path", strings.Join(o.Filenames, " -f "))
 	}
 	file, err := o.Federation()
 	if err != nil {

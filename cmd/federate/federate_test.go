@@ -50,6 +50,12 @@ func TestFederateOfflineErrors(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, "STDIN:1: FederatedConfigMap x: is already a federated object\nSTDIN:5: ConfigMap: needs kind and metadata.name", err.Error(), "standard input is STDIN, as kubectl names it")
 
+	// nothing to federate is an error, not an empty List
+	_, _, err = runOffline(t, "", "-f", "-")
+	require.EqualError(t, err, "-f - holds no objects to federate; check the -f path")
+	_, _, err = runOffline(t, "", "-f", t.TempDir())
+	require.ErrorContains(t, err, "holds no objects to federate")
+
 	_, _, err = runOffline(t, "", "-f", "x.yaml", "deployments", "web")
 	require.EqualError(t, err, "give either -f or TYPE NAME, not both")
 	_, _, err = runOffline(t, "", "deployments")

@@ -133,6 +133,7 @@ func Kustomize(ctx context.Context, dir string, warnings io.Writer) ([]manifest.
 	}
 	docs, err := manifest.Split(dir+KustomizeSuffix, out.Bytes())
 	for i := range docs {
+		docs[i].Kustomization = dir
 		j := sort.Search(len(spans), func(j int) bool { return spans[j].line > docs[i].Line }) - 1
 		if j >= 0 && spans[j].origin != "" {
 			docs[i].File = dir + " (kustomize output of " + spans[j].origin + ")"

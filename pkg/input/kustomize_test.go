@@ -82,6 +82,9 @@ vars:
 	require.NoError(t, err)
 	require.Len(t, docs, 2)
 	assert.Contains(t, string(docs[0].Data)+string(docs[1].Data), "patched: \"yes\"", "the build is what it was")
+	for _, d := range docs {
+		assert.Equal(t, prod, d.Kustomization, "each document says which kustomization built it")
+	}
 	const fix = " Run 'kustomize edit fix' to update your Kustomization automatically.\n"
 	assert.Equal(t,
 		"warning: kustomization "+prod+": 'bases' is deprecated. Please use 'resources' instead."+fix+

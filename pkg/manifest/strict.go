@@ -23,6 +23,10 @@ type Document struct {
 	File string // path as the user gave it, Stdin (STDIN) for standard input
 	Line int    // line of the document's first line in File (1-based)
 	Data []byte
+	// Kustomization is the -k directory whose build output the document
+	// is ("" for -f input): File then names that output, which no other
+	// command reads.
+	Kustomization string
 }
 
 var (

@@ -99,6 +99,19 @@ func TestDecode(t *testing.T) {
 	}
 }
 
+// TestDecodeKustomizeOutputHint: a plain object of -k's build output is
+// not pointed at "fedctl federate -f" on its output's name, which no
+// command reads, but at the kustomization piped into federate.
+func TestDecodeKustomizeOutputHint(t *testing.T) {
+	t.Parallel()
+	docs := docsOf(t, "overlays/prod (kustomize output of base/cm.yaml)", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\n")
+	docs[0].Kustomization = "overlays/prod"
+	_, err := Decode(docs, typeconfig.Builtin(), "default", nil)
+	assert.Equal(t, []string{
+		`overlays/prod (kustomize output of base/cm.yaml):1: ConfigMap plain: is not a federated object; convert the kustomization's output with "kubectl kustomize overlays/prod | fedctl federate -f -"`,
+	}, errLines(err))
+}
+
 // plainDialect is a second dialect for the test below: it reads plain
 // ConfigMaps, each placed everywhere, as a policy-based dialect would.
 type plainDialect struct{ claimNamespaces bool }

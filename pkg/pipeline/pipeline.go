@@ -163,6 +163,8 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 			errs = append(errs, doc.Errorf("kind", "is missing"))
 		case doc.Head.APIVersion == "":
 			errs = append(errs, doc.Errorf("apiVersion", "is missing; federated objects are in %s/%s", federation.TypesGroup, federation.TypesVersion))
+		case doc.Kustomization != "":
+			errs = append(errs, doc.Errorf("", "is not a federated object; convert the kustomization's output with \"kubectl kustomize %s | fedctl federate -f -\"", doc.Kustomization))
 		default:
 			path := doc.File
 			if path == manifest.Stdin {
