@@ -161,17 +161,22 @@ func TestCustomColumns(t *testing.T) {
 func TestTemplate(t *testing.T) {
 	t.Parallel()
 	type item struct {
-		Name string `json:"name"`
+		Name string  `json:"name"`
+		UID  int64   `json:"uid"`
+		Load float64 `json:"load"`
 	}
 	list := struct {
 		Kind  string `json:"kind"`
 		Items []item `json:"items"`
-	}{"ClusterList", []item{{"eu-1"}, {"us-1"}}}
+	}{"ClusterList", []item{{"eu-1", 1000680000, 0.5}, {"us-1", 7, 2}}}
 	for format, want := range map[string]string{
+		`jsonpath={.items[*].uid}`:                                                  "1000680000 7",
+		`jsonpath={.items[*].load}`:                                                 "0.5 2",
+		`go-template={{range .items}}{{.uid}},{{end}}`:                              "1000680000,7,",
 		`jsonpath={.items[*].name}`:                                                 "eu-1 us-1",
 		`jsonpath={range .items[*]}{.name}{"\n"}{end}`:                              "eu-1\nus-1\n",
 		`go-template={{range .items}}{{.name}},{{end}}`:                             "eu-1,us-1,",
-		`jsonpath-as-json={.items[0]}`:                                              "[\n    {\n        \"name\": \"eu-1\"\n    }\n]\n",
+		`jsonpath-as-json={.items[0]}`:                                              "[\n    {\n        \"load\": 0.5,\n        \"name\": \"eu-1\",\n        \"uid\": 1000680000\n    }\n]\n",
 		`go-template={{.kind}} has {{len .items}} items{{"\n"}}`:                    "ClusterList has 2 items\n",
 		`jsonpath={.items[?(@.name=="us-1")].name}`:                                 "us-1",
 		`go-template={{range .items}}{{if eq .name "eu-1"}}{{.name}}{{end}}{{end}}`: "eu-1",

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	cliprinters "k8s.io/cli-runtime/pkg/printers"
 )
 
@@ -23,7 +24,9 @@ func Template(w io.Writer, p cliprinters.ResourcePrinter, v any) error {
 	return p.PrintObj(&unstructured.Unstructured{Object: doc}, w)
 }
 
-// Document is v as the generic JSON document -o json prints.
+// Document is v as the generic JSON document -o json prints, with
+// integers as int64 as in an unstructured object (kubectl's jsonpath
+// prints 1000680000, not 1.00068e+09).
 func Document(v any) (map[string]any, error) {
 	if m, ok := v.(map[string]any); ok {
 		return m, nil
@@ -33,7 +36,7 @@ func Document(v any) (map[string]any, error) {
 		return nil, fmt.Errorf("encode JSON: %w", err)
 	}
 	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
+	if err := utiljson.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("decode JSON: %w", err)
 	}
 	return doc, nil
