@@ -463,12 +463,12 @@ func TestStatusDrift(t *testing.T) {
 
 	// --exit-code: drift fails a CI gate (exit 1), after the report.
 	r = runStatus(t, "-f", file, "--exit-code")
-	require.EqualError(t, r.err, `2 member object(s) out of sync (2 Drifted); "fedctl apply" would write them`)
+	require.EqualError(t, r.err, `2 member object(s) out of sync (2 Drifted); "fedctl apply" would bring them in line`)
 	var partial *cmdutil.PartialError
 	assert.False(t, errors.As(r.err, &partial), "every member was read: 1, not 3")
 	assert.Regexp(t, `Deployment\s+drift\s+web\s+cluster2\s+Drifted`, r.out, "the report is printed all the same")
 	r = runStatus(t, "fdeploy", "web", "-n", ns, "--exit-code")
-	require.EqualError(t, r.err, `1 member object(s) out of sync (1 Drifted); "fedctl apply" would write them`)
+	require.EqualError(t, r.err, `1 member object(s) out of sync (1 Drifted); "fedctl apply" would bring them in line`)
 
 	// Without the manifests only the spec change shows.
 	r = runStatus(t, "fdeploy", "web", "-n", ns)

@@ -104,7 +104,8 @@ some members could not be read; 1 when none could, when the input has errors,
 when TYPE NAME is found nowhere, and when --wait stops at an object that
 cannot become Current; 4 when --wait times out; 2 for a usage error. With
 --exit-code, a member object that is Drifted or NotApplied (apply would write
-it) makes the exit status 1, for a CI gate; members that could not be read
+it) or WaitingForRemoval (apply would delete it) makes the exit status 1, for
+a CI gate; members that could not be read
 still make it 3, because what they hold is unknown.`,
 		Example: `  # Status of everything in a directory, in every member
   fedctl status -f manifests/
@@ -154,7 +155,7 @@ still make it 3, because what they hold is unknown.`,
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of TYPE NAME")
 	opts.Print.AddFlags(cmd)
 	fl.BoolVar(&opts.Wait, "wait", false, "Wait until every placed member object is Current")
-	fl.BoolVar(&opts.ExitCode, "exit-code", false, "Exit 1 when a member object is Drifted or NotApplied (3 still means a member could not be read)")
+	fl.BoolVar(&opts.ExitCode, "exit-code", false, "Exit 1 when a member object is Drifted, NotApplied or WaitingForRemoval (3 still means a member could not be read)")
 	fl.DurationVar(&opts.Timeout, "timeout", 0, "With --wait, how long to wait (default 5m); otherwise the time allowed for each member (default 30s)")
 	fl.DurationVar(&opts.Interval, "poll-interval", status.DefaultInterval, "With --wait, time between reads")
 	fl.IntVar(&opts.Concurrency, "concurrency", status.DefaultConcurrency, "Member clusters read at once")
@@ -295,11 +296,12 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 }
 
 // outOfSync is --exit-code's verdict: an error (exit 1) naming how many
-// member objects are Drifted or NotApplied, nil when none is.
+// member objects apply would change: Drifted or NotApplied (it writes
+// them) and WaitingForRemoval (it deletes or unmarks them); nil when none.
 func outOfSync(r *status.Report) error {
 	var parts []string
 	n := 0
-	for _, s := range []string{status.Drifted, status.NotApplied} {
+	for _, s := range []string{status.Drifted, status.NotApplied, status.WaitingForRemoval} {
 		if c := r.Summary.Propagation[s]; c > 0 {
 			n += c
 			parts = append(parts, fmt.Sprintf("%d %s", c, s))
@@ -308,7 +310,7 @@ func outOfSync(r *status.Report) error {
 	if n == 0 {
 		return nil
 	}
-	return fmt.Errorf("%d member object(s) out of sync (%s); \"fedctl apply\" would write them", n, strings.Join(parts, ", "))
+	return fmt.Errorf("%d member object(s) out of sync (%s); \"fedctl apply\" would bring them in line", n, strings.Join(parts, ", "))
 }
 
 func (o *StatusOptions) print(r *status.Report) error {

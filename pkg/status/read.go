@@ -90,7 +90,9 @@ func Read(ctx context.Context, in Input) *Report {
 	})
 	for i, err := range errs {
 		if err != nil {
-			perCluster[i] = memberRead{err: err}
+			// Its read never ran, or ended in a panic: the objects placed
+			// there are not known, not absent.
+			perCluster[i] = unread(res, clusters[i], err)
 		}
 	}
 
@@ -142,6 +144,21 @@ type memberEntry struct {
 	status ClusterStatus
 }
 
+// unread is a member whose objects could not be read: each target placed
+// there is ClusterNotReady, with err.
+func unread(res *render.Result, cluster string, err error) memberRead {
+	mr := memberRead{err: err}
+	for _, t := range res.Targets {
+		if t.Cluster == cluster {
+			mr.entries = append(mr.entries, memberEntry{source: t.Source, status: ClusterStatus{
+				Name: cluster, Status: ClusterNotReady, Message: err.Error(), Object: refOf(t.Object),
+				Readiness: Unknown, DesiredReplicas: replicas(t.Object), placed: true,
+			}})
+		}
+	}
+	return mr
+}
+
 // readMember reads the member objects of the federated objects in
 // in.Result from one member.
 func readMember(ctx context.Context, in Input, cluster string, placed map[string]render.Placed) memberRead {
@@ -163,14 +180,9 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 		}
 	}
 	notReady := func(err error) memberRead {
-		mr.err = err
-		for _, t := range targets {
-			mr.entries = append(mr.entries, memberEntry{source: t.Source, status: ClusterStatus{
-				Name: cluster, Status: ClusterNotReady, Message: err.Error(), Object: refOf(t.Object),
-				Readiness: Unknown, DesiredReplicas: replicas(t.Object), placed: true,
-			}})
-		}
-		return mr
+		u := unread(res, cluster, err)
+		u.entries = append(mr.entries, u.entries...)
+		return u
 	}
 	a, err := in.Clients(cluster)
 	if err != nil {

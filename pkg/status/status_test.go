@@ -373,6 +373,57 @@ func TestWait(t *testing.T) {
 		assert.Contains(t, out, "\x1b[2A\x1b[J", "the two cluster lines are replaced")
 		assert.Contains(t, out, "✓ cluster eu-1: 3/3 Current\n✓ cluster us-1: 3/3 Current\n")
 	})
+	t.Run("an object placed nowhere ends the wait at once", func(t *testing.T) {
+		t.Parallel()
+		// Its placement is invalid: no member object to wait for, and
+		// waiting cannot place it.
+		f := newFixture(t, manifests+`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: badselector, namespace: shop}
+spec:
+  template: {data: {k: v}}
+  placement:
+    clusterSelector:
+      matchExpressions: [{key: region, operator: Near, values: [eu]}]
+`)
+		f.apply(t)
+		f.setReady("eu-1")
+		f.setReady("us-1")
+		in := f.input()
+		_, err := Wait(context.Background(), WaitInput{Input: &in, Interval: time.Hour})
+		var nr *NotReadyError
+		require.ErrorAs(t, err, &nr)
+		assert.Equal(t, 1, nr.Failed)
+		assert.True(t, nr.Objects[0].CannotBecomeCurrent())
+		assert.Contains(t, err.Error(), "1 member object cannot become Current\n  placed in no member:\n    FederatedConfigMap shop/badselector: NotFound (ComputePlacementFailed): ")
+		assert.Contains(t, err.Error(), `"Near" is not a valid label selector operator`)
+	})
+	t.Run("a member whose read never ran is waited for, not forgotten", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, manifests)
+		f.apply(t)
+		f.setReady("eu-1")
+		f.setReady("us-1")
+		in := f.input()
+		in.Clients = func(c string) (members.Client, error) {
+			if c == "us-1" {
+				panic("a bug in one member's read")
+			}
+			return f.members[c], nil
+		}
+		r := Read(context.Background(), in)
+		require.Len(t, r.Unreachable, 1)
+		assert.Equal(t, ClusterNotReady, statusOf(r, "FederatedDeployment shop/web", "us-1").Status, "the objects placed in us-1 are not known, not absent")
+		assert.Equal(t, Unknown, statusOf(r, "FederatedConfigMap shop/settings", "us-1").Readiness)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		_, err := Wait(ctx, WaitInput{Input: &in, Interval: 10 * time.Millisecond})
+		var nr *NotReadyError
+		require.ErrorAs(t, err, &nr, "us-1's objects are pending: the wait does not pass")
+		assert.True(t, nr.TimedOut)
+		assert.Len(t, nr.Objects, 3)
+	})
 	t.Run("needs exactly one of Input and Lookup", func(t *testing.T) {
 		t.Parallel()
 		_, err := Wait(context.Background(), WaitInput{})

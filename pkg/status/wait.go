@@ -87,11 +87,15 @@ func (e *NotReadyError) Error() string {
 			fmt.Fprintf(&b, " (%d more not Current yet)", more)
 		}
 	}
-	cluster := ""
+	cluster := "-"
 	for _, o := range e.Objects {
 		if o.Cluster != cluster {
 			cluster = o.Cluster
-			fmt.Fprintf(&b, "\n  cluster %s:", cluster)
+			if cluster == "" {
+				b.WriteString("\n  placed in no member:")
+			} else {
+				fmt.Fprintf(&b, "\n  cluster %s:", cluster)
+			}
 		}
 		fmt.Fprintf(&b, "\n    %s", o)
 	}
@@ -99,8 +103,9 @@ func (e *NotReadyError) Error() string {
 }
 
 // hopeless are the propagation statuses waiting cannot change: fedctl
-// will not create or fix these objects by itself.
-var hopeless = []string{ApplyOverridesFailed, TypeNotServed, AlreadyExists}
+// will not create or fix these objects by itself. The last two are a
+// federated object's, placed nowhere (NotReady.Cluster is then "").
+var hopeless = []string{ApplyOverridesFailed, TypeNotServed, AlreadyExists, ComputePlacementFailed, NamespaceNotFederated}
 
 // Wait reads the members every Interval until every placed member object
 // is Current, and returns the last report. It stops early with a
@@ -173,6 +178,12 @@ func Wait(ctx context.Context, in WaitInput) (*Report, error) {
 // (pending) and those that cannot become Current (failed).
 func notReady(r *Report) (pending, failed []NotReady) {
 	for _, o := range r.Items {
+		// A federated object whose placement failed, or whose namespace
+		// is not federated, is placed nowhere: it has no member object to
+		// wait for, and waiting cannot place it (apply refuses it).
+		if cond := o.Status.Conditions; len(cond) > 0 && (cond[0].Reason == ComputePlacementFailed || cond[0].Reason == NamespaceNotFederated) {
+			failed = append(failed, NotReady{FederatedObject: o.Ref(), Readiness: NotFound, Status: cond[0].Reason, Message: cond[0].Message})
+		}
 		for _, c := range o.Status.Clusters {
 			if !c.placed {
 				continue
