@@ -374,7 +374,7 @@ func TestStatusReadyAndWait(t *testing.T) {
 	}
 	r = runStatus(t, "fdeploy", "nothing", "-n", ns)
 	require.Error(t, r.err)
-	assert.Contains(t, r.err.Error(), "no member cluster holds an object of FederatedDeployment FederatedDeployment/ready/nothing")
+	assert.Contains(t, r.err.Error(), "no member cluster holds an object of FederatedDeployment/ready/nothing")
 	r = runStatus(t, "fwidgets", "web")
 	require.Error(t, r.err)
 	assert.Contains(t, r.err.Error(), `no federated type named "fwidgets"`)
@@ -582,6 +582,14 @@ func TestStatusClusterDown(t *testing.T) {
 
 	r = runStatus(t, "fdeploy", "web", "-n", ns, "--timeout", "5s")
 	require.ErrorAs(t, r.err, &partial)
+
+	// found in none of the members read: not "no member holds it", since
+	// cluster3 may; the report names cluster3, and the exit is 3
+	r = runStatus(t, "fdeploy", "nothing", "-n", ns, "--timeout", "5s")
+	require.Error(t, r.err)
+	assert.Equal(t, cmdutil.ExitPartial, cmdutil.ExitCodeOf(r.err), r.err.Error())
+	assert.Contains(t, r.err.Error(), "none of the 2 member cluster(s) read holds an object of FederatedDeployment/down/nothing; 1 could not be read and may: [cluster3]")
+	assert.Regexp(t, `cluster3\s+ClusterNotReady`, r.out)
 
 	// --exit-code keeps 3 for a member that could not be read
 	r = runStatus(t, "-f", file, "--timeout", "5s", "--exit-code")

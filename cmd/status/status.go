@@ -268,8 +268,16 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	var notFound error
 	if lookup != nil && len(report.Unreachable) < len(clusters) && len(report.Items[0].Status.Clusters) == len(report.Unreachable) {
-		return fmt.Errorf("no member cluster holds an object of %s %s; check the name and namespace (-n), or apply it with \"fedctl apply -f FILE\"", lookup.Type.FederatedKind(), lookup.Source())
+		if len(report.Unreachable) == 0 {
+			return fmt.Errorf("no member cluster holds an object of %s; check the name and namespace (-n), or apply it with \"fedctl apply -f FILE\"", lookup.Source())
+		}
+		// Found nowhere it could look: the members that could not be
+		// read may hold it, so the report names them and the exit is 3.
+		read := len(clusters) - len(report.Unreachable)
+		notFound = &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("none of the %d member cluster(s) read holds an object of %s; %d could not be read and may: %v",
+			read, lookup.Source(), len(report.Unreachable), report.Failed())}
 	}
 	if plan, err := rollout.FromFile(m.File, ""); err == nil {
 		report.SetWaves(plan.WaveOf) // a federation without waves shows none
@@ -279,6 +287,9 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	}
 	if rendered != nil && rendered.Set.DNS.Records() && o.Print.IsTable() {
 		o.printDNS(ctx, rendered, clients)
+	}
+	if notFound != nil {
+		return notFound
 	}
 	if waitErr != nil {
 		return cmdutil.WaitError(waitErr)
