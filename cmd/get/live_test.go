@@ -195,6 +195,15 @@ func TestGetTypeLive(t *testing.T) {
 	assert.Empty(t, r.out)
 	assert.Equal(t, "No configmaps managed by fedctl found in namespace elsewhere of the member clusters.\n", r.errOut)
 
+	// a name found nowhere is an error, as in kubectl get TYPE NAME
+	for _, format := range []string{"", "json"} {
+		r = runGet(t, "configmap", "nothing", "-n", "shop", "-o", format)
+		require.Error(t, r.err, format)
+		assert.Equal(t, 1, cmdutil.ExitCodeOf(r.err))
+		assert.Equal(t, `no member cluster holds configmaps "nothing" in namespace shop managed by fedctl`, r.err.Error())
+		assert.Empty(t, r.out)
+	}
+
 	r = runGet(t, "gadgets")
 	require.Error(t, r.err)
 	assert.Contains(t, r.err.Error(), `cluster cluster1: no API resource named "gadgets"; "kubectl --context cluster1 api-resources" lists the names the cluster serves`)
@@ -259,6 +268,11 @@ func TestGetMemberDown(t *testing.T) {
 	require.ErrorAs(t, r.err, &partial)
 	assert.Equal(t, []string{"cluster1", "cluster2"}, partial.Failed)
 	assert.Regexp(t, `^CLUSTER\s+NAME\s+DATA\s+AGE\ncluster3\s+settings\s+2\s+\S+\n$`, r.out)
+
+	// found in none of the members listed: the others may hold it (exit 3)
+	r = runGet(t, "cm", "nothing", "-n", "shop")
+	assert.Equal(t, cmdutil.ExitPartial, cmdutil.ExitCodeOf(r.err))
+	assert.EqualError(t, r.err, `none of the 1 member cluster(s) listed holds configmaps "nothing" in namespace shop managed by fedctl; [cluster1 cluster2] could not be listed and may`)
 }
 
 // TestGetMemberHangs: a member that completes TLS and never answers costs

@@ -73,6 +73,17 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 	if len(failed) == len(list) {
 		return fmt.Errorf("no member cluster could be listed: %v", failed)
 	}
+	if o.Name != "" && rows == 0 {
+		// kubectl get TYPE NAME fails on a name that is not there
+		what := fmt.Sprintf("%s %q", t.Name(), o.Name)
+		if ns, ok := namespaces[selected[0].Name]; ok && t.Namespaced() && o.Namespace != "" {
+			what += " in namespace " + ns
+		}
+		if len(failed) > 0 {
+			return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("none of the %d member cluster(s) listed holds %s managed by fedctl; %v could not be listed and may", len(list)-len(failed), what, failed)}
+		}
+		return fmt.Errorf("no member cluster holds %s managed by fedctl", what)
+	}
 	if err := o.printObjects(list, rows, t.Namespaced()); err != nil {
 		return err
 	}

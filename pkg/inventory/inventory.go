@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,43 +31,52 @@ const (
 
 // ResolveType finds the type called name (a plural, singular, kind, short
 // name or <plural>.<group>, any case, as kubectl takes it) through the
-// discovery of ms, in order, each given timeout: the first member that
-// serves it decides, so that a member that does not answer, or lacks a CRD
-// others have, does not stop the others. It returns the first member's
-// NotFoundError when no member serves it, and the errors of the members
-// when none answered.
+// discovery of ms, all at once, each given timeout: the first member in
+// ms's order that serves it decides, so that a member that does not
+// answer, or lacks a CRD others have, does not stop the others, nor make
+// them wait one timeout each. (The listing that follows needs every
+// member's discovery anyway, and the clients keep it.) It returns the
+// first member's NotFoundError when no member serves it, and the errors of
+// the members when none answered.
 func ResolveType(ctx context.Context, clients func(string) (members.Client, error), ms []members.Member, name string, timeout time.Duration) (typeconfig.Type, error) {
-	var errs []error
-	var notFound error
-	for _, m := range ms {
-		c, err := clients(m.Name)
+	types := make([]typeconfig.Type, len(ms))
+	resolveErrs := make([]error, len(ms)) // the member answered: what its discovery says of name
+	unanswered := make([]error, len(ms))  // the member did not answer
+	ran := members.ForEach(ctx, DefaultConcurrency, timeout, len(ms), func(mctx context.Context, i int) {
+		c, err := clients(ms[i].Name)
 		if err != nil {
-			errs = append(errs, err)
-			continue
+			unanswered[i] = err
+			return
 		}
-		mctx, cancel := context.WithTimeout(ctx, timeout)
-		lists, err := members.ResourcesOf(mctx, c, m)
-		cancel()
+		lists, err := members.ResourcesOf(mctx, c, ms[i])
 		var de *members.DiscoveryError
 		if err != nil && !errors.As(err, &de) {
-			errs = append(errs, err)
+			unanswered[i] = err
+			return
+		}
+		types[i], resolveErrs[i] = typeconfig.Resolve(name, "", lists)
+	})
+	var notFound error
+	var failed []error
+	for i, m := range ms {
+		if err := cmp.Or(ran[i], unanswered[i]); err != nil {
+			failed = append(failed, err)
 			continue
 		}
-		t, err := typeconfig.Resolve(name, "", lists)
 		var nf *typeconfig.NotFoundError
-		if errors.As(err, &nf) {
+		if errors.As(resolveErrs[i], &nf) {
 			if notFound == nil {
 				nf.Context = m.ContextName()
 				notFound = fmt.Errorf("cluster %s: %w", m.Name, nf)
 			}
 			continue
 		}
-		return t, err
+		return types[i], resolveErrs[i]
 	}
 	if notFound != nil {
 		return typeconfig.Type{}, notFound
 	}
-	return typeconfig.Type{}, fmt.Errorf("resolve type %q: no member cluster answered: %w", name, errors.Join(errs...))
+	return typeconfig.Type{}, fmt.Errorf("resolve type %q: no member cluster answered: %w", name, errors.Join(failed...))
 }
 
 // ListInput says which member objects ListObjects lists.

@@ -2,9 +2,12 @@ package inventory
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,7 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fedctl/fedctl/pkg/federation"
+	"github.com/fedctl/fedctl/pkg/members"
+	"github.com/fedctl/fedctl/pkg/members/memberstest"
 	"github.com/fedctl/fedctl/pkg/printers"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
 // TestObjectListRedactsSecrets: no Secret value, nor what is derived from
@@ -93,4 +99,57 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return data
+}
+
+// stuckClient is a member whose discovery answers only once release is
+// closed, or never (its context ends first).
+type stuckClient struct {
+	members.Client
+	release  <-chan struct{}
+	timedOut *atomic.Int32
+}
+
+func (c stuckClient) Resources(ctx context.Context) ([]*metav1.APIResourceList, error) {
+	select {
+	case <-c.release:
+		return nil, errors.New("connection reset by peer")
+	case <-ctx.Done():
+		c.timedOut.Add(1)
+		return nil, ctx.Err()
+	}
+}
+
+// TestResolveTypeAsksEveryMemberAtOnce: members that do not answer
+// discovery do not make the one that does wait behind them, one timeout
+// each: the answering member is asked while the others still hang (it
+// releases them), and decides the type.
+func TestResolveTypeAsksEveryMemberAtOnce(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var timedOut atomic.Int32
+	cmType := typeconfig.Type{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Scope: typeconfig.Namespaced}
+	good := memberstest.New(cmType)
+	clients := func(name string) (members.Client, error) {
+		if name == "c" {
+			return releasing{good, release}, nil
+		}
+		return stuckClient{Client: good, release: release, timedOut: &timedOut}, nil
+	}
+	ms := []members.Member{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	got, err := ResolveType(context.Background(), clients, ms, "configmaps", time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, "configmaps", got.Name())
+	assert.Zero(t, timedOut.Load(), "a and b were released by c's discovery, not left to time out one after the other")
+}
+
+// releasing is a member that answers discovery, and then releases the
+// stuck members.
+type releasing struct {
+	*memberstest.Fake
+	release chan struct{}
+}
+
+func (r releasing) Resources(ctx context.Context) ([]*metav1.APIResourceList, error) {
+	defer close(r.release)
+	return r.Fake.Resources(ctx)
 }
