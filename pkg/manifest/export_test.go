@@ -1,6 +1,10 @@
 package manifest
 
-import "reflect"
+import (
+	"reflect"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+)
 
 // DecodeFastAfterWalk runs what DecodeStrict runs before its reference
 // decoder: parse, walk, then the fast path. walked is false when the walk
@@ -24,4 +28,13 @@ func DecodeFastAfterWalk(doc Document, out any) (walked, decoded bool) {
 // then the reference decoder.
 func DecodeStrictReference(doc Document, out any) (Positions, error) {
 	return decodeStrict(doc, out, false)
+}
+
+// MayHoldMore is mayHoldMore on data as Parse parses it.
+func MayHoldMore(data []byte) bool {
+	var root yamlv3.Node
+	if yamlv3.Unmarshal(data, &root) != nil {
+		return false
+	}
+	return mayHoldMore(data, &root)
 }

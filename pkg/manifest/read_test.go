@@ -213,6 +213,21 @@ func TestParseRefusesASecondDocument(t *testing.T) {
 	}
 }
 
+// TestMayHoldMore: only the documents that may hide a second one are
+// parsed a second time; a JSON object (a flow root) is not.
+func TestMayHoldMore(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]bool{
+		"kind: A\n":                           false,
+		"{\"kind\": \"A\", \"n\": [1, 2]}\n":  false,
+		"{kind: A}\n":                         true,
+		"{\"kind\": \"A\"} {\"kind\": \"B\"}": true,
+		"kind: A\n...\n":                      true,
+	} {
+		assert.Equal(t, want, manifest.MayHoldMore([]byte(in)), in)
+	}
+}
+
 func FuzzSplit(f *testing.F) {
 	f.Add([]byte("a: 1\n---\nb: 2\n"))
 	f.Add([]byte("kind: List\nitems:\n- a: 1\n"))

@@ -94,12 +94,15 @@ func Parse(doc Document) (*Parsed, error) {
 // document that Unmarshal ignored without a word: after a "..." end
 // marker, or after a flow ({...} or [...]) root, where yaml.v3 starts a
 // new document at the next node. Split cuts documents at "---" and JSON
-// streams into objects, so this is rare, and the full check is kept for it.
+// streams into objects, so this is rare, and the full check (a second
+// parse) is kept for it. A JSON document is a flow root too: json.Valid,
+// which accepts exactly one value and allocates nothing, clears it
+// without parsing it again.
 func mayHoldMore(data []byte, root *yamlv3.Node) bool {
 	if bytes.Contains(data, []byte("\n...")) {
 		return true
 	}
-	return len(root.Content) > 0 && root.Content[0].Style&yamlv3.FlowStyle != 0
+	return len(root.Content) > 0 && root.Content[0].Style&yamlv3.FlowStyle != 0 && !json.Valid(data)
 }
 
 // onlyOneDocument fails when doc holds a second YAML document, at its line:
