@@ -268,14 +268,24 @@ func TestArgoCD(t *testing.T) {
 	}
 }
 
+// argoCDTree converts input (in.yaml) for three members to an Argo CD
+// tree in a new directory, which it returns with the standard error.
+func argoCDTree(t *testing.T, input string) (dir, errOut string, err error) {
+	t.Helper()
+	in := filepath.Join(t.TempDir(), "in.yaml")
+	require.NoError(t, os.WriteFile(in, []byte(input), 0o600))
+	dir = filepath.Join(t.TempDir(), "deploy")
+	_, errOut, err = run(t, threeClusters, "--to", "argocd", "-f", in, "--repo", "r", "--path", "deploy", "--output-dir", dir)
+	return dir, errOut, err
+}
+
 // TestArgoCDMemberWithNothingKeepsItsDirectory: a member the input places
 // nothing in keeps its directory (a placeholder Argo CD does not read), so
 // that its Application syncs to empty, with allowEmpty, pruning what left
 // it, instead of failing on a path that does not exist.
 func TestArgoCDMemberWithNothingKeepsItsDirectory(t *testing.T) {
 	t.Parallel()
-	in := filepath.Join(t.TempDir(), "in.yaml")
-	require.NoError(t, os.WriteFile(in, []byte(`apiVersion: types.kubefed.io/v1beta1
+	dir, errOut, err := argoCDTree(t, `apiVersion: types.kubefed.io/v1beta1
 kind: FederatedNamespace
 metadata: {name: shop}
 spec: {placement: {clusters: [{name: cluster1}]}}
@@ -286,9 +296,7 @@ metadata: {name: only-one, namespace: shop}
 spec:
   template: {data: {k: v}}
   placement: {clusters: [{name: cluster1}]}
-`), 0o600))
-	dir := filepath.Join(t.TempDir(), "deploy")
-	_, errOut, err := run(t, threeClusters, "--to", "argocd", "-f", in, "--repo", "r", "--path", "deploy", "--output-dir", dir)
+`)
 	require.NoError(t, err, errOut)
 	files := listFiles(t, dir)
 	assert.Contains(t, files, "cluster1/shop/configmap_only-one.yaml")
@@ -469,8 +477,7 @@ func TestClusterAPIKubeconfigIsRemovedWhenTheJoinFails(t *testing.T) {
 // and the tree is meant for git: a note says so, at the Secret.
 func TestArgoCDSecretsAreSaid(t *testing.T) {
 	t.Parallel()
-	in := filepath.Join(t.TempDir(), "in.yaml")
-	require.NoError(t, os.WriteFile(in, []byte(`apiVersion: types.kubefed.io/v1beta1
+	_, errOut, err := argoCDTree(t, `apiVersion: types.kubefed.io/v1beta1
 kind: FederatedNamespace
 metadata: {name: shop}
 spec: {placement: {clusterSelector: {}}}
@@ -481,9 +488,7 @@ metadata: {name: db, namespace: shop}
 spec:
   template: {data: {password: czNjcjN0}}
   placement: {clusterSelector: {}}
-`), 0o600))
-	dir := filepath.Join(t.TempDir(), "deploy")
-	_, errOut, err := run(t, threeClusters, "--to", "argocd", "-f", in, "--repo", "r", "--path", "deploy", "--output-dir", dir)
+`)
 	require.NoError(t, err, errOut)
 	assert.Contains(t, errOut, "in.yaml:6: FederatedSecret shop/db: its data is written in clear into the tree that Argo CD reads from git")
 	assert.NotContains(t, errOut, "czNjcjN0")
@@ -495,8 +500,7 @@ spec:
 // object, and approximated (exit 3).
 func TestArgoCDRetainWithAnOverride(t *testing.T) {
 	t.Parallel()
-	in := filepath.Join(t.TempDir(), "in.yaml")
-	require.NoError(t, os.WriteFile(in, []byte(`apiVersion: types.kubefed.io/v1beta1
+	_, errOut, err := argoCDTree(t, `apiVersion: types.kubefed.io/v1beta1
 kind: FederatedNamespace
 metadata: {name: shop}
 spec: {placement: {clusterSelector: {}}}
@@ -511,9 +515,7 @@ spec:
   overrides:
   - clusterName: cluster1
     clusterOverrides: [{path: /spec/replicas, value: 5}]
-`), 0o600))
-	dir := filepath.Join(t.TempDir(), "deploy")
-	_, errOut, err := run(t, threeClusters, "--to", "argocd", "-f", in, "--repo", "r", "--path", "deploy", "--output-dir", dir)
+`)
 	assert.Equal(t, ExitApproximated, cmdutil.ExitCodeOf(err), errOut)
 	assert.Contains(t, errOut, "in.yaml:10: FederatedDeployment shop/web: retainReplicas: true becomes the Applications' ignoreDifferences of /spec/replicas, in every member: in cluster1, whose replicas an override or a plan sets, Argo CD writes them when it creates the object and then no longer enforces them")
 }
