@@ -76,8 +76,8 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 	if o.Name != "" && rows == 0 {
 		// kubectl get TYPE NAME fails on a name that is not there
 		what := fmt.Sprintf("%s %q", t.Name(), o.Name)
-		if ns, ok := namespaces[selected[0].Name]; ok && t.Namespaced() && o.Namespace != "" {
-			what += " in namespace " + ns
+		if t.Namespaced() && o.Namespace != "" {
+			what += " in namespace " + o.Namespace
 		}
 		if len(failed) > 0 {
 			return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("none of the %d member cluster(s) listed holds %s managed by fedctl; %v could not be listed and may", len(list)-len(failed), what, failed)}
