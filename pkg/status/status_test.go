@@ -399,6 +399,25 @@ spec:
 		assert.Contains(t, err.Error(), "1 member object cannot become Current\n  placed in no member:\n    FederatedConfigMap shop/badselector: NotFound (ComputePlacementFailed): ")
 		assert.Contains(t, err.Error(), `"Near" is not a valid label selector operator`)
 	})
+	t.Run("an object in a namespace nobody federates is not waited for", func(t *testing.T) {
+		t.Parallel()
+		// placed nowhere on purpose (render warns, apply applies the
+		// rest): --wait, apply --wait and a rollout's wave pass
+		f := newFixture(t, manifests+`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: homeless, namespace: nowhere}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+`)
+		f.apply(t)
+		f.setReady("eu-1")
+		f.setReady("us-1")
+		in := f.input()
+		_, err := Wait(context.Background(), WaitInput{Input: &in, Interval: time.Hour})
+		require.NoError(t, err)
+	})
 	t.Run("a member whose read never ran is waited for, not forgotten", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, manifests)

@@ -103,9 +103,9 @@ func (e *NotReadyError) Error() string {
 }
 
 // hopeless are the propagation statuses waiting cannot change: fedctl
-// will not create or fix these objects by itself. The last two are a
-// federated object's, placed nowhere (NotReady.Cluster is then "").
-var hopeless = []string{ApplyOverridesFailed, TypeNotServed, AlreadyExists, ComputePlacementFailed, NamespaceNotFederated}
+// will not create or fix these objects by itself. The last is a federated
+// object's, placed nowhere (NotReady.Cluster is then "").
+var hopeless = []string{ApplyOverridesFailed, TypeNotServed, AlreadyExists, ComputePlacementFailed}
 
 // Wait reads the members every Interval until every placed member object
 // is Current, and returns the last report. It stops early with a
@@ -178,10 +178,12 @@ func Wait(ctx context.Context, in WaitInput) (*Report, error) {
 // (pending) and those that cannot become Current (failed).
 func notReady(r *Report) (pending, failed []NotReady) {
 	for _, o := range r.Items {
-		// A federated object whose placement failed, or whose namespace
-		// is not federated, is placed nowhere: it has no member object to
-		// wait for, and waiting cannot place it (apply refuses it).
-		if cond := o.Status.Conditions; len(cond) > 0 && (cond[0].Reason == ComputePlacementFailed || cond[0].Reason == NamespaceNotFederated) {
+		// A federated object whose placement failed is placed nowhere: it
+		// has no member object to wait for, and waiting cannot place it
+		// (apply refuses it). One whose namespace is not federated is
+		// placed nowhere on purpose, as in KubeFed (render warns): there
+		// is nothing to wait for, and nothing failed.
+		if cond := o.Status.Conditions; len(cond) > 0 && cond[0].Reason == ComputePlacementFailed {
 			failed = append(failed, NotReady{FederatedObject: o.Ref(), Readiness: NotFound, Status: cond[0].Reason, Message: cond[0].Message})
 		}
 		for _, c := range o.Status.Clusters {
