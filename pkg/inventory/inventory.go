@@ -1,7 +1,6 @@
 package inventory
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,47 +30,69 @@ const (
 
 // ResolveType finds the type called name (a plural, singular, kind, short
 // name or <plural>.<group>, any case, as kubectl takes it) through the
-// discovery of ms, all at once, each given timeout: the first member in
-// ms's order that serves it decides, so that a member that does not
-// answer, or lacks a CRD others have, does not stop the others, nor make
-// them wait one timeout each. (The listing that follows needs every
-// member's discovery anyway, and the clients keep it.) It returns the
-// first member's NotFoundError when no member serves it, and the errors of
-// the members when none answered.
+// discovery of ms, asked all at once (DefaultConcurrency at a time), each
+// given timeout: the first member in ms's order that answers decides, as
+// soon as every member before it has failed or does not serve the type,
+// and the discoveries still running are cancelled. So a member that does
+// not answer, or lacks a CRD others have, neither stops the others nor
+// makes them wait one timeout each. It returns the first member's
+// NotFoundError when no member serves it, and the errors of the members
+// when none answered.
 func ResolveType(ctx context.Context, clients func(string) (members.Client, error), ms []members.Member, name string, timeout time.Duration) (typeconfig.Type, error) {
-	types := make([]typeconfig.Type, len(ms))
-	resolveErrs := make([]error, len(ms)) // the member answered: what its discovery says of name
-	unanswered := make([]error, len(ms))  // the member did not answer
-	ran := members.ForEach(ctx, DefaultConcurrency, timeout, len(ms), func(mctx context.Context, i int) {
-		c, err := clients(ms[i].Name)
-		if err != nil {
-			unanswered[i] = err
-			return
+	type answer struct {
+		t         typeconfig.Type
+		err       error // what the member's discovery says of name
+		unreached error // the member did not answer
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	answers := make([]answer, len(ms))
+	done := make([]chan struct{}, len(ms))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	go func() {
+		discover := func(mctx context.Context, i int) answer {
+			c, err := clients(ms[i].Name)
+			if err != nil {
+				return answer{unreached: err}
+			}
+			lists, err := members.ResourcesOf(mctx, c, ms[i])
+			var de *members.DiscoveryError
+			if err != nil && !errors.As(err, &de) {
+				return answer{unreached: err}
+			}
+			t, err := typeconfig.Resolve(name, "", lists)
+			return answer{t: t, err: err}
 		}
-		lists, err := members.ResourcesOf(mctx, c, ms[i])
-		var de *members.DiscoveryError
-		if err != nil && !errors.As(err, &de) {
-			unanswered[i] = err
-			return
+		ran := members.ForEach(ctx, DefaultConcurrency, timeout, len(ms), func(mctx context.Context, i int) {
+			answers[i] = discover(mctx, i)
+			close(done[i])
+		})
+		for i, err := range ran {
+			if err != nil { // never ran (ctx ended first), or panicked
+				answers[i] = answer{unreached: err}
+				close(done[i])
+			}
 		}
-		types[i], resolveErrs[i] = typeconfig.Resolve(name, "", lists)
-	})
+	}()
 	var notFound error
 	var failed []error
 	for i, m := range ms {
-		if err := cmp.Or(ran[i], unanswered[i]); err != nil {
-			failed = append(failed, err)
-			continue
-		}
+		<-done[i]
+		a := answers[i]
 		var nf *typeconfig.NotFoundError
-		if errors.As(resolveErrs[i], &nf) {
+		switch {
+		case a.unreached != nil:
+			failed = append(failed, a.unreached)
+		case errors.As(a.err, &nf):
 			if notFound == nil {
 				nf.Context = m.ContextName()
 				notFound = fmt.Errorf("cluster %s: %w", m.Name, nf)
 			}
-			continue
+		default:
+			return a.t, a.err
 		}
-		return types[i], resolveErrs[i]
 	}
 	if notFound != nil {
 		return typeconfig.Type{}, notFound

@@ -153,3 +153,40 @@ func (r releasing) Resources(ctx context.Context) ([]*metav1.APIResourceList, er
 	defer close(r.release)
 	return r.Fake.Resources(ctx)
 }
+
+// hangingClient is a member whose discovery never answers; ended says how
+// its request ended.
+type hangingClient struct {
+	members.Client
+	started *atomic.Bool
+	ended   chan error
+}
+
+func (c hangingClient) Resources(ctx context.Context) ([]*metav1.APIResourceList, error) {
+	c.started.Store(true)
+	<-ctx.Done()
+	c.ended <- ctx.Err()
+	return nil, ctx.Err()
+}
+
+// TestResolveTypeDoesNotWaitForLaterMembers: once a member serves the
+// type and every member before it in order has answered, the type is
+// decided: a later member that never answers is cancelled, not waited for
+// until its timeout (which the listing that follows would cost again).
+func TestResolveTypeDoesNotWaitForLaterMembers(t *testing.T) {
+	t.Parallel()
+	cmType := typeconfig.Type{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Scope: typeconfig.Namespaced}
+	hung := hangingClient{Client: memberstest.New(cmType), started: &atomic.Bool{}, ended: make(chan error, 1)}
+	clients := func(name string) (members.Client, error) {
+		if name == "b" {
+			return hung, nil
+		}
+		return memberstest.New(cmType), nil
+	}
+	got, err := ResolveType(context.Background(), clients, []members.Member{{Name: "a"}, {Name: "b"}}, "configmaps", time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, "configmaps", got.Name())
+	if hung.started.Load() { // b may not even have been asked yet
+		assert.ErrorIs(t, <-hung.ended, context.Canceled, "b's discovery was cancelled, not left to its minute")
+	}
+}
