@@ -179,9 +179,13 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 			}})
 		}
 	}
+	// A member that stops answering halfway is unread from then on: its
+	// targets' entries so far are replaced, not doubled, and the override
+	// failures, which read nothing, are kept.
+	overrideFailures := len(mr.entries)
 	notReady := func(err error) memberRead {
 		u := unread(res, cluster, err)
-		u.entries = append(mr.entries, u.entries...)
+		u.entries = append(mr.entries[:overrideFailures:overrideFailures], u.entries...)
 		return u
 	}
 	a, err := in.Clients(cluster)

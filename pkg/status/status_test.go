@@ -302,6 +302,44 @@ spec:
 	testutil.AssertGolden(t, []byte(strings.ReplaceAll(table.String(), filepath.Dir(f2.res.Placed[0].Object.Pos.File())+"/", "")), "testdata/states-wide.golden")
 }
 
+// getRefused is a member that lists, and then refuses every GET: it went
+// away halfway through the read.
+type getRefused struct{ *memberstest.Fake }
+
+func (g getRefused) Get(context.Context, members.Mapping, string, string) (*unstructured.Unstructured, error) {
+	return nil, errRefused
+}
+
+// TestReadMemberGoneHalfway: a member that stops answering during its read
+// is ClusterNotReady for every object placed there, once each: the
+// entries read before it went are replaced, not listed twice.
+func TestReadMemberGoneHalfway(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, manifests)
+	f.apply(t)
+	// absent from fedctl's list, so the read GETs it, last
+	f.members["us-1"].Remove(memberstest.KeyOf(memberstest.MappingOf(deployType), "shop", "web"))
+	in := f.input()
+	in.Clients = func(c string) (members.Client, error) {
+		if c == "us-1" {
+			return getRefused{f.members[c]}, nil
+		}
+		return f.members[c], nil
+	}
+	r := Read(context.Background(), in)
+	require.Len(t, r.Unreachable, 1)
+	for _, o := range r.Items {
+		var us []string
+		for _, c := range o.Status.Clusters {
+			if c.Name == "us-1" {
+				us = append(us, c.Status)
+			}
+		}
+		assert.Equal(t, []string{ClusterNotReady}, us, o.Ref())
+	}
+	assert.Equal(t, 6, r.Summary.MemberObjects, "3 objects in each of 2 members, none counted twice")
+}
+
 func TestWait(t *testing.T) {
 	t.Parallel()
 	t.Run("returns once every placed member object is Current", func(t *testing.T) {
