@@ -26,6 +26,9 @@ type Moved struct {
 // destination). The result is sorted without duplicates; clusters is not
 // modified.
 func Migrated(clusters []string, objLabels map[string]string, members []Cluster) ([]string, []Moved) {
+	if !HasMigrations(members) { // the usual federation: nothing to follow, nothing allocated
+		return clusters, nil
+	}
 	var out []string
 	var moved []Moved
 	for _, c := range clusters {
@@ -47,6 +50,9 @@ func Migrated(clusters []string, objLabels map[string]string, members []Cluster)
 // given, so that two members that swap (a cycle) swap their shares. It
 // returns plan itself when no migration applies, else a new plan.
 func MigratedPlan(plan map[string]int64, objLabels map[string]string, members []Cluster) (map[string]int64, []Moved) {
+	if !HasMigrations(members) {
+		return plan, nil
+	}
 	out := make(map[string]int64, len(plan))
 	var moved []Moved
 	for _, c := range slices.Sorted(maps.Keys(plan)) {
@@ -65,6 +71,9 @@ func MigratedPlan(plan map[string]int64, objLabels map[string]string, members []
 // each with that destination. A replica plan gives such a member no share,
 // so that its share is planned over the members that can take it.
 func Stranded(clusters []string, objLabels map[string]string, members []Cluster, available []string) map[string]string {
+	if !HasMigrations(members) {
+		return nil
+	}
 	var out map[string]string
 	for _, c := range clusters {
 		to, hops := destination(c, objLabels, members)

@@ -105,3 +105,18 @@ func TestStranded(t *testing.T) {
 	assert.Nil(t, Stranded([]string{"a", "b"}, map[string]string{"app": "db"}, members, nil), "nothing migrates")
 	assert.Equal(t, map[string]string{"d": "gone"}, Stranded([]string{"c", "d"}, web, members, []string{"c", "d"}), "a destination that is no member")
 }
+
+// TestMigratedWithoutMigrationsAllocatesNothing: the usual federation has
+// no migrations, and render asks for every object: nothing to follow,
+// nothing allocated.
+func TestMigratedWithoutMigrationsAllocatesNothing(t *testing.T) {
+	members := []Cluster{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	clusters := []string{"a", "b", "c"}
+	plan := map[string]int64{"a": 1, "b": 2}
+	allocs := testing.AllocsPerRun(100, func() {
+		Migrated(clusters, nil, members)
+		MigratedPlan(plan, nil, members)
+		Stranded(clusters, nil, members, nil)
+	})
+	assert.Zero(t, allocs)
+}
