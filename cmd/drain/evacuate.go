@@ -273,16 +273,20 @@ func pinnedTo(before *render.Result, cluster string, selected func(*federation.O
 }
 
 // replicaMoves are the replicas each member other than from gains, per
-// workload, with one replica's requests there: from the two renders'
-// spec.replicas. Each carries what --degrade needs: what the member had,
-// the RSP's minimum for it, and the workload's priority, whose value is
-// checked here, before anything is written.
+// workload, with one replica's requests there: what the plan after adds to
+// the plan before, and no more than the member runs short of it (after a
+// cordon and an apply the share already runs there). A member that runs
+// fewer than the plan before gave it, whose plan does not grow, gains
+// nothing from the evacuation. Each move carries what --degrade needs:
+// what the member runs, the RSP's minimum for it, and the workload's
+// priority, whose value is checked here, before anything is written.
 func replicaMoves(before, after *cmdutil.Rendered, from string, running map[string]map[string]int64) ([]capacity.Move, error) {
 	prefs := map[string]*federation.ReplicaSchedulingPreference{}
 	for _, rsp := range after.Set.RSPs {
 		prefs[rsp.TargetKey()] = rsp
 	}
-	was, will := before.Result.Replicas(), after.Result.Replicas()
+	planned, will := before.Result.Replicas(), after.Result.Replicas()
+	was := maps.Clone(planned) // what runs: each member's entry below is a copy
 	for id, byMember := range running {
 		was[id] = maps.Clone(was[id])
 		if was[id] == nil {
@@ -297,7 +301,7 @@ func replicaMoves(before, after *cmdutil.Rendered, from string, running map[stri
 		if !ok || t.Cluster == from {
 			continue
 		}
-		delta := n - was[t.Source.ID()][t.Cluster]
+		delta := min(n-was[t.Source.ID()][t.Cluster], n-planned[t.Source.ID()][t.Cluster])
 		if delta <= 0 {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/pipeline"
@@ -104,4 +105,53 @@ spec:
 	gone := removedElsewhere(before, withoutMember(after, "b"), "a")
 	require.Len(t, gone, 4, "the Namespace, the two Deployments and the ConfigMap everywhere, from b: %v", gone)
 	assert.Regexp(t, `app\.yaml:\d+: FederatedNamespace shop/shop from b`, gone[0])
+}
+
+// TestReplicaMoves: a member gains what the plan after the drain adds to
+// the plan before it, and no more than it runs short: a share already
+// running there (cordon, then apply) is no move, and replicas a member
+// runs below its plan (capacity, rebalance: false) are none of the
+// drain's doing.
+func TestReplicaMoves(t *testing.T) {
+	const input = `apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop, namespace: shop}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop}
+spec:
+  template: {spec: {replicas: 1}}
+  placement: {clusterSelector: {}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: shop}
+spec: {targetKind: FederatedDeployment, totalReplicas: 9}
+`
+	beforeSet, beforeRes := renderFor(t, input, "")
+	afterSet, afterRes := renderFor(t, input, "a")
+	before := &cmdutil.Rendered{Set: beforeSet, Result: beforeRes}
+	after := &cmdutil.Rendered{Set: afterSet, Result: withoutMember(afterRes, "a")}
+	const web = "FederatedDeployment shop/web"
+	plan := func(r *cmdutil.Rendered) map[string]int64 { return r.Result.Replicas()[web] }
+	require.Equal(t, map[string]int64{"a": 3, "b": 3, "c": 3}, plan(before))
+	gains := func(running map[string]map[string]int64) map[string]int64 {
+		moves, err := replicaMoves(before, after, "a", running)
+		require.NoError(t, err)
+		out := map[string]int64{}
+		for _, m := range moves {
+			out[m.Member] += m.Replicas
+		}
+		return out
+	}
+	grow := map[string]int64{}
+	for m, n := range plan(after) {
+		grow[m] = n - plan(before)[m]
+	}
+	assert.Equal(t, grow, gains(nil), "nothing read: the plans' difference")
+	assert.Empty(t, gains(map[string]map[string]int64{web: plan(after)}), "cordoned and applied: the shares run there already")
+	short := map[string]map[string]int64{web: {"a": 3, "b": 3, "c": 1}}
+	assert.Equal(t, grow, gains(short), "c runs 1 of its 3: the drain adds its own share, not the 2 c lacked before")
 }
