@@ -47,8 +47,9 @@ func NewCmdDrain(f *cmdutil.Factory, runF func(*DrainOptions) error) *cobra.Comm
 		Long: `Move the federated objects of the input off a member cluster, in order, as
 kubectl drain empties a node:
 
-  1. plan without the member: replica plans leave it out, and objects placed
-     by a selector no longer go there;
+  1. plan with the member cordoned, as the federation file will record it:
+     replica plans leave it out, objects placed by a selector no longer go
+     there, and what migrations moved off it stays where it went;
   2. check capacity: the replicas that move need their pods' requests free on
      the members they move to (nodes' allocatable minus the requests of the
      pods already there), per member and resource; a shortfall stops the
@@ -61,7 +62,9 @@ kubectl drain empties a node:
      until the Namespaces removed there are gone.
 
 An object whose spec.placement.clusters names the member is pinned to it and
-blocks the drain (its file and line are listed) unless --force. With -l only
+blocks the drain (its file and line are listed) unless --force; so does an
+object or replicas the drain would leave on no member (a placement that
+selects no other, a plan that cannot place every replica elsewhere). With -l only
 the selected federated objects move. --dry-run prints the replicas that move
 and the capacity table and changes nothing.
 
@@ -100,7 +103,7 @@ apply, which plans every replica again.`,
 	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
 	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client: print the sequence and the capacity table, change nothing; a bare --dry-run is client")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
-	cmd.Flags().BoolVar(&opts.Force, "force", false, "Drain even objects pinned to the member by spec.placement.clusters")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "Drain even objects pinned to the member by spec.placement.clusters, and objects or replicas that no other member would take (they then run nowhere)")
 	cmd.Flags().BoolVar(&opts.Degrade, "degrade", false, "When the other members lack capacity, scale the moved workloads down to fit (lowest "+PriorityAnnotation+" first, never below an RSP's minReplicas) instead of stopping")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "How long each request to a member may take")
 	cmd.Flags().DurationVar(&opts.WaitTimeout, "wait-timeout", 5*time.Minute, "How long to wait for the moved objects to be Current")

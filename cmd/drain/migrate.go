@@ -59,7 +59,8 @@ later applies keep the objects where they went; migrating them back with the
 same selector (--from the destination --to the source) removes it.
 
 Objects pinned to the source by spec.placement.clusters block the migration
-unless --force; --degrade and --dry-run are drain's.`,
+unless --force, and so do objects or replicas it would leave on no member;
+--degrade and --dry-run are drain's.`,
 		Example: `  # Move the objects labelled app=web off eu-1 to us-1, checking us-1's capacity first
   fedctl migrate --from eu-1 --to us-1 -l app=web -f manifests/
 
@@ -93,7 +94,7 @@ unless --force; --degrade and --dry-run are drain's.`,
 	cmd.Flag("selector").Usage = "The federated objects that move, by their labels (required; kubectl's syntax: -l app=web,tier!=db)"
 	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client: print the sequence and the capacity table, change nothing; a bare --dry-run is client")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none")
-	cmd.Flags().BoolVar(&opts.Force, "force", false, "Migrate even objects pinned to the source by spec.placement.clusters")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "Migrate even objects pinned to the source by spec.placement.clusters, and objects or replicas no member would take (they then run nowhere)")
 	cmd.Flags().BoolVar(&opts.Degrade, "degrade", false, "When the destination lacks capacity, scale the moved workloads down to fit (lowest "+PriorityAnnotation+" first, never below an RSP's minReplicas) instead of stopping")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", propagate.DefaultTimeout, "How long each request to a member may take")
 	cmd.Flags().DurationVar(&opts.WaitTimeout, "wait-timeout", 5*time.Minute, "How long to wait for the moved objects to be Current")
