@@ -16,8 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/fedctl/fedctl/pkg/parallel"
 )
 
 // Condition types and reasons of a member's health, as KubeFed's cluster
@@ -141,25 +139,19 @@ func probe(ctx context.Context, a Access, m Member) Health {
 // ProbeAll probes members concurrently, at most concurrency at a time, each
 // within ctx and within each (none when 0) from when its probe starts: a
 // member that waits for a slot behind members that do not answer still gets
-// its whole time. Results are in the order of ms.
+// its whole time (ForEach). A member whose probe never ran (ctx ended
+// first) or failed with a bug is Offline, saying why. Results are in the
+// order of ms.
 func ProbeAll(ctx context.Context, a Access, ms []Member, concurrency int, each time.Duration) []Health {
 	out := make([]Health, len(ms))
-	sem := make(chan struct{}, max(concurrency, 1))
-	var g parallel.Group
-	for i, m := range ms {
-		g.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			pctx := ctx
-			if each > 0 {
-				var cancel context.CancelFunc
-				pctx, cancel = context.WithTimeout(ctx, each)
-				defer cancel()
-			}
-			out[i] = Probe(pctx, a, m)
-		})
+	errs := ForEach(ctx, concurrency, each, len(ms), func(pctx context.Context, i int) {
+		out[i] = Probe(pctx, a, ms[i])
+	})
+	for i, err := range errs {
+		if err != nil {
+			out[i] = Health{Conditions: []Condition{{Type: ConditionOffline, Status: "True", Reason: ReasonClusterNotReachable, Message: "not probed: " + err.Error()}}}
+		}
 	}
-	g.Wait()
 	return out
 }
 

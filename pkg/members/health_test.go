@@ -59,4 +59,14 @@ current-context: silent
 	assert.False(t, health[0].Ready(), "the silent member is not ready")
 	assert.True(t, health[1].Ready(), "the member probed after it had its own time: %s", health[1].Message())
 	assert.Equal(t, "v1.33.0", health[1].KubernetesVersion)
+
+	// a member whose turn comes after the command's time is over is not
+	// probed (Ctrl-C stops the queue) and says so
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	health = members.ProbeAll(ctx, a, []members.Member{{Name: "silent"}, {Name: "healthy"}}, 1, each)
+	for _, h := range health {
+		assert.False(t, h.Ready())
+		assert.Equal(t, "not probed: context canceled", h.Message())
+	}
 }
