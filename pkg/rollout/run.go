@@ -159,6 +159,9 @@ func (e *StoppedError) Error() string {
 // members of later waves get no request at all. It returns the report and
 // a *StoppedError when it stopped, or ctx's error when interrupted.
 func Run(ctx context.Context, in Input) (*Report, error) {
+	if in.Start.IsZero() {
+		in.Start = time.Now() // as propagate does: a deadline is from now
+	}
 	r := &runner{in: in, out: in.Progress, cs: in.ColorScheme}
 	if r.out == nil {
 		r.out = io.Discard

@@ -234,6 +234,13 @@ func TestRunDeadline(t *testing.T) {
 	rep, err = Run(guard(t), in)
 	require.ErrorAs(t, err, &stopped)
 	assert.Equal(t, "the soak of 1m did not end within the run's deadline (--deadline 300ms)", rep.Waves[0].Message)
+
+	// no Start: the deadline is from now, not from the year 1
+	in.Plan.Soak = 0
+	in.Deadline, in.Start = time.Minute, time.Time{}
+	rep, err = Run(guard(t), in)
+	require.NoError(t, err)
+	assert.Equal(t, Succeeded, rep.Waves[0].State, rep.Waves[0].Message)
 }
 
 // TestRunDeleteChecksEarlierWaves: delete --from-wave reads the waves
