@@ -272,7 +272,7 @@ func TestGetMemberDown(t *testing.T) {
 	// found in none of the members listed: the others may hold it (exit 3)
 	r = runGet(t, "cm", "nothing", "-n", "shop")
 	assert.Equal(t, cmdutil.ExitPartial, cmdutil.ExitCodeOf(r.err))
-	assert.EqualError(t, r.err, `none of the 1 member cluster(s) listed holds configmaps "nothing" in namespace shop managed by fedctl; [cluster1 cluster2] could not be listed and may`)
+	assert.EqualError(t, r.err, `none of the 1 member cluster(s) listed holds configmaps "nothing" in namespace shop managed by fedctl; cluster1, cluster2 could not be listed and may`)
 }
 
 // TestGetMemberHangs: a member that completes TLS and never answers costs

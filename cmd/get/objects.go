@@ -3,6 +3,7 @@ package get
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -80,7 +81,7 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 			what += " in namespace " + o.Namespace
 		}
 		if len(failed) > 0 {
-			return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("none of the %d member cluster(s) listed holds %s managed by fedctl; %v could not be listed and may", len(list)-len(failed), what, failed)}
+			return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("none of the %d member cluster(s) listed holds %s managed by fedctl; %s could not be listed and may", len(list)-len(failed), what, strings.Join(failed, ", "))}
 		}
 		return fmt.Errorf("no member cluster holds %s managed by fedctl", what)
 	}

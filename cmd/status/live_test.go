@@ -588,7 +588,7 @@ func TestStatusClusterDown(t *testing.T) {
 	r = runStatus(t, "fdeploy", "nothing", "-n", ns, "--timeout", "5s")
 	require.Error(t, r.err)
 	assert.Equal(t, cmdutil.ExitPartial, cmdutil.ExitCodeOf(r.err), r.err.Error())
-	assert.Contains(t, r.err.Error(), "none of the 2 member cluster(s) read holds an object of FederatedDeployment/down/nothing; 1 could not be read and may: [cluster3]")
+	assert.Contains(t, r.err.Error(), "none of the 2 member cluster(s) read holds an object of FederatedDeployment/down/nothing; 1 could not be read and may: cluster3")
 	assert.Regexp(t, `cluster3\s+ClusterNotReady`, r.out)
 
 	// --exit-code keeps 3 for a member that could not be read

@@ -276,8 +276,8 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		// Found nowhere it could look: the members that could not be
 		// read may hold it, so the report names them and the exit is 3.
 		read := len(clusters) - len(report.Unreachable)
-		notFound = &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("none of the %d member cluster(s) read holds an object of %s; %d could not be read and may: %v",
-			read, lookup.Source(), len(report.Unreachable), report.Failed())}
+		notFound = &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("none of the %d member cluster(s) read holds an object of %s; %d could not be read and may: %s",
+			read, lookup.Source(), len(report.Unreachable), strings.Join(report.Failed(), ", "))}
 	}
 	if plan, err := rollout.FromFile(m.File, ""); err == nil {
 		report.SetWaves(plan.WaveOf) // a federation without waves shows none
