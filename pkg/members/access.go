@@ -205,7 +205,7 @@ func (a Access) RESTConfig(m Member) (*rest.Config, error) {
 	if m.CAPI != nil {
 		cfg, err = a.capiRESTConfig(m)
 	} else {
-		cfg, err = a.contextRESTConfig(m, a.overrides())
+		cfg, err = a.contextRESTConfig(m)
 	}
 	if err != nil {
 		return nil, err
@@ -226,8 +226,8 @@ func (a Access) RESTConfig(m Member) (*rest.Config, error) {
 }
 
 // contextRESTConfig resolves m's kubeconfig context into a bare client
-// configuration with overrides.
-func (a Access) contextRESTConfig(m Member, overrides *clientcmd.ConfigOverrides) (*rest.Config, error) {
+// configuration, as the kubeconfig says (RESTConfig sets --as).
+func (a Access) contextRESTConfig(m Member) (*rest.Config, error) {
 	rules := a.loadingRules(m)
 	fail := func(err error) error {
 		return &ConfigError{Member: m.Name, Context: m.ContextName(), Source: describeSource(rules), Err: err}
@@ -240,21 +240,11 @@ func (a Access) contextRESTConfig(m Member, overrides *clientcmd.ConfigOverrides
 	if _, ok := raw.Contexts[ctxName]; !ok {
 		return nil, fail(missingContext(raw))
 	}
-	cfg, err := clientcmd.NewNonInteractiveClientConfig(*raw, ctxName, overrides, rules).ClientConfig()
+	cfg, err := clientcmd.NewNonInteractiveClientConfig(*raw, ctxName, &clientcmd.ConfigOverrides{}, rules).ClientConfig()
 	if err != nil {
 		return nil, fail(err)
 	}
 	return cfg, nil
-}
-
-// overrides apply --as, --as-group and --as-uid to the kubeconfig
-// (RESTConfig then makes them the whole impersonation).
-func (a Access) overrides() *clientcmd.ConfigOverrides {
-	overrides := &clientcmd.ConfigOverrides{}
-	if !a.Impersonate.IsZero() {
-		overrides.AuthInfo = clientcmdapi.AuthInfo{Impersonate: a.Impersonate.User, ImpersonateGroups: a.Impersonate.Groups, ImpersonateUID: a.Impersonate.UID}
-	}
-	return overrides
 }
 
 // wrap gives cfg the settings of the run: timeout, user agent, rate limit,

@@ -279,7 +279,7 @@ func (a Access) management(c CAPI) (*management, error) {
 // fedctl's choice, and a deprecation warning about it is nothing the user
 // can act on.
 func (a Access) connectManagement(mg *management, c CAPI) error {
-	cfg, err := a.contextRESTConfig(c.managementMember(), &clientcmd.ConfigOverrides{})
+	cfg, err := a.contextRESTConfig(c.managementMember())
 	if err != nil {
 		var cfgErr *ConfigError
 		if errors.As(err, &cfgErr) {
@@ -423,13 +423,14 @@ func managementError(host string, c CAPI, doing string, err error) error {
 }
 
 // capiRESTConfig is the client configuration of m from the kubeconfig in its
-// Cluster's Secret, at that kubeconfig's current context, with --as applied.
+// Cluster's Secret, at that kubeconfig's current context (RESTConfig sets
+// --as).
 func (a Access) capiRESTConfig(m Member) (*rest.Config, error) {
 	raw, err := a.capiKubeconfig(m)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := clientcmd.NewNonInteractiveClientConfig(*raw, raw.CurrentContext, a.overrides(), nil).ClientConfig()
+	cfg, err := clientcmd.NewNonInteractiveClientConfig(*raw, raw.CurrentContext, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
 	if err != nil {
 		// clientcmd's validation names contexts, users and files, never
 		// their credentials
