@@ -131,6 +131,21 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The file is written before the member is read: the read takes up
+	// to --timeout, and a federation file changed meanwhile by another
+	// fedctl would make the write fail (members.ChangedError).
+	cs := o.IO.ErrColorScheme()
+	if cmdutil.IsDryRun(o.DryRun) {
+		fmt.Fprintf(o.IO.ErrOut, "%s cluster/%s would be unjoined; dry run, %s not written\n", cs.WarningIcon(), o.Name, file.Path)
+	} else {
+		fed := file.Federation.Clone()
+		fed.Remove(o.Name)
+		if err := file.Save(fed); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.IO.ErrOut, "%s cluster/%s unjoined\n", cs.SuccessIcon(), o.Name)
+	}
+
 	access.Timeout = o.Timeout
 	// Listing every type draws deprecation warnings (Endpoints, ...) that
 	// say nothing about what unjoin leaves behind.
@@ -145,18 +160,6 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 		var parentsErr error
 		parents, parentsErr = members.ApplySetParents(lookupCtx, client, file.Federation.Namespace)
 		lookupErr = errors.Join(lookupErr, parentsErr)
-	}
-
-	cs := o.IO.ErrColorScheme()
-	if cmdutil.IsDryRun(o.DryRun) {
-		fmt.Fprintf(o.IO.ErrOut, "%s cluster/%s would be unjoined; dry run, %s not written\n", cs.WarningIcon(), o.Name, file.Path)
-	} else {
-		fed := file.Federation.Clone()
-		fed.Remove(o.Name)
-		if err := file.Save(fed); err != nil {
-			return err
-		}
-		fmt.Fprintf(o.IO.ErrOut, "%s cluster/%s unjoined\n", cs.SuccessIcon(), o.Name)
 	}
 	o.reportLeftovers(m, file.Federation.Namespace, left, parents, lookupErr)
 	return nil
