@@ -373,7 +373,7 @@ func TestDrainDestinationAnswers503(t *testing.T) {
 	p, err := e.StartFaultProxy("cluster3")
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, p.Close()) })
-	p.Set(testenv.Faults{Status: 503, Paths: []string{"/api/v1/nodes", "/api/v1/pods"}})
+	p.Set(testenv.Faults{Status: 503, Paths: []string{"/api/v1/nodes", "/api/v1/pods", "/apis/apps/v1/namespaces/" + ns + "/deployments/web"}})
 	d.kubeconfig = e.KubeconfigVia(t, "cluster3-proxied", "cluster3", p.Server)
 	fedFile := "apiVersion: fedctl.io/v1alpha1\nkind: Federation\nclusters: [{name: cluster1}, {name: cluster2}, {name: cluster3, context: cluster3-proxied}]\ntypes: []\n"
 	require.NoError(t, os.WriteFile(d.fedPath, []byte(fedFile), 0o600))
@@ -385,6 +385,7 @@ func TestDrainDestinationAnswers503(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cluster cluster3: reading its free capacity")
 	assert.Contains(t, err.Error(), "nothing was changed")
+	assert.Contains(t, errOut, "cluster cluster3: what it runs could not be read (its replica state could not be read: ", "said, not silently taken from the manifests")
 	assert.NotContains(t, errOut, "cordoned")
 	assert.Less(t, took, 30*time.Second, "bounded by --timeout 2s")
 	requests, injected := p.Counts()

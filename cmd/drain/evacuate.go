@@ -44,9 +44,12 @@ type evacuation struct {
 	File     *members.File
 	Next     *members.Federation
 	Recorded string
-	// Running are the replicas each planned workload runs with now, read
-	// from the members (runningReplicas): what the moves are counted from.
-	Running map[string]map[string]int64
+	// Federation is the federation as it is, and Live the run's live
+	// reader: the replicas each planned workload runs with now are read
+	// through them (runningReplicas), after the checks that need no
+	// member, and the moves are counted from them.
+	Federation *members.Federation
+	Live       cmdutil.LiveFunc
 	// Before and After are the input rendered with the federation as it
 	// was and as Next.
 	Before, After *cmdutil.Rendered
@@ -80,7 +83,14 @@ func (e *evacuation) run(ctx context.Context) error {
 			fmt.Fprintf(e.IO.ErrOut, "Warning: --force: %s\n", l)
 		}
 	}
-	moves, err := replicaMoves(e.Before, e.After, e.From, e.Running)
+	running, unread := runningReplicas(ctx, e.Federation, e.Before.Set, e.Live)
+	for _, m := range slices.Sorted(maps.Keys(unread)) {
+		if !slices.Contains(e.Destinations, m) {
+			continue // nothing moves to it
+		}
+		fmt.Fprintf(e.IO.ErrOut, "%s cluster %s: what it runs could not be read (%s); the replicas moving to it are counted from the manifests' plan\n", e.IO.ErrColorScheme().WarningIcon(), m, unread[m])
+	}
+	moves, err := replicaMoves(e.Before, e.After, e.From, running)
 	if err != nil {
 		return err
 	}
@@ -334,10 +344,10 @@ func replicaMoves(before, after *cmdutil.Rendered, from string, running map[stri
 // manifests only guesses it, and guesses wrong after a cordon and an
 // apply (the member's share already runs elsewhere), with rebalance: false,
 // or after a failover. read is the commands' live reader; members that do
-// not answer keep the manifests' figures.
-func runningReplicas(ctx context.Context, fed *members.Federation, set *federation.Set, read cmdutil.LiveFunc) map[string]map[string]int64 {
+// not answer keep the manifests' figures, and are returned with why.
+func runningReplicas(ctx context.Context, fed *members.Federation, set *federation.Set, read cmdutil.LiveFunc) (map[string]map[string]int64, map[string]string) {
 	if len(set.RSPs) == 0 {
-		return nil
+		return nil, nil
 	}
 	live := read(ctx, fed, set)
 	index := set.RSPTargets()
@@ -353,7 +363,7 @@ func runningReplicas(ctx context.Context, fed *members.Federation, set *federati
 		}
 		out[o.ID()] = byMember
 	}
-	return out
+	return out, live.Why
 }
 
 // withCuts is res with the cut workloads' spec.replicas lowered in their
