@@ -221,3 +221,27 @@ func TestNullKeysNamedInDocumentOrder(t *testing.T) {
 	_, err := manifest.DecodeStrict(doc, &out)
 	require.EqualError(t, err, `f.yaml:8: a.b[1].c: a key is null ("~"); quote it if it is a name ("~"), or remove the entry`)
 }
+
+// TestKeysThatCollideAsJSONStrings: keys that differ in YAML but are one
+// string once the reference decoder has resolved them (0, .0 and 00 are
+// all "0"; yes and true are "true") are duplicates, reported at the
+// second, every run: before, the JSON decoder met them in Go's random map
+// order and kept one or the other (found by FuzzDecodeFast).
+func TestKeysThatCollideAsJSONStrings(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"0: a\n.0000: b\n":          `f.yaml:2: .0000: duplicate field (first set at line 1 as 0; YAML keys are strings here)`,
+		"x:\n  yes: 1\n  true: 2\n": `f.yaml:3: x.true: duplicate field (first set at line 2 as yes; YAML keys are strings here)`,
+		"1: a\n\"1\": b\n":          `f.yaml:2: 1: duplicate field (first set at line 1)`,
+	} {
+		for range 10 {
+			var out map[string]any
+			_, err := manifest.DecodeStrict(manifest.Document{File: "f.yaml", Line: 1, Data: []byte(in)}, &out)
+			require.EqualError(t, err, want, in)
+		}
+	}
+	var out map[string]any
+	_, err := manifest.DecodeStrict(manifest.Document{File: "f.yaml", Line: 1, Data: []byte("0: a\n\"00\": b\n")}, &out)
+	require.NoError(t, err, "a quoted key is its text")
+	assert.Equal(t, map[string]any{"0": "a", "00": "b"}, out)
+}

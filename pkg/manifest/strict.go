@@ -16,6 +16,8 @@ import (
 
 	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
+
+	"github.com/fedctl/fedctl/pkg/yaml11"
 )
 
 // Document is one YAML or JSON document and where it came from.
@@ -197,10 +199,11 @@ func firstStringCollision(n *yamlv3.Node, path string) (key, first *yamlv3.Node,
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Kind == yamlv3.ScalarNode && k.ShortTag() != "!!merge" {
-				if prev, dup := seen[k.Value]; dup {
+				key := referenceKey(k)
+				if prev, dup := seen[key]; dup {
 					return k, prev, path
 				}
-				seen[k.Value] = k
+				seen[key] = k
 			}
 			if found, prev, where := firstStringCollision(v, join(path, k.Value)); found != nil {
 				return found, prev, where
@@ -214,6 +217,36 @@ func firstStringCollision(n *yamlv3.Node, path string) (key, first *yamlv3.Node,
 		}
 	}
 	return nil, nil, ""
+}
+
+// referenceKey is the JSON key the reference decoder makes of the scalar
+// key k: YAML 1.1 resolves a plain key (yaml.v2), and sigs.k8s.io/yaml
+// writes a number or a boolean as a string, so 0, 00 and .0 are all "0"
+// and 1 and "1" collide. Quoted and tagged keys are their text.
+func referenceKey(k *yamlv3.Node) string {
+	if k.Style&(quotedStyles|yamlv3.TaggedStyle) != 0 {
+		return k.Value
+	}
+	s := yaml11.Resolve(k.Value)
+	switch s.Kind {
+	case yaml11.Bool:
+		return strconv.FormatBool(s.Bool)
+	case yaml11.Int:
+		return strconv.FormatInt(s.Int, 10)
+	case yaml11.Uint:
+		return strconv.FormatUint(s.Uint, 10)
+	case yaml11.Float:
+		return strconv.FormatFloat(s.Float, 'g', -1, 32) // sigs.k8s.io/yaml's conversion
+	case yaml11.Special:
+		switch v := strings.ToLower(k.Value); {
+		case strings.Contains(v, "nan"):
+			return ".nan"
+		case strings.HasPrefix(v, "-"):
+			return "-.inf"
+		}
+		return ".inf"
+	}
+	return k.Value
 }
 
 // firstNullKey finds, in document order, the first mapping key that YAML
