@@ -140,7 +140,7 @@ func TestApplyRunExitCodes(t *testing.T) {
 		check   func(t *testing.T, err error)
 	}{
 		{"every member failing is an error", map[string]bool{"cluster1": true, "cluster2": true, "cluster3": true}, func(t *testing.T, err error) {
-			require.EqualError(t, err, "every member cluster failed: [cluster1 cluster2 cluster3]")
+			require.EqualError(t, err, "every member cluster failed: cluster1, cluster2, cluster3")
 		}},
 		{"some members failing is partial", map[string]bool{"cluster2": true}, func(t *testing.T, err error) {
 			assertPartial(t, err, "cluster2")

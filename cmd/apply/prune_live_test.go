@@ -237,7 +237,7 @@ func TestApplyPruneEmptyInput(t *testing.T) {
 	// Namespace and two ConfigMaps are three deletions per member, none
 	// is done anywhere: exit 1
 	r = runApply(t, fed, append(emptyPrune, "--allow-empty", "--max-deletions", "2")...)
-	require.EqualError(t, r.err, "every member cluster failed: [cluster1 cluster2 cluster3]")
+	require.EqualError(t, r.err, "every member cluster failed: cluster1, cluster2, cluster3")
 	assert.Contains(t, r.errOut, "failed Namespace pruneempty: not deleted: 3 objects would be deleted in this cluster, more than --max-deletions=2")
 	for _, c := range clusterNames {
 		assert.Zero(t, r.requests.counts[c]["DELETE"], c)

@@ -597,11 +597,15 @@ func TestStatusClusterDown(t *testing.T) {
 	assert.Equal(t, []string{"cluster3"}, partial.Failed)
 	assert.Regexp(t, `Deployment\s+down\s+web\s+cluster3\s+ClusterNotReady\s+Unknown`, r.out)
 
+	// the wait times out and a member could not be read: both are told,
+	// and 3 wins over the timeout's 4, as for apply --wait
 	r = runStatus(t, "-f", file, "--wait", "--timeout", "3s")
 	var nr *status.NotReadyError
 	require.ErrorAs(t, r.err, &nr)
 	assert.True(t, nr.TimedOut)
 	assert.Contains(t, r.err.Error(), "cluster cluster3:\n    Deployment down/web: Unknown (ClusterNotReady)")
+	assert.Contains(t, r.err.Error(), "1 member cluster(s) failed: cluster3")
+	assert.Equal(t, cmdutil.ExitPartial, cmdutil.ExitCodeOf(r.err))
 	assert.False(t, errors.Is(r.err, context.DeadlineExceeded))
 }
 
@@ -648,4 +652,45 @@ func TestStatusWaitBoundedWhenAMemberHangs(t *testing.T) {
 	assert.Less(t, took, 10*time.Second, "bounded by --timeout 4s")
 	_, injected := p.Counts()
 	assert.Positive(t, injected, "cluster2 was asked and never answered")
+
+	// With an RSP (a live read of the replicas before the wait) and a DNS
+	// record (a read of the members after it), --timeout still bounds the
+	// whole run: the three share one deadline. Before, each had its own,
+	// and the run took about three times --timeout.
+	writeFile(t, dir, "web.yaml", deploymentDoc(ns, "web", 1, "10m", "", allClusters)+`---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: `+ns+`}
+spec: {targetKind: FederatedDeployment, totalReplicas: 3}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedService
+metadata: {name: web, namespace: `+ns+`}
+spec:
+  template:
+    spec: {selector: {app: web}, ports: [{port: 80}]}
+`+allClusters+`---
+apiVersion: multiclusterdns.kubefed.io/v1alpha1
+kind: Domain
+metadata: {name: example}
+domain: example.com
+---
+apiVersion: multiclusterdns.kubefed.io/v1alpha1
+kind: ServiceDNSRecord
+metadata: {name: web, namespace: `+ns+`}
+spec: {domainRef: example}
+`)
+	out.Reset()
+	errOut.Reset()
+	cmd = NewCmdStatus(f, nil)
+	cmd.SetArgs([]string{"-f", dir, "--wait", "--timeout", "4s", "--poll-interval", "200ms"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	start = time.Now()
+	err = cmd.ExecuteContext(context.Background())
+	took = time.Since(start)
+	t.Logf("status --wait --timeout 4s with an RSP and a DNS record, cluster2 silent: %s\nstdout:\n%s\nstderr:\n%s", took.Round(10*time.Millisecond), out, errOut)
+	require.ErrorAs(t, err, &nr)
+	assert.True(t, nr.TimedOut)
+	assert.Less(t, took, 7*time.Second, "one deadline of 4s for the live read, the wait and the DNS read")
+	assert.Contains(t, errOut.String(), "DNS records: not read, --timeout was reached")
 }

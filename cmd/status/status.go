@@ -156,7 +156,7 @@ still make it 3, because what they hold is unknown.`,
 	opts.Print.AddFlags(cmd)
 	fl.BoolVar(&opts.Wait, "wait", false, "Wait until every placed member object is Current")
 	fl.BoolVar(&opts.ExitCode, "exit-code", false, "Exit 1 when a member object is Drifted, NotApplied or WaitingForRemoval (3 still means a member could not be read)")
-	fl.DurationVar(&opts.Timeout, "timeout", 0, "With --wait, how long to wait (default 5m); otherwise the time allowed for each member (default 30s)")
+	fl.DurationVar(&opts.Timeout, "timeout", 0, "With --wait, how long the whole run may take, the live read of replica state and the wait included (default 5m); otherwise the time allowed for each member (default 30s)")
 	fl.DurationVar(&opts.Interval, "poll-interval", status.DefaultInterval, "With --wait, time between reads")
 	fl.IntVar(&opts.Concurrency, "concurrency", status.DefaultConcurrency, "Member clusters read at once")
 	_ = fl.MarkHidden("poll-interval")
@@ -198,6 +198,20 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if o.Wait || readTimeout == 0 {
 		readTimeout = defaultReadTimeout
 	}
+	// With --wait, --timeout bounds the whole run, not the wait alone:
+	// the live read that plans the replicas, the wait and the DNS read
+	// share one deadline, so that a member that never answers costs
+	// --timeout once, not at each of the three. The live read (a probe,
+	// then a read, each bounded by probeTimeout) takes at most half of
+	// it, so that the wait always has the other half.
+	runCtx, probeTimeout := ctx, cmdutil.ProbeTimeout(o.Timeout)
+	if o.Wait {
+		timeout := cmp.Or(o.Timeout, defaultWaitTimeout)
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+		probeTimeout = min(cmdutil.ProbeTimeout(0), timeout/4)
+	}
 	// One Client per member for the whole run, so that the live read and
 	// --wait discover each member's types once rather than at every read.
 	runClients := cmdutil.NewMemberClients(o.Access, o.NewClient, cmdutil.Tuning{Timeout: readTimeout})
@@ -223,10 +237,10 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		// Input errors (reading, decoding) fail the command; what render
 		// found per object is reported as status.
 		r, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
-			Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
+			Context: runCtx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 			AllowEmpty: o.AllowEmpty,
 			Failing:    cmdutil.FailOnDecode,
-			Live:       cmdutil.LiveReader(runClients, cmdutil.ProbeTimeout(o.Timeout), cmdutil.PlanFlags{}),
+			Live:       cmdutil.LiveReader(runClients, probeTimeout, cmdutil.PlanFlags{}),
 		})
 		if err != nil {
 			return err
@@ -250,16 +264,10 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	var waitErr error
 	switch {
 	case o.Wait:
-		timeout := o.Timeout
-		if timeout == 0 {
-			timeout = defaultWaitTimeout
-		}
-		wctx, cancel := context.WithTimeout(ctx, timeout)
-		report, waitErr = status.Wait(wctx, status.WaitInput{
+		report, waitErr = status.Wait(runCtx, status.WaitInput{
 			Input: in, Lookup: lookup, Interval: o.Interval,
 			Progress: o.IO.ErrOut, Live: o.IO.IsStderrTTY(), ColorScheme: o.IO.ErrColorScheme(),
 		})
-		cancel()
 	case in != nil:
 		report = status.Read(ctx, *in)
 	default:
@@ -286,19 +294,23 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if rendered != nil && rendered.Set.DNS.Records() && o.Print.IsTable() {
-		o.printDNS(ctx, rendered, clients)
+		o.printDNS(runCtx, rendered, clients)
 	}
 	if notFound != nil {
 		return notFound
 	}
-	if waitErr != nil {
-		return cmdutil.WaitError(waitErr)
-	}
+	// Members that could not be read and a wait that timed out are both
+	// told; the exit code is 3 then, as for apply --wait: the wait could
+	// only see the members that answered.
+	var membersErr error
 	switch failed := report.Failed(); {
 	case len(failed) == len(clusters) && len(failed) > 0:
-		return fmt.Errorf("no member cluster could be read: %v", failed)
+		membersErr = fmt.Errorf("no member cluster could be read: %s", strings.Join(failed, ", "))
 	case len(failed) > 0:
-		return &cmdutil.PartialError{Failed: failed}
+		membersErr = &cmdutil.PartialError{Failed: failed}
+	}
+	if err := errors.Join(membersErr, cmdutil.WaitError(waitErr)); err != nil {
+		return err
 	}
 	if o.ExitCode {
 		return outOfSync(report)
@@ -368,6 +380,12 @@ func (o *StatusOptions) printReport(r *status.Report) error {
 // status only reads: records that cannot be computed are a warning, not a
 // failure of the status.
 func (o *StatusOptions) printDNS(ctx context.Context, r *cmdutil.Rendered, clients func(string) (members.Client, error)) {
+	if ctx.Err() != nil {
+		// --wait's --timeout has run out: reading the members again
+		// would only report each as unreachable, after the deadline.
+		fmt.Fprintln(o.IO.ErrOut, "Warning: DNS records: not read, --timeout was reached")
+		return
+	}
 	res, err := (&cmdutil.DNSFlags{}).ComputeDNS(ctx, o.IO, r, clients, nil, cmp.Or(o.Timeout, defaultReadTimeout))
 	if err != nil {
 		fmt.Fprintf(o.IO.ErrOut, "Warning: DNS records: %v\n", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/fedctl/fedctl/pkg/status"
 )
@@ -39,7 +40,7 @@ type PartialError struct {
 }
 
 func (e *PartialError) Error() string {
-	return fmt.Sprintf("%d member cluster(s) failed: %v", len(e.Failed), e.Failed)
+	return fmt.Sprintf("%d member cluster(s) failed: %s", len(e.Failed), strings.Join(e.Failed, ", "))
 }
 
 // MembersError is the error of a command on member clusters: nil when
@@ -51,7 +52,7 @@ func MembersError(failed []string, nothingDone bool) error {
 	case len(failed) == 0:
 		return nil
 	case nothingDone:
-		return fmt.Errorf("every member cluster failed: %v", failed)
+		return fmt.Errorf("every member cluster failed: %s", strings.Join(failed, ", "))
 	}
 	return &PartialError{Failed: failed}
 }

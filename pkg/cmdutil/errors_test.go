@@ -21,5 +21,5 @@ func TestMembersError(t *testing.T) {
 
 	err = MembersError([]string{"cluster1", "cluster2"}, true)
 	assert.False(t, errors.As(err, &partial), "nothing could be done: a plain error, exit 1")
-	assert.EqualError(t, err, "every member cluster failed: [cluster1 cluster2]")
+	assert.EqualError(t, err, "every member cluster failed: cluster1, cluster2")
 }

@@ -46,7 +46,8 @@ const (
 // RenderInput is what a command that renders reads: manifests (-f, -R, -n)
 // and the members to work on (--cluster; none means every member).
 type RenderInput struct {
-	// Context cancels the fetch of -f URLs (Ctrl-C); nil: never.
+	// Context cancels the fetch of -f URLs (Ctrl-C) and bounds the live
+	// read; nil: never.
 	Context    context.Context
 	Federation func() (*members.File, error)
 	Filenames  []string
