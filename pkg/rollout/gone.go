@@ -202,10 +202,14 @@ func (e *notAnsweringError) Error() string { return e.err.Error() }
 func (e *notAnsweringError) Unwrap() error { return e.err }
 
 // requestError is members.RequestErrorIn, marked notAnsweringError when
-// the member did not answer.
+// the member did not answer: no answer at all, or none but transient
+// errors (429, 5xx), which the run's clients (members.Retrying) retry for
+// as long as the request's time allows before they return one. A member
+// that answers 503 to everything costs that time at every read, as one
+// that is silent does.
 func requestError(ctx context.Context, err error) error {
 	e := members.RequestErrorIn(ctx, err)
-	if unanswered(err) {
+	if unanswered(err) || members.Transient(err) {
 		return &notAnsweringError{e}
 	}
 	return e

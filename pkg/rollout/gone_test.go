@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fedctl/fedctl/pkg/federation"
@@ -124,6 +125,17 @@ func TestWaitGoneListsPerType(t *testing.T) {
 	require.ErrorContains(t, err, "did not answer one request within the request timeout")
 	assert.Len(t, there, len(objs), "everything stays there")
 	assert.NotContains(t, f.Calls(), "GET configmaps lone", "not read after the member did not answer")
+
+	// nor does one that answers only 503, which the client retries until
+	// the request's time has run out
+	f.ListErr = func(string) error { return apierrors.NewServiceUnavailable("etcd is down") }
+	f.ClearCalls()
+	r.in.RequestTimeout = 150 * time.Millisecond
+	r.in.Clients = func(string) (members.Client, error) { return members.Retrying(f), nil }
+	there, err = r.stillThere(context.Background(), "m", objs)
+	require.ErrorContains(t, err, "etcd is down")
+	assert.Len(t, there, len(objs), "everything stays there")
+	assert.NotContains(t, f.Calls(), "GET configmaps lone", "not read after the member answered only 503 for a request's whole time")
 
 	f.ListErr = nil
 	assert.Empty(t, r.waitGone(context.Background(), report, []string{"m"}))
