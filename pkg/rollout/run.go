@@ -306,19 +306,20 @@ func (r *runner) check(ctx context.Context, res *WaveResult) {
 	// An object that is not there was never written: waiting cannot
 	// change that, so the wave fails at once rather than at its bound.
 	absent := map[string][]string{}
+	var notReady []status.NotReady // the absent ones too, for -o json
 	rep := status.Read(wctx, status.Input{Result: r.in.Result, Clusters: res.Clusters, Clients: r.in.Clients, Timeout: r.in.RequestTimeout})
 	for _, n := range status.NotCurrent(rep) {
 		if n.Status == status.NotApplied || n.Readiness == status.NotFound {
 			absent[n.Cluster] = append(absent[n.Cluster], n.String())
+			notReady = append(notReady, n)
 		}
 	}
 	failed := slices.Sorted(maps.Keys(absent))
-	var notReady []status.NotReady
 	var problems []string
 	if len(failed) > 0 {
 		var parts []string
 		for _, c := range failed {
-			parts = append(parts, c+": "+strings.Join(absent[c], "; "))
+			parts = append(parts, c+": "+refList(absent[c])) // thousands of objects are three and a count
 		}
 		problems = append(problems, fmt.Sprintf("not applied, so never rolled out there: %s; start from an earlier wave", strings.Join(parts, "; ")))
 	}
@@ -326,7 +327,7 @@ func (r *runner) check(ctx context.Context, res *WaveResult) {
 	// the absent ones already fail the wave
 	if present := without(res.Clusters, failed); len(present) > 0 && len(failed) <= r.in.Plan.MaxFailures {
 		bad, nr, err := r.waitCurrent(wctx, present, r.in.Plan.MaxFailures-len(failed))
-		failed, notReady = append(failed, bad...), nr
+		failed, notReady = append(failed, bad...), append(notReady, nr...)
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
@@ -351,7 +352,9 @@ func (r *runner) check(ctx context.Context, res *WaveResult) {
 // CheckGone; a member that cannot be read has not shown that.
 func (r *runner) checkGone(ctx, wctx context.Context, res *WaveResult) {
 	if r.in.CheckGone == nil {
-		res.State, res.Message = Checked, "before --from-wave: not read"
+		// nothing can show the wave is gone: it is not taken as gone
+		res.State, res.Message = Failed, "before --from-wave: cannot be read (no CheckGone); start from an earlier wave"
+		res.FailedClusters = slices.Clone(res.Clusters)
 		return
 	}
 	report := r.in.CheckGone(wctx, res.Wave)
@@ -361,20 +364,27 @@ func (r *runner) checkGone(ctx, wctx context.Context, res *WaveResult) {
 	}
 	reasons := map[string]string{}
 	for _, c := range report.Clusters {
-		var left []string
+		var left, unread []string
 		for _, o := range c.Objects {
 			switch o.Action {
 			case propagate.Deleted, propagate.Orphaned:
 				left = append(left, o.Ref())
 			case propagate.Failed:
-				reasons[c.Cluster] = o.Ref() + ": " + cmp.Or(o.Error, "could not be read")
+				unread = append(unread, o.Ref()+": "+cmp.Or(o.Error, "could not be read"))
 			}
 		}
-		switch {
-		case c.Error != "":
-			reasons[c.Cluster] = "not read: " + c.Error
-		case len(left) > 0:
-			reasons[c.Cluster] = "still holds " + refList(left)
+		var why []string
+		if c.Error != "" {
+			why = append(why, "not read: "+c.Error)
+		}
+		if len(left) > 0 {
+			why = append(why, "still holds "+refList(left))
+		}
+		if len(unread) > 0 {
+			why = append(why, "could not read "+refList(unread))
+		}
+		if len(why) > 0 {
+			reasons[c.Cluster] = strings.Join(why, "; ")
 		}
 	}
 	res.FailedClusters = slices.Sorted(maps.Keys(reasons))

@@ -185,6 +185,10 @@ func TestRunFromWaveChecksWithoutWaiting(t *testing.T) {
 	assert.Equal(t, Failed, rep.Waves[0].State, "not Interrupted by the test's guard: no wait")
 	assert.Contains(t, rep.Waves[0].Message, "before --from-wave, not Current in c1: not applied, so never rolled out there: c1: ")
 	assert.Contains(t, rep.Waves[0].Message, "Deployment shop/web")
+	require.NotEmpty(t, rep.Waves[0].NotReady, "-o json names the absent objects too")
+	for _, n := range rep.Waves[0].NotReady {
+		assert.Equal(t, "c1", n.Cluster)
+	}
 	assert.Zero(t, f.syncs.Load())
 	assert.Empty(t, f.members["c1"].Writes(), "a checked wave is never written")
 }
@@ -270,12 +274,31 @@ func TestRunDeleteChecksEarlierWaves(t *testing.T) {
 	assert.Equal(t, "before --from-wave, not deleted: c1: still holds ConfigMap shop/settings; start from an earlier wave", rep.Waves[0].Message)
 	assert.Empty(t, synced)
 
+	// every reason of a member is told, not the last one alone
+	left["c1"] = []propagate.ObjectResult{
+		{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "settings", Action: propagate.Deleted},
+		{APIVersion: "v1", Kind: "Secret", Namespace: "shop", Name: "a", Action: propagate.Failed, Error: "forbidden"},
+		{APIVersion: "v1", Kind: "Secret", Namespace: "shop", Name: "b", Action: propagate.Failed, Error: "forbidden"},
+	}
+	rep, err = Run(guard(t), in)
+	require.ErrorAs(t, err, &stopped)
+	assert.Equal(t, "before --from-wave, not deleted: c1: still holds ConfigMap shop/settings; could not read Secret shop/a: forbidden, Secret shop/b: forbidden; start from an earlier wave", rep.Waves[0].Message)
+	assert.Empty(t, synced)
+
 	delete(left, "c1")
 	rep, err = Run(guard(t), in)
 	require.NoError(t, err)
 	assert.Equal(t, Checked, rep.Waves[0].State)
 	assert.Equal(t, "before --from-wave: gone, not written", rep.Waves[0].Message)
 	assert.Equal(t, []string{"c2"}, synced)
+
+	// nothing to read the wave with: not taken as gone
+	synced = nil
+	in.CheckGone = nil
+	rep, err = Run(guard(t), in)
+	require.ErrorAs(t, err, &stopped)
+	assert.Equal(t, Failed, rep.Waves[0].State, rep.Waves[0].Message)
+	assert.Empty(t, synced)
 }
 
 // TestRunDeleteFailureSaysDelete: a delete wave's failures are the
