@@ -75,7 +75,7 @@ func (e *evacuation) run(ctx context.Context) error {
 	if removed := removedElsewhere(e.Before.Result, e.After.Result, e.From); len(removed) > 0 {
 		return fmt.Errorf("the %s of %s would remove objects from other members, which it must not touch:\n  %s\nnothing was changed; please report this with the input", e.What, e.From, strings.Join(removed, "\n  "))
 	}
-	if lost := placedNowhere(e.Before.Result, e.After.Result, plannedTargets(e.After.Set), e.From, e.Selected); len(lost) > 0 {
+	if lost := placedNowhere(e.Before.Result, e.After.Result, e.After.Set.Planned(), e.From, e.Selected); len(lost) > 0 {
 		if !e.Force {
 			return fmt.Errorf("the %s of %s would leave these without a member (their placement selects no other, or their plan cannot place every replica elsewhere):\n  %s\nplace them on other members too, or %s with --force (they then leave it)", e.What, e.From, strings.Join(lost, "\n  "), e.What)
 		}
@@ -291,10 +291,7 @@ func pinnedTo(before *render.Result, cluster string, selected func(*federation.O
 // what the member runs, the RSP's minimum for it, and the workload's
 // priority, whose value is checked here, before anything is written.
 func replicaMoves(before, after *cmdutil.Rendered, from string, running map[string]map[string]int64) ([]capacity.Move, error) {
-	prefs := map[string]*federation.ReplicaSchedulingPreference{}
-	for _, rsp := range after.Set.RSPs {
-		prefs[rsp.TargetKey()] = rsp
-	}
+	prefs := after.Set.Planned()
 	planned, will := before.Result.Replicas(), after.Result.Replicas()
 	was := maps.Clone(planned) // what runs: each member's entry below is a copy
 	for id, byMember := range running {
@@ -326,7 +323,7 @@ func replicaMoves(before, after *cmdutil.Rendered, from string, running map[stri
 			}
 			m.Priority = p
 		}
-		if rsp, ok := prefs[t.Source.TargetKey()]; ok {
+		if rsp, ok := prefs[t.Source.ID()]; ok {
 			pref, ok := rsp.Spec.Clusters[t.Cluster]
 			if !ok {
 				pref = rsp.Spec.Clusters["*"]
@@ -350,10 +347,9 @@ func runningReplicas(ctx context.Context, fed *members.Federation, set *federati
 		return nil, nil
 	}
 	live := read(ctx, fed, set)
-	index := set.RSPTargets()
 	out := map[string]map[string]int64{}
-	for _, rsp := range set.RSPs {
-		o := index[rsp.TargetKey()]
+	for _, sc := range set.Scheduled() {
+		o := sc.Target
 		if o == nil {
 			continue
 		}
@@ -449,19 +445,6 @@ func placedNowhere(before, after *render.Result, planned map[string]*federation.
 		}
 		if len(will[id]) > 0 && a < b {
 			out = append(out, fmt.Sprintf("%s:%d: %s: %d of its %d replicas placed nowhere (the plan without %s cannot place them: maxReplicas, or no preference for the other members)", rsp.Pos.File(), rsp.Pos.Line("spec.clusters"), id, b-a, b, from))
-		}
-	}
-	return out
-}
-
-// plannedTargets are the RSPs of the set, by the ID of the federated
-// object each plans.
-func plannedTargets(set *federation.Set) map[string]*federation.ReplicaSchedulingPreference {
-	index := set.RSPTargets()
-	out := map[string]*federation.ReplicaSchedulingPreference{}
-	for _, rsp := range set.RSPs {
-		if o := index[rsp.TargetKey()]; o != nil {
-			out[o.ID()] = rsp
 		}
 	}
 	return out

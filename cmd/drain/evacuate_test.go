@@ -87,7 +87,7 @@ spec:
 	_, before := renderFor(t, input, "")
 	set, afterA := renderFor(t, input, "a")
 	after := withoutMember(afterA, "a")
-	planned := plannedTargets(set)
+	planned := set.Planned()
 	require.Len(t, planned, 1)
 	assert.Equal(t, "ReplicaSchedulingPreference shop/web", planned["FederatedDeployment shop/web"].ID())
 	for _, tg := range after.Targets {

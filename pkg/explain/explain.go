@@ -164,11 +164,10 @@ type origin struct {
 // overrides carry the plan.
 func schedule(set *federation.Set, members []placement.Cluster, live *render.Live) map[*federation.Object]*scheduled {
 	out := map[*federation.Object]*scheduled{}
-	targets := set.RSPTargets()
 	namespaces := set.Namespaces()
-	for _, rsp := range set.RSPs {
-		target, ok := targets[rsp.TargetKey()]
-		if !ok {
+	for _, sc := range set.Scheduled() {
+		rsp, target := sc.RSP, sc.Target
+		if target == nil {
 			continue // render warns
 		}
 		if s, dup := out[target]; dup {

@@ -98,7 +98,10 @@ func ToKarmada(in Input) (*Karmada, error) {
 		targets[t.Source][names[t.Cluster]] = Unmarked(t.Object)
 	}
 	out := &Karmada{Notes: renamed, ClusterNames: names}
-	rsps := rspsByTarget(in.Set)
+	var rsps map[string]*federation.ReplicaSchedulingPreference // by object ID
+	if in.Set != nil {
+		rsps = in.Set.Planned()
+	}
 	namespaces := in.Set.Namespaces()
 	for _, p := range in.Result.Placed {
 		o := p.Object
@@ -136,7 +139,7 @@ func ToKarmada(in Input) (*Karmada, error) {
 			info("not converted: placed in no member")
 			continue
 		}
-		if rsp := rsps[o.TargetKey()]; rsp != nil {
+		if rsp := rsps[o.ID()]; rsp != nil {
 			out.Notes = append(out.Notes, schedulingNotes(rsp, o)...)
 		}
 		docs, err := convertOne(o, p, targets[o], all, everyMember(namespaces, o, p.Type.Namespaced()), names, note)

@@ -9,17 +9,6 @@ import (
 	"github.com/fedctl/fedctl/pkg/federation"
 )
 
-func rspsByTarget(set *federation.Set) map[string]*federation.ReplicaSchedulingPreference {
-	out := map[string]*federation.ReplicaSchedulingPreference{}
-	if set == nil {
-		return out
-	}
-	for _, rsp := range set.RSPs {
-		out[rsp.TargetKey()] = rsp
-	}
-	return out
-}
-
 // schedulingNotes are what a ReplicaSchedulingPreference says that
 // Karmada's static weights cannot: the conversion divides today's plan
 // exactly, but KubeFed keeps applying these rules when members, capacity or

@@ -82,12 +82,42 @@ func (r *ReplicaSchedulingPreference) TargetKey() string {
 	return r.Spec.TargetKind + "/" + r.Namespace + "/" + r.Name
 }
 
-// RSPTargets indexes the set's objects by TargetKey, so that each RSP finds
-// its target in one lookup.
-func (s *Set) RSPTargets() map[string]*Object {
-	out := make(map[string]*Object, len(s.Objects))
+// Scheduled is a ReplicaSchedulingPreference with the object it targets:
+// the object of its targetKind, namespace and name.
+type Scheduled struct {
+	RSP    *ReplicaSchedulingPreference
+	Target *Object // nil when the set has no such object
+}
+
+// Scheduled pairs each RSP of the set, in order, with its target, found in
+// one lookup each. A target that more than one RSP names is planned by the
+// first (render reports the second); Planned says which.
+func (s *Set) Scheduled() []Scheduled {
+	if len(s.RSPs) == 0 {
+		return nil
+	}
+	byKey := make(map[string]*Object, len(s.Objects))
 	for _, o := range s.Objects {
-		out[o.TargetKey()] = o
+		byKey[o.TargetKey()] = o
+	}
+	out := make([]Scheduled, len(s.RSPs))
+	for i, rsp := range s.RSPs {
+		out[i] = Scheduled{RSP: rsp, Target: byKey[rsp.TargetKey()]}
+	}
+	return out
+}
+
+// Planned is the RSP that plans each object of the set that one targets,
+// by the object's ID: the first that names it.
+func (s *Set) Planned() map[string]*ReplicaSchedulingPreference {
+	out := map[string]*ReplicaSchedulingPreference{}
+	for _, sc := range s.Scheduled() {
+		if sc.Target == nil {
+			continue
+		}
+		if _, dup := out[sc.Target.ID()]; !dup {
+			out[sc.Target.ID()] = sc.RSP
+		}
 	}
 	return out
 }

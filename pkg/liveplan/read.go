@@ -117,11 +117,10 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 
 // rspTargets are the federated objects an RSP of the set targets.
 func rspTargets(set *federation.Set) []*federation.Object {
-	index := set.RSPTargets()
 	var out []*federation.Object
 	seen := map[*federation.Object]bool{}
-	for _, rsp := range set.RSPs {
-		if o := index[rsp.TargetKey()]; o != nil && !seen[o] {
+	for _, sc := range set.Scheduled() {
+		if o := sc.Target; o != nil && !seen[o] {
 			seen[o] = true
 			out = append(out, o)
 		}

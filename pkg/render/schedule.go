@@ -22,11 +22,10 @@ import (
 // original object; the input is not modified.
 func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 	out := map[*federation.Object]*federation.Object{}
-	targets := in.Set.RSPTargets()
 	namespaces := in.Set.Namespaces()
-	for _, rsp := range in.Set.RSPs {
-		target, ok := targets[rsp.TargetKey()]
-		if !ok {
+	for _, sc := range in.Set.Scheduled() {
+		rsp, target := sc.RSP, sc.Target
+		if target == nil {
 			res.Warnings = append(res.Warnings, rsp.Errorf("metadata.name", "no %s %s/%s in the input; the preference is ignored", rsp.Spec.TargetKind, rsp.Namespace, rsp.Name))
 			continue
 		}
