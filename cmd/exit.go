@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -95,12 +94,8 @@ func panicVerbosity(root *cobra.Command) int {
 	return v
 }
 
-// usagePrefixes are the messages cobra uses for usage errors it raises
-// itself, before any fedctl code runs.
-var usagePrefixes = []string{"unknown command", "unknown flag", "unknown shorthand flag", "required flag", "if any flags in the group", "accepts ", "requires at least", "invalid argument"}
-
 // exitCode prints err as its kind is printed and returns its exit code
-// (cmdutil.ExitCodeOf, and ExitUsage for cobra's own usage errors).
+// (cmdutil.ExitCodeOf).
 func exitCode(ios *iostreams.IOStreams, cmd *cobra.Command, err error) int {
 	if err == nil {
 		return ExitOK
@@ -108,10 +103,6 @@ func exitCode(ios *iostreams.IOStreams, cmd *cobra.Command, err error) int {
 	cs := ios.ErrColorScheme()
 	var exitErr *cmdutil.ExitError
 	code := cmdutil.ExitCodeOf(err)
-	known := errors.As(err, &exitErr) || errors.Is(err, cmdutil.ErrSilent) || errors.Is(err, context.Canceled)
-	if code == ExitError && !known && isCobraUsageError(err) {
-		code = ExitUsage
-	}
 	switch {
 	case errors.As(err, &exitErr):
 		if exitErr.Err != nil && !errors.Is(exitErr.Err, cmdutil.ErrSilent) {
@@ -144,14 +135,4 @@ func printError(ios *iostreams.IOStreams, err error) {
 		return
 	}
 	fmt.Fprintf(ios.ErrOut, "%s %s\n", cs.Red("error:"), err)
-}
-
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range usagePrefixes {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
 }

@@ -82,12 +82,8 @@ type ApplyOptions struct {
 	Rollout cmdutil.RolloutFlags
 	// DNS shapes the DNSEndpoints of the input's DNS records.
 	DNS cmdutil.DNSFlags
-	// dnsOpener opens the run's DNS clusters (openDNS).
-	dnsOpener func(string) (*cmdutil.DNSTarget, error)
-	// clientSet and stats are the run's clients of the members and, at -v
-	// 4 and up, what they counted (runClients).
+	// clientSet are the run's clients of the members (runClients).
 	clientSet *cmdutil.MemberClients
-	stats     *members.RequestStats
 }
 
 // DefaultWaitTimeout bounds --wait when --timeout is not given: rollouts
@@ -264,7 +260,7 @@ func (o *ApplyOptions) live() cmdutil.LiveFunc {
 // flags and, at -v 4 and up, request stats.
 func (o *ApplyOptions) runClients() *cmdutil.MemberClients {
 	if o.clientSet == nil {
-		o.clientSet, o.stats = cmdutil.TimedMemberClients(o.Access, o.NewClient, o.timeFlags(), o.Verbosity)
+		o.clientSet = cmdutil.TimedMemberClients(o.Access, o.NewClient, o.timeFlags(), o.Verbosity)
 	}
 	return o.clientSet
 }
@@ -458,7 +454,7 @@ func (o *ApplyOptions) dnsCluster(in *cmdutil.Rendered, set *propagate.ApplySet)
 	case cluster != "":
 		// a context that does not exist is a mistake to report before
 		// the members get anything (no request is sent here)
-		if _, err := o.openDNS(in)(cluster); err != nil {
+		if _, err := o.runClients().DNS(in.Federation)(cluster); err != nil {
 			return "", err
 		}
 	}
@@ -524,7 +520,7 @@ func (o *ApplyOptions) pruneStale(ctx context.Context, in *cmdutil.Rendered, whe
 	defer cancel()
 	var spare map[types.UID]bool
 	if where.Cluster != "" {
-		target, err := o.openDNS(in)(where.Cluster)
+		target, err := o.runClients().DNS(in.Federation)(where.Cluster)
 		if err == nil {
 			spare, err = dnssync.SetUIDs(ctx, target.Client, where.Cluster, set.ID())
 		}
@@ -534,7 +530,7 @@ func (o *ApplyOptions) pruneStale(ctx context.Context, in *cmdutil.Rendered, whe
 	}
 	var errs []error
 	for _, stale := range where.Stale {
-		target, err := o.openDNS(in)(stale)
+		target, err := o.runClients().DNS(in.Federation)(stale)
 		if err == nil {
 			err = o.pruneDNS(ctx, target, set, nil, spare, "the input no longer names cluster "+stale)
 		}
@@ -549,7 +545,7 @@ func (o *ApplyOptions) pruneStale(ctx context.Context, in *cmdutil.Rendered, whe
 // prunes there the set's DNSEndpoints whose records left the input.
 func (o *ApplyOptions) writeRecords(ctx context.Context, in *cmdutil.Rendered, cluster string, set *propagate.ApplySet, clients func(string) (members.Client, error)) error {
 	cs := o.IO.ErrColorScheme()
-	target, err := o.openDNS(in)(cluster)
+	target, err := o.runClients().DNS(in.Federation)(cluster)
 	if err != nil {
 		return err
 	}
@@ -599,15 +595,7 @@ func (o *ApplyOptions) writeRecords(ctx context.Context, in *cmdutil.Rendered, c
 
 // dnsCheck is what DNSClusters.Check needs, with the apply's settings.
 func (o *ApplyOptions) dnsCheck(in *cmdutil.Rendered, set *propagate.ApplySet, clients func(string) (members.Client, error)) cmdutil.DNSCheck {
-	return cmdutil.DNSCheck{ErrOut: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(), Set: set, Clients: clients, Open: o.openDNS(in), Forget: o.DNS.Forget, Timeout: o.Timeout}
-}
-
-// openDNS opens a DNS cluster with the apply's settings, each once a run.
-func (o *ApplyOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
-	if o.dnsOpener == nil {
-		o.dnsOpener = cmdutil.DNSOpener(in.Federation, o.runClients())
-	}
-	return o.dnsOpener
+	return cmdutil.DNSCheck{ErrOut: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(), Set: set, Clients: clients, Open: o.runClients().DNS(in.Federation), Forget: o.DNS.Forget, Timeout: o.Timeout}
 }
 
 // pruneDNS deletes the DNSEndpoints of set whose records are not among
@@ -645,7 +633,7 @@ func (o *ApplyOptions) memberClients(in *cmdutil.Rendered) (func(string) (member
 	if err != nil {
 		return nil, nil, err
 	}
-	return cmdutil.AnsweringOnly(in.Live, clients), o.stats, nil
+	return cmdutil.AnsweringOnly(in.Live, clients), o.runClients().Stats(), nil
 }
 
 // JSONReport is apply's -o json: propagate's report and, with --wait, the

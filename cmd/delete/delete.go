@@ -54,12 +54,8 @@ type DeleteOptions struct {
 	// cluster that is gone for good, which would otherwise stop every
 	// deletion.
 	KeepDNS bool
-	// dnsOpener opens the run's DNS cluster (openDNS).
-	dnsOpener func(string) (*cmdutil.DNSTarget, error)
-	// clientSet and stats are the run's clients of the members and, at -v
-	// 4 and up, what they counted (runClients).
+	// clientSet are the run's clients of the members (runClients).
 	clientSet *cmdutil.MemberClients
-	stats     *members.RequestStats
 }
 
 // runClients are the run's clients of the members, one per member, shared
@@ -67,7 +63,7 @@ type DeleteOptions struct {
 // up, request stats.
 func (o *DeleteOptions) runClients() *cmdutil.MemberClients {
 	if o.clientSet == nil {
-		o.clientSet, o.stats = cmdutil.TimedMemberClients(o.Access, o.NewClient, o.timeFlags(), o.Verbosity)
+		o.clientSet = cmdutil.TimedMemberClients(o.Access, o.NewClient, o.timeFlags(), o.Verbosity)
 	}
 	return o.clientSet
 }
@@ -221,7 +217,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	if err := o.deleteDNS(ctx, in, dnsCluster); err != nil {
 		return fmt.Errorf("%w; nothing was deleted in the members, so that no name points at a load balancer that is gone: run it again once the DNS cluster answers, or with --keep-dns to leave the DNS records", err)
 	}
-	stats := o.stats
+	stats := o.runClients().Stats()
 	// Delete has no totals ahead of the listing: the progress counts up.
 	stream := cmdutil.NewResultStream(o.IO, o.Verbosity, o.DryRun, cmdutil.Totals(clusters, nil))
 	del := propagate.Delete

@@ -36,18 +36,10 @@ func (o *DeleteOptions) dnsCluster(in *cmdutil.Rendered) (string, error) {
 	case cluster == "":
 		return "", fmt.Errorf("%w; nothing was deleted (--keep-dns deletes the members' objects and leaves the records)", cmdutil.ErrNoDNSCluster)
 	}
-	if _, err := o.openDNS(in)(cluster); err != nil {
+	if _, err := o.runClients().DNS(in.Federation)(cluster); err != nil {
 		return "", fmt.Errorf("%w; nothing was deleted (--keep-dns deletes the members' objects and leaves the records)", err)
 	}
 	return cluster, nil
-}
-
-// openDNS opens a DNS cluster with the deletion's settings, once a run.
-func (o *DeleteOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
-	if o.dnsOpener == nil {
-		o.dnsOpener = cmdutil.DNSOpener(in.Federation, o.runClients())
-	}
-	return o.dnsOpener
 }
 
 // deleteDNS deletes, in the DNS cluster, the DNSEndpoints fedctl wrote for
@@ -58,7 +50,7 @@ func (o *DeleteOptions) deleteDNS(ctx context.Context, in *cmdutil.Rendered, clu
 	if cluster == "" || ctx.Err() != nil {
 		return nil
 	}
-	target, err := o.openDNS(in)(cluster)
+	target, err := o.runClients().DNS(in.Federation)(cluster)
 	if err != nil {
 		return err
 	}

@@ -67,8 +67,6 @@ type DiffOptions struct {
 	Version  string
 	// DNS shapes the DNSEndpoints of the input's DNS records, as apply's.
 	DNS cmdutil.DNSFlags
-	// dnsOpener opens the run's DNS clusters (openDNS).
-	dnsOpener func(string) (*cmdutil.DNSTarget, error)
 	// clientSet are the run's clients of the members (runClients).
 	clientSet *cmdutil.MemberClients
 }

@@ -76,7 +76,7 @@ func (p *dnsProblems) err() error { return errors.Join(p.errs...) }
 func (o *DiffOptions) compareStale(ctx context.Context, in *cmdutil.Rendered, where cmdutil.DNSClusters, set *propagate.ApplySet, problems *dnsProblems) []propagate.ClusterResult {
 	var spare map[types.UID]bool
 	if where.Cluster != "" {
-		target, err := o.openDNS(in)(where.Cluster)
+		target, err := o.runClients().DNS(in.Federation)(where.Cluster)
 		if err == nil {
 			lctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
 			spare, err = dnssync.SetUIDs(lctx, target.Client, where.Cluster, set.ID())
@@ -91,7 +91,7 @@ func (o *DiffOptions) compareStale(ctx context.Context, in *cmdutil.Rendered, wh
 	var out []propagate.ClusterResult
 	for _, stale := range where.Stale {
 		res := propagate.ClusterResult{Cluster: stale}
-		target, err := o.openDNS(in)(stale)
+		target, err := o.runClients().DNS(in.Federation)(stale)
 		if err == nil {
 			res.Comparisons, err = o.comparePrune(ctx, target, set, nil, spare)
 		}
@@ -104,7 +104,7 @@ func (o *DiffOptions) compareStale(ctx context.Context, in *cmdutil.Rendered, wh
 // compareRecords compares the input's records with their DNSEndpoints in
 // cluster and, with --prune, lists the set's that apply would prune there.
 func (o *DiffOptions) compareRecords(ctx context.Context, in *cmdutil.Rendered, cluster string, set *propagate.ApplySet, clients func(string) (members.Client, error)) (*propagate.ClusterResult, error) {
-	target, err := o.openDNS(in)(cluster)
+	target, err := o.runClients().DNS(in.Federation)(cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -162,15 +162,6 @@ func (o *DiffOptions) comparePrune(ctx context.Context, target *cmdutil.DNSTarge
 	return out, nil
 }
 
-// openDNS opens a DNS cluster with the comparison's settings, each once a
-// run.
-func (o *DiffOptions) openDNS(in *cmdutil.Rendered) func(string) (*cmdutil.DNSTarget, error) {
-	if o.dnsOpener == nil {
-		o.dnsOpener = cmdutil.DNSOpener(in.Federation, o.runClients())
-	}
-	return o.dnsOpener
-}
-
 // dnsClusters are where apply would write the input's DNS records and
 // prune those of set, as apply decides them: the cluster the input or
 // --dns-context names and, with --prune, the stale ones the set's parents
@@ -196,7 +187,7 @@ func (o *DiffOptions) dnsClusters(ctx context.Context, in *cmdutil.Rendered, set
 	where := cmdutil.DNSClusters{Cluster: cluster}
 	// Check fails only on the named cluster (it cannot be opened): once
 	// said, nothing more is compared there
-	if err := where.Check(ctx, cmdutil.DNSCheck{ErrOut: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(), Set: set, Clients: clients, Open: o.openDNS(in), Forget: o.DNS.Forget, Timeout: o.Timeout}, in.Clusters); err != nil {
+	if err := where.Check(ctx, cmdutil.DNSCheck{ErrOut: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(), Set: set, Clients: clients, Open: o.runClients().DNS(in.Federation), Forget: o.DNS.Forget, Timeout: o.Timeout}, in.Clusters); err != nil {
 		problems.add(err, cluster)
 		return cmdutil.DNSClusters{}
 	}

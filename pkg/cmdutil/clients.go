@@ -22,8 +22,9 @@ type MemberClients struct {
 	a    members.Access
 	err  error
 
-	mu sync.Mutex
-	of map[*members.Federation]func(string) (members.Client, error)
+	mu  sync.Mutex
+	of  map[*members.Federation]func(string) (members.Client, error)
+	dns map[*members.Federation]func(string) (*DNSTarget, error)
 }
 
 // Tuning is what a command sets on the access of its members: the
@@ -48,19 +49,24 @@ func NewMemberClients(access func() (members.Access, error), newClient func(memb
 	if newClient == nil {
 		newClient = members.NewMemberClient
 	}
-	return &MemberClients{access: access, newClient: newClient, tuning: tuning, of: map[*members.Federation]func(string) (members.Client, error){}}
+	return &MemberClients{access: access, newClient: newClient, tuning: tuning,
+		of: map[*members.Federation]func(string) (members.Client, error){}, dns: map[*members.Federation]func(string) (*DNSTarget, error){}}
 }
 
 // TimedMemberClients are a run's clients with the command's time flags
-// and, at -v 4 and up (verbosity), counting the requests into the stats it
-// returns (nil below): apply's and delete's.
-func TimedMemberClients(access func() (members.Access, error), newClient func(members.Access, members.Member) (members.Client, error), times MemberTimeFlags, verbosity int) (*MemberClients, *members.RequestStats) {
+// and, at -v 4 and up (verbosity), counting the requests into their Stats:
+// apply's and delete's.
+func TimedMemberClients(access func() (members.Access, error), newClient func(members.Access, members.Member) (members.Client, error), times MemberTimeFlags, verbosity int) *MemberClients {
 	tuning := times.Tuning()
 	if verbosity >= TimingVerbosity {
 		tuning.Stats = &members.RequestStats{}
 	}
-	return NewMemberClients(access, newClient, tuning), tuning.Stats
+	return NewMemberClients(access, newClient, tuning)
 }
+
+// Stats are what the clients' requests counted; nil when they count
+// nothing (below -v 4).
+func (c *MemberClients) Stats() *members.RequestStats { return c.tuning.Stats }
 
 // Access is the run's access, tuned; an error when the kubeconfig cannot
 // be read.

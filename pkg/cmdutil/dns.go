@@ -139,24 +139,32 @@ func OpenDNS(fed *members.Federation, cluster string, clients *MemberClients) (*
 	return &DNSTarget{Cluster: cluster, Client: client}, nil
 }
 
-// DNSOpener opens DNS clusters (OpenDNS) of fed with the run's clients,
-// each once: a run that checks, writes and prunes a cluster reuses its
-// client, and what the client discovered.
-func DNSOpener(fed *members.Federation, clients *MemberClients) func(string) (*DNSTarget, error) {
+// DNS opens the DNS clusters of fed (OpenDNS) with the run's clients,
+// each once a run: the check of the recorded clusters, the write and the
+// stale records' removal share one target per cluster. The same opener at
+// every call with the same federation.
+func (c *MemberClients) DNS(fed *members.Federation) func(string) (*DNSTarget, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if open, ok := c.dns[fed]; ok {
+		return open
+	}
 	var mu sync.Mutex
 	opened := map[string]*DNSTarget{}
-	return func(cluster string) (*DNSTarget, error) {
+	open := func(cluster string) (*DNSTarget, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if t, ok := opened[cluster]; ok {
 			return t, nil
 		}
-		t, err := OpenDNS(fed, cluster, clients)
+		t, err := OpenDNS(fed, cluster, c)
 		if err == nil {
 			opened[cluster] = t
 		}
 		return t, err
 	}
+	c.dns[fed] = open
+	return open
 }
 
 // ComputeDNS reads the members through clients (in parallel, read-only,

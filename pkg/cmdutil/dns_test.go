@@ -102,10 +102,10 @@ func TestDNSClustersCheck(t *testing.T) {
 	assert.Empty(t, other.DNSContexts)
 }
 
-// TestDNSOpenerOpensEachClusterOnce: the run's checks, writes and prunes
-// share one client per DNS cluster (and what it discovered); a cluster
-// that cannot be opened is tried again.
-func TestDNSOpenerOpensEachClusterOnce(t *testing.T) {
+// TestDNSOpensEachClusterOnce: the run's checks, writes and prunes share
+// one client per DNS cluster (and what it discovered), through one opener
+// per federation; a cluster that cannot be opened is tried again.
+func TestDNSOpensEachClusterOnce(t *testing.T) {
 	t.Parallel()
 	fed := members.New()
 	require.NoError(t, fed.Put(members.Member{Name: "dns"}, false))
@@ -117,12 +117,13 @@ func TestDNSOpenerOpensEachClusterOnce(t *testing.T) {
 		}
 		return memberstest.New(endpointType), nil
 	}
-	open := DNSOpener(fed, NewMemberClients(func() (members.Access, error) { return members.Access{}, nil }, newClient, Tuning{}))
+	clients := NewMemberClients(func() (members.Access, error) { return members.Access{}, nil }, newClient, Tuning{})
+	open := clients.DNS(fed)
 	first, err := open("dns")
 	require.NoError(t, err)
-	again, err := open("dns")
+	again, err := clients.DNS(fed)("dns")
 	require.NoError(t, err)
-	assert.Same(t, first, again)
+	assert.Same(t, first, again, "the same opener for the run")
 	_, err = open("nosuch")
 	assert.ErrorContains(t, err, "cluster nosuch (DNS): context nosuch not found")
 	_, _ = open("nosuch")

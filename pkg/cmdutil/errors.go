@@ -103,8 +103,7 @@ const (
 )
 
 // ExitCodeOf is the exit code of the error a command returned, as
-// cmd.Main gives it, but for what only cmd tells: usage errors that cobra
-// raises itself, before any fedctl code runs, and a bug's panic.
+// cmd.Main gives it (a bug's panic, which only cmd.Main sees, aside).
 func ExitCodeOf(err error) int {
 	var exitErr *ExitError
 	var partial *PartialError
@@ -123,8 +122,23 @@ func ExitCodeOf(err error) int {
 		return ExitTimeout
 	case errors.Is(err, context.Canceled):
 		return ExitFailure
-	case errors.As(err, &flagErr):
+	case errors.As(err, &flagErr), cobraUsageError(err):
 		return ExitUsage
 	}
 	return ExitFailure
+}
+
+// usagePrefixes begin the messages of the usage errors cobra raises
+// itself, before any fedctl code runs (an unknown flag, a missing
+// argument), which reach ExitCodeOf unmarked.
+var usagePrefixes = []string{"unknown command", "unknown flag", "unknown shorthand flag", "required flag", "if any flags in the group", "accepts ", "requires at least", "invalid argument"}
+
+func cobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range usagePrefixes {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
