@@ -283,7 +283,7 @@ cluster3   True    %[1]s
 	assert.Less(t, took, 3*time.Second, "members are probed in parallel within --timeout")
 
 	r = execute(t, "get", "clusters", "cluster2", "-o", "yaml")
-	require.Equal(t, ExitPartial, r.code, "every output format exits 3: %s", r.errOut)
+	require.Equal(t, ExitError, r.code, "every output format exits non-zero, 1 when no member asked for is ready: %s", r.errOut)
 	assert.Equal(t, fmt.Sprintf(`apiVersion: fedctl.io/v1alpha1
 items:
 - labels:
@@ -328,6 +328,11 @@ kind: ClusterList
 	require.Equal(t, ExitPartial, r.code, r.errOut)
 	assert.Equal(t, "error: 1 of 2 member cluster(s) not ready: ghost (ConfigMalformed); --ignore-not-ready to exit 0 all the same\n", r.errOut)
 	assert.Equal(t, fmt.Sprintf("NAME       READY             VERSION\ncluster1   True              %s\nghost      ConfigMalformed   <none>\n", v), r.out)
+
+	// none ready: nothing could be reached, exit 1 as get TYPE and status
+	r = execute(t, "get", "clusters", "ghost")
+	require.Equal(t, ExitError, r.code, r.errOut)
+	assert.Equal(t, "error: 1 of 1 member cluster(s) not ready: ghost (ConfigMalformed); --ignore-not-ready to exit 0 all the same\n", r.errOut)
 }
 
 // TestBinary runs the built fedctl as a user does, for what only a real

@@ -569,7 +569,7 @@ func TestClusterAPIRotationAndDeletion(t *testing.T) {
 	// reports that member and does the others (exit 3).
 	w.deleteSecret(t, "r-1")
 	r = w.run(t, "get", "clusters", "r-1", "-o", "wide")
-	assert.Equal(t, cmd.ExitPartial, r.code)
+	assert.Equal(t, cmd.ExitError, r.code, "the one member asked for is not ready: %s", r.errOut)
 	assert.Contains(t, r.out, "cluster r-1: Secret capi-life/r-1-kubeconfig not found in management cluster mgmt: is the Cluster provisioned? kubectl --context mgmt -n capi-life get cluster r-1\n")
 	assert.Regexp(t, `\nr-1\s+ConfigMalformed\s+<none>\s+Provisioned\s`, r.out)
 	app = w.writeApp(t, "capi-life-app", "v3")
@@ -595,7 +595,7 @@ func TestClusterAPIRotationAndDeletion(t *testing.T) {
 	assert.Regexp(t, `\nr-3\s+False\s+<none>\s+Provisioned\s+capi:mgmt/capi-life/r-3\s+fleet=life\s+True\s+True\s+Cluster capi-life/r-3 is being deleted in management cluster mgmt \(deletionTimestamp set, phase Provisioned\); not probed\n`, r.out)
 
 	r = w.run(t, "get", "clusters", "r-2", "-o", "yaml")
-	assert.Equal(t, cmd.ExitPartial, r.code)
+	assert.Equal(t, cmd.ExitError, r.code, r.errOut)
 	assert.Contains(t, r.out, `  status:
     clusterAPI:
       apiVersion: cluster.x-k8s.io/v1beta1

@@ -127,7 +127,7 @@ func TestJoinFromClusterAPIV1beta2(t *testing.T) {
 	_, err = clusters.UpdateStatus(context.Background(), created, metav1.UpdateOptions{})
 	require.NoError(t, err)
 	r = w.run(t, "get", "clusters", "-o", "wide", "-v", "6")
-	assert.Equal(t, cmd.ExitPartial, r.code)
+	assert.Equal(t, cmd.ExitError, r.code, "its only member is not ready")
 	assert.Regexp(t, `\nweb-2\s+False\s+<none>\s+Failed\s.*Cluster `+ns+`/web-2 failed \(phase Failed\) in management cluster `+mgmtV1beta2+`; not probed: InvalidConfiguration: no capacity in eu-west-1\n`, r.out)
 	assert.Zero(t, requests(r.errOut, "web-2", ""), "a failed Cluster's member is not probed")
 }

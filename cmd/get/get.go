@@ -242,8 +242,10 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	return notReady(list)
 }
 
-// notReady is the exit status of "get clusters": an error that exits 3
-// naming the members that are not ready, nil when every one is.
+// notReady is the exit status of "get clusters": an error naming the
+// members that are not ready, which exits 3 when some are and 1 when none
+// is ready (as get TYPE and status exit when no member could be read); nil
+// when every one is.
 func notReady(list ClusterList) error {
 	var names []string
 	for _, c := range list.Items {
@@ -254,7 +256,11 @@ func notReady(list ClusterList) error {
 	if len(names) == 0 {
 		return nil
 	}
-	return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("%d of %d member cluster(s) not ready: %s; --ignore-not-ready to exit 0 all the same", len(names), len(list.Items), strings.Join(names, ", "))}
+	code := cmdutil.ExitPartial
+	if len(names) == len(list.Items) {
+		code = cmdutil.ExitFailure
+	}
+	return &cmdutil.ExitError{Code: code, Err: fmt.Errorf("%d of %d member cluster(s) not ready: %s; --ignore-not-ready to exit 0 all the same", len(names), len(list.Items), strings.Join(names, ", "))}
 }
 
 func (o *GetOptions) printClusters(list ClusterList) error {
