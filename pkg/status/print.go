@@ -46,7 +46,11 @@ func Table(r *Report) (*printers.ObjectTable, error) {
 		cond := o.Status.Conditions[0]
 		if len(o.Status.Clusters) == 0 {
 			msg := cond.Message
-			if msg == "" {
+			switch {
+			case msg != "":
+			case len(o.unread) > 0:
+				msg = fmt.Sprintf("placed only in member clusters not read (--cluster): %s", strings.Join(o.unread, ", "))
+			default:
 				msg = "placed in no member cluster"
 			}
 			cells := []any{kind, o.Metadata.Namespace, o.Metadata.Name, "", orOK(cond.Reason), "", "", ""}

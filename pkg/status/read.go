@@ -97,6 +97,14 @@ func Read(ctx context.Context, in Input) *Report {
 	}
 
 	report := &Report{}
+	for _, p := range res.Placed {
+		for _, c := range p.Clusters {
+			if !slices.Contains(clusters, c) {
+				obj := entry(p.Object)
+				obj.unread = append(obj.unread, c)
+			}
+		}
+	}
 	for i, name := range clusters {
 		mr := perCluster[i]
 		if mr.err != nil {

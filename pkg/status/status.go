@@ -105,6 +105,10 @@ type Object struct {
 	Kind       string       `json:"kind"`
 	Metadata   ObjectMeta   `json:"metadata"`
 	Status     ObjectStatus `json:"status"`
+
+	// unread are the members the object is placed in that were not read
+	// (--cluster left them out), for the table's message.
+	unread []string
 }
 
 // ObjectMeta names a federated object.

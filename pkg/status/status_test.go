@@ -302,6 +302,26 @@ spec:
 	testutil.AssertGolden(t, []byte(strings.ReplaceAll(table.String(), filepath.Dir(f2.res.Placed[0].Object.Pos.File())+"/", "")), "testdata/states-wide.golden")
 }
 
+// TestReadOnlySomeMembers: with --cluster, an object placed only in members
+// left out is not "placed in no member cluster": the table says where it
+// is placed and that those members were not read.
+func TestReadOnlySomeMembers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, strings.Replace(manifests, "clusters: [{name: eu-1}, {name: us-1}]", "clusters: [{name: us-1}]", 1))
+	in := f.input()
+	in.Clusters = []string{"eu-1"}
+	r := Read(context.Background(), in)
+	var table bytes.Buffer
+	tab, err := Table(r)
+	require.NoError(t, err)
+	require.NoError(t, tab.Write(&table, printers.TableOptions{Wide: true}))
+	assert.Regexp(t, `Deployment\s+shop\s+web\s+<none>\s+OK\s+.*placed only in member clusters not read \(--cluster\): us-1\n`, table.String())
+	assert.NotContains(t, table.String(), "placed in no member cluster")
+	for _, o := range r.Items {
+		assert.Empty(t, o.Status.Conditions[0].Message, "the condition is KubeFed's: %s", o.Ref())
+	}
+}
+
 // getRefused is a member that lists, and then refuses every GET: it went
 // away halfway through the read.
 type getRefused struct{ *memberstest.Fake }
