@@ -217,13 +217,15 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		case len(pm.Considered) == 0:
 			s.info.Skipped = "no clusters to plan for: KubeFed's scheduler does nothing, and the object is placed by its own placement"
 			continue
-		case len(pm.Clusters) == 0 && pm.Kept != nil:
-			s.info.Skipped = "no clusters to plan for: the replicas are kept as they run (" + render.PlanText(pm.Kept) + "), as KubeFed's scheduler leaves the object as it is"
-			s.plan, s.info.Plan = pm.Kept, replicas(pm.Kept)
-			s.eff, s.origins = withPlan(target, pm.Kept)
-			continue
 		case len(pm.Clusters) == 0:
-			s.info.Skipped = "no clusters to plan for (" + pm.NoMemberWhy(members, live) + "): KubeFed's scheduler leaves the object as it is"
+			// considered, and none of them left to plan over: render's
+			// warning says why
+			s.info.Considered = slices.Clone(pm.Considered)
+			s.info.Skipped = pm.NoMemberText(target, members, live)
+			if pm.Kept != nil {
+				s.plan, s.info.Plan = pm.Kept, replicas(pm.Kept)
+				s.eff, s.origins = withPlan(target, pm.Kept)
+			}
 			continue
 		}
 		clusters := pm.Clusters

@@ -409,9 +409,21 @@ spec: {targetKind: FederatedDeployment, totalReplicas: 6}
 	members[2].Cordoned = true
 	rep, err = explain.Build(explain.Input{Set: set, Types: typeconfig.Builtin(), Members: members})
 	require.NoError(t, err)
+	s = nil
 	for _, o := range rep.Objects {
 		if o.Scheduling != nil {
-			assert.Equal(t, "no clusters to plan for (every member it considers is cordoned or did not answer, or migrates it to one that cannot take a share: a (migrated to b, cordoned)): KubeFed's scheduler leaves the object as it is", o.Scheduling.Skipped)
+			s = o.Scheduling
 		}
 	}
+	require.NotNil(t, s)
+	// render's warning, word for word, and the members it considered
+	assert.Equal(t, "no member to plan over (every member it considers is cordoned or did not answer, or migrates it to one that cannot take a share: a (migrated to b, cordoned)): FederatedDeployment shop/web is rendered from its own placement and template", s.Skipped)
+	assert.Equal(t, []string{"a", "b", "c"}, s.Considered)
+	text.Reset()
+	require.NoError(t, explain.Text(&text, rep, plain.ColorScheme()))
+	assert.Contains(t, text.String(), "clusters considered: a, b, c, none of them left to plan over\n")
+	assert.NotContains(t, text.String(), "every member: (none)")
+	out := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members})
+	require.Len(t, out.Warnings, 1)
+	assert.Contains(t, out.Warnings[0].Error(), s.Skipped)
 }

@@ -185,6 +185,8 @@ func (p *textPrinter) scheduling(s *Scheduling) {
 		if s.Selector != nil {
 			p.selection(2, "clusters considered (intersectWithClusterSelector: the target's clusterSelector only)", *s.Selector)
 		}
+	} else if s.Skipped != "" && len(s.Considered) > 0 {
+		p.line(2, "clusters considered: %s, none of them left to plan over", list(s.Considered))
 	} else if s.Live != nil && len(s.Live.NotAnswering) > 0 && !s.Live.KeepShares {
 		p.line(2, "clusters considered: the members that answered: %s (%s did not: KubeFed plans over ready clusters)", list(s.Considered), strings.Join(s.Live.NotAnswering, ", "))
 	} else {

@@ -44,13 +44,10 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			// that selects no member: nowhere)
 			continue
 		case len(pm.Clusters) == 0:
-			why := pm.NoMemberWhy(in.Members, in.Live)
 			if pm.Kept != nil {
 				out[target], _ = WithPlan(target, pm.Kept)
-				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (%s): the replicas are kept as they run (%s)", why, PlanText(pm.Kept)))
-			} else {
-				res.Warnings = append(res.Warnings, rsp.Errorf("", "no member to plan over (%s): %s is rendered from its own placement and template", why, target.ID()))
 			}
+			res.Warnings = append(res.Warnings, rsp.Errorf("", "%s", pm.NoMemberText(target, in.Members, in.Live)))
 			continue
 		}
 		if pm.Stranded != nil {
@@ -94,14 +91,18 @@ func (pm MemberPlanning) StrandedText(members []placement.Cluster, live *Live) s
 	return strings.Join(parts, ", ")
 }
 
-// NoMemberWhy says why Clusters is empty while Considered is not, for
-// render's warning and explain's report alike.
-func (pm MemberPlanning) NoMemberWhy(members []placement.Cluster, live *Live) string {
+// NoMemberText says, when Clusters is empty while Considered is not, why
+// and what becomes of target, in the words of render's warning and of
+// explain's report alike.
+func (pm MemberPlanning) NoMemberText(target *federation.Object, members []placement.Cluster, live *Live) string {
 	why := "every member it considers is cordoned or did not answer"
 	if pm.Stranded != nil {
 		why += ", or migrates it to one that cannot take a share: " + pm.StrandedText(members, live)
 	}
-	return why
+	if pm.Kept != nil {
+		return fmt.Sprintf("no member to plan over (%s): the replicas are kept as they run (%s)", why, PlanText(pm.Kept))
+	}
+	return fmt.Sprintf("no member to plan over (%s): %s is rendered from its own placement and template", why, target.ID())
 }
 
 // MemberPlanning is what a replica plan of one RSP considers, as schedule
