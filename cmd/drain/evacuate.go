@@ -51,7 +51,12 @@ type evacuation struct {
 	Federation *members.Federation
 	Live       cmdutil.LiveFunc
 	// Before and After are the input rendered with the federation as it
-	// was and as Next.
+	// was and as Next, from the manifests alone, as render plans: what is
+	// applied. Not from what runs, as apply plans: under rebalance: false
+	// KubeFed's planner keeps replicas where they run, so a migration
+	// undone would move nothing back, and drain would leave a share
+	// where the manifests' weights put none. What fits is the
+	// evacuation's own capacity check (readFree), not the planner's.
 	Before, After *cmdutil.Rendered
 	// Selected says which federated objects move: their pins block, and
 	// the wait is for them.
