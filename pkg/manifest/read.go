@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf16"
-
-	yamlv3 "go.yaml.in/yaml/v3"
 )
 
 // Stdin is the file name of the documents read from standard input ("-f
@@ -307,46 +305,4 @@ func blank(doc []byte) bool {
 		}
 	}
 	return true
-}
-
-// expandList turns a "kind: List" document (what kubectl get -o yaml prints
-// for several objects) into one document per item, each starting at the
-// item's line. Any other document is returned as it is.
-func expandList(d Document) ([]Document, error) {
-	if !bytes.Contains(d.Data, []byte("List")) { // cheap pre-check: most documents are not lists
-		return []Document{d}, nil
-	}
-	var root yamlv3.Node
-	if err := yamlv3.Unmarshal(d.Data, &root); err != nil || len(root.Content) == 0 {
-		return []Document{d}, nil // DecodeStrict reports syntax errors with their line
-	}
-	top := root.Content[0]
-	if top.Kind != yamlv3.MappingNode {
-		return []Document{d}, nil
-	}
-	var kind string
-	var items *yamlv3.Node
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		switch top.Content[i].Value {
-		case "kind":
-			kind = top.Content[i+1].Value
-		case "items":
-			items = top.Content[i+1]
-		}
-	}
-	if kind != "List" || items == nil {
-		return []Document{d}, nil
-	}
-	if items.Kind != yamlv3.SequenceNode {
-		return nil, &Error{File: d.File, Line: d.Line + items.Line - 1, Field: "items", Err: errors.New("must be a list")}
-	}
-	out := make([]Document, 0, len(items.Content))
-	for _, item := range items.Content {
-		data, err := yamlv3.Marshal(item)
-		if err != nil {
-			return nil, &Error{File: d.File, Line: d.Line + item.Line - 1, Err: err}
-		}
-		out = append(out, Document{File: d.File, Line: d.Line + item.Line - 1, Data: data})
-	}
-	return out, nil
 }
