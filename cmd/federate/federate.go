@@ -34,6 +34,8 @@ type FederateOptions struct {
 
 	Filenames []string
 	Recursive bool
+	// Kustomize is -k DIR: the kustomization's output, instead of -f.
+	Kustomize string
 	Output    string
 	// To is the API to write: "kubefed" (Federated<Kind>) or "karmada"
 	// (plain manifests plus Karmada policies).
@@ -59,7 +61,7 @@ const DefaultTimeout = 30 * time.Second
 func NewCmdFederate(f *cmdutil.Factory, runF func(*FederateOptions) error) *cobra.Command {
 	opts := &FederateOptions{IO: f.IOStreams, Federation: f.Federation, Access: f.Access}
 	cmd := &cobra.Command{
-		Use:   "federate (-f FILENAME | TYPE NAME [-n NAMESPACE] [--cluster NAME] [--contents])",
+		Use:   "federate (-f FILENAME | -k DIR | TYPE NAME [-n NAMESPACE] [--cluster NAME] [--contents])",
 		Short: "Turn plain manifests or live objects into federated objects",
 		Long: `Turn Kubernetes objects into the KubeFed federated objects that propagate them
 to every member, as kubefedctl federate does. The template keeps the object
@@ -68,7 +70,7 @@ cluster assigns are dropped (a Service's clusterIP, clusterIPs and nodePorts,
 a ServiceAccount's secrets, a Namespace's finalizers). Placement selects every
 member (clusterSelector: {matchLabels: {}}); edit it to taste.
 
-With -f, manifests are converted offline. With TYPE NAME, the object is read
+With -f (or -k, a kustomization's output), manifests are converted offline. With TYPE NAME, the object is read
 from a member cluster (--cluster, default the first member); for a namespace,
 --contents also federates every namespaced object in it.
 
@@ -85,6 +87,9 @@ would differ is listed on stderr, and the exit code is then 3.`,
 		Example: `  # Convert plain manifests
   fedctl federate -f deploy.yaml > federated.yaml
 
+  # Convert what a kustomization builds
+  fedctl federate -k overlays/prod > federated.yaml
+
   # Federate a live Deployment from member eu-1
   fedctl federate deployments web -n shop --cluster eu-1
 
@@ -95,10 +100,12 @@ would differ is listed on stderr, and the exit code is then 3.`,
   fedctl federate -f manifests/ --to karmada > karmada.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
-			case len(opts.Filenames) > 0 && len(args) > 0:
-				return cmdutil.FlagErrorf("give either -f or TYPE NAME, not both")
-			case len(opts.Filenames) == 0 && len(args) != 2:
-				return cmdutil.FlagErrorf("%q needs -f FILENAME or TYPE NAME", cmd.CommandPath())
+			case len(opts.Filenames) > 0 && opts.Kustomize != "":
+				return cmdutil.FlagErrorf("-f and -k cannot be used together")
+			case opts.offline() && len(args) > 0:
+				return cmdutil.FlagErrorf("give either -f (or -k) or TYPE NAME, not both")
+			case !opts.offline() && len(args) != 2:
+				return cmdutil.FlagErrorf("%q needs -f FILENAME, -k DIR or TYPE NAME", cmd.CommandPath())
 			}
 			return nil
 		},
@@ -109,8 +116,8 @@ would differ is listed on stderr, and the exit code is then 3.`,
 			if opts.Output != "yaml" && opts.Output != "json" {
 				return cmdutil.FlagErrorf("--output must be yaml or json, got %q", opts.Output)
 			}
-			if opts.Contents && len(opts.Filenames) > 0 {
-				return cmdutil.FlagErrorf("--contents needs TYPE NAME of a namespace, not -f")
+			if opts.Contents && opts.offline() {
+				return cmdutil.FlagErrorf("--contents needs TYPE NAME of a namespace, not -f or -k")
 			}
 			if opts.To != "kubefed" && opts.To != "karmada" {
 				return cmdutil.FlagErrorf("--to must be kubefed or karmada, got %q", opts.To)
@@ -118,8 +125,8 @@ would differ is listed on stderr, and the exit code is then 3.`,
 			if opts.Timeout <= 0 {
 				return cmdutil.FlagErrorf("--timeout must be positive, got %s", opts.Timeout)
 			}
-			if opts.To == "karmada" && len(opts.Filenames) == 0 {
-				return cmdutil.FlagErrorf("--to karmada converts manifests: give -f FILENAME")
+			if opts.To == "karmada" && !opts.offline() {
+				return cmdutil.FlagErrorf("--to karmada converts manifests: give -f FILENAME or -k DIR")
 			}
 			if runF != nil {
 				return runF(opts)
@@ -127,13 +134,15 @@ would differ is listed on stderr, and the exit code is then 3.`,
 			if opts.To == "karmada" {
 				return opts.runToKarmada(cmd)
 			}
-			if len(opts.Filenames) > 0 {
+			if opts.offline() {
 				return opts.runOffline(cmd.Context())
 			}
 			return opts.runLive(cmd)
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmd.Flags().StringVarP(&opts.Kustomize, "kustomize", "k", "", "Build the kustomization in this directory and federate its output instead of -f")
+	_ = cmd.MarkFlagDirname("kustomize")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "yaml", "Output format: yaml or json")
 	cmd.Flags().StringVar(&opts.To, "to", "kubefed", "API to write: kubefed (Federated<Kind> from plain objects) or karmada (plain manifests plus Karmada policies from federated input)")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "", "Namespace of the live object (default: the context's namespace, else default)")
@@ -144,14 +153,20 @@ would differ is listed on stderr, and the exit code is then 3.`,
 	return cmd
 }
 
+// offline says the input is manifests (-f or -k), not a live TYPE NAME.
+func (o *FederateOptions) offline() bool { return len(o.Filenames) > 0 || o.Kustomize != "" }
+
 func (o *FederateOptions) runOffline(ctx context.Context) error {
-	docs, err := input.Read(ctx, input.Options{Filenames: o.Filenames, Recursive: o.Recursive, Stdin: o.IO.In})
+	docs, err := input.Read(ctx, input.Options{Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Stdin: o.IO.In, Warnings: o.IO.ErrOut})
 	if err != nil {
 		return err
 	}
 	if len(docs) == 0 {
 		// nothing to federate is no success: a mistyped path, an empty
 		// directory or stdin
+		if o.Kustomize != "" {
+			return fmt.Errorf("-k %s builds no objects to federate; check the kustomization's resources", o.Kustomize)
+		}
 		return fmt.Errorf("-f %s holds no objects to federate; check the -f path", strings.Join(o.Filenames, " -f "))
 	}
 	file, err := o.Federation()

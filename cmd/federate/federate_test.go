@@ -57,11 +57,36 @@ func TestFederateOfflineErrors(t *testing.T) {
 	require.ErrorContains(t, err, "holds no objects to federate")
 
 	_, _, err = runOffline(t, "", "-f", "x.yaml", "deployments", "web")
-	require.EqualError(t, err, "give either -f or TYPE NAME, not both")
+	require.EqualError(t, err, "give either -f (or -k) or TYPE NAME, not both")
 	_, _, err = runOffline(t, "", "deployments")
-	require.EqualError(t, err, `"federate" needs -f FILENAME or TYPE NAME`)
+	require.EqualError(t, err, `"federate" needs -f FILENAME, -k DIR or TYPE NAME`)
 	_, _, err = runOffline(t, "", "-f", "x.yaml", "--contents")
-	require.EqualError(t, err, "--contents needs TYPE NAME of a namespace, not -f")
+	require.EqualError(t, err, "--contents needs TYPE NAME of a namespace, not -f or -k")
+	_, _, err = runOffline(t, "", "-f", "x.yaml", "-k", "dir")
+	require.EqualError(t, err, "-f and -k cannot be used together")
+}
+
+// TestFederateKustomize: -k federates a kustomization's output, as render's
+// error for a plain object in it says to; what kustomize changed (the
+// namespace, a prefix) is in the template, and a build that makes nothing
+// is an error naming the directory.
+func TestFederateKustomize(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, content string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600))
+	}
+	write("kustomization.yaml", "namespace: shop\nnamePrefix: prod-\nresources: [cm.yaml]\n")
+	write("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {k: v}\n")
+	out, _, err := runOffline(t, "", "-k", dir)
+	require.NoError(t, err)
+	assert.Contains(t, out, "kind: FederatedConfigMap")
+	assert.Contains(t, out, "name: prod-settings")
+	assert.Contains(t, out, "namespace: shop")
+
+	write("kustomization.yaml", "resources: []\n")
+	_, _, err = runOffline(t, "", "-k", dir)
+	require.EqualError(t, err, "-k "+dir+" builds no objects to federate; check the kustomization's resources")
 }
 
 // TestFederateDropsFedctlMarkers: an object fedctl propagated keeps its own

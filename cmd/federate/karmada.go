@@ -16,7 +16,7 @@ const ExitApproximated = convert.ExitApproximated
 // back and compared (exit code 3 when anything differs). -o json prints
 // convert's report, the documents among its items.
 func (o *FederateOptions) runToKarmada(cmd *cobra.Command) error {
-	c := &convert.ConvertOptions{IO: o.IO, Federation: o.Federation, Access: o.Access, Filenames: o.Filenames, Recursive: o.Recursive,
+	c := &convert.ConvertOptions{IO: o.IO, Federation: o.Federation, Access: o.Access, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize,
 		Namespace: "default", To: "karmada", Output: o.Output, Verify: true}
 	return c.Run(cmd.Context())
 }

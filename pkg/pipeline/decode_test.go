@@ -108,7 +108,7 @@ func TestDecodeKustomizeOutputHint(t *testing.T) {
 	docs[0].Kustomization = "overlays/prod"
 	_, err := Decode(docs, typeconfig.Builtin(), "default", nil)
 	assert.Equal(t, []string{
-		`overlays/prod (kustomize output of base/cm.yaml):1: ConfigMap plain: is not a federated object; convert the kustomization's output with "kubectl kustomize overlays/prod | fedctl federate -f -"`,
+		`overlays/prod (kustomize output of base/cm.yaml):1: ConfigMap plain: is not a federated object; convert the kustomization's output with "fedctl federate -k overlays/prod"`,
 	}, errLines(err))
 }
 

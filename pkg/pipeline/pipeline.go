@@ -164,7 +164,7 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 		case doc.Head.APIVersion == "":
 			errs = append(errs, doc.Errorf("apiVersion", "is missing; federated objects are in %s/%s", federation.TypesGroup, federation.TypesVersion))
 		case doc.Kustomization != "":
-			errs = append(errs, doc.Errorf("", "is not a federated object; convert the kustomization's output with \"kubectl kustomize %s | fedctl federate -f -\"", doc.Kustomization))
+			errs = append(errs, doc.Errorf("", "is not a federated object; convert the kustomization's output with \"fedctl federate -k %s\"", doc.Kustomization))
 		default:
 			path := doc.File
 			if path == manifest.Stdin {
