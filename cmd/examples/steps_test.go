@@ -283,6 +283,15 @@ var steps = []step{
 		assert.Contains(t, f, "image: registry.example.com/shop/api:1.0")
 		assert.NotContains(t, f, "status:", "the template drops status")
 	}},
+	{name: "plain/, a kustomization of deploy.yaml with a name prefix", setup: func(t *testing.T, w *workspace) {
+		write(t, filepath.Join(w.dir, "plain", "deploy.yaml"), plainDeployment)
+		write(t, filepath.Join(w.dir, "plain", "kustomization.yaml"), "namePrefix: prod-\nresources: [deploy.yaml]\n")
+	}},
+	{line: "fedctl federate -k plain/ > federated.yaml", check: func(t *testing.T, w *workspace, r result) {
+		assert.Empty(t, r.out)
+		f := read(t, filepath.Join(w.dir, "federated.yaml"))
+		assert.Contains(t, f, "kind: FederatedDeployment\nmetadata:\n  name: prod-api\n  namespace: shop\n")
+	}},
 	{line: "fedctl federate deployments web -n shop --cluster eu-1", check: func(t *testing.T, _ *workspace, r result) {
 		assert.Contains(t, r.out, "kind: FederatedDeployment\nmetadata:\n  name: web\n  namespace: shop\n")
 		assert.Contains(t, r.out, "replicas: 2", "eu-1's Deployment")

@@ -87,8 +87,8 @@ would differ is listed on stderr, and the exit code is then 3.`,
 		Example: `  # Convert plain manifests
   fedctl federate -f deploy.yaml > federated.yaml
 
-  # Convert what a kustomization builds
-  fedctl federate -k overlays/prod > federated.yaml
+  # Convert what a kustomization of plain manifests builds
+  fedctl federate -k plain/ > federated.yaml
 
   # Federate a live Deployment from member eu-1
   fedctl federate deployments web -n shop --cluster eu-1
