@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	yamlv3 "go.yaml.in/yaml/v3"
@@ -32,23 +33,29 @@ func expandList(d Document) ([]Document, error) {
 	}
 	var kind string
 	var items *yamlv3.Node
-	end := 0 // the first line after items: the next key of the list, if any
+	itemsLine := 0 // of the items key
+	end := 0       // the first line after items: the next key of the list, if any
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		switch k := top.Content[i]; k.Value {
 		case "kind":
 			kind = top.Content[i+1].Value
 		case "items":
-			items = top.Content[i+1]
+			items, itemsLine = top.Content[i+1], k.Line
 		}
 	}
 	if !strings.HasSuffix(kind, "List") || items == nil {
 		return []Document{d}, nil
 	}
 	if items.Kind != yamlv3.SequenceNode {
-		return nil, &Error{File: d.File, Line: d.Line + items.Line - 1, Field: "items", Err: errors.New("must be a list")}
+		return nil, &Error{File: d.File, Line: d.Line + itemsLine - 1, Field: "items", Err: errors.New("must be a list")}
 	}
 	if len(items.Content) == 0 {
 		return nil, nil
+	}
+	if !boundedAliases(items) {
+		// followed, they would never end, or end a billion nodes later
+		return nil, &Error{File: d.File, Line: d.Line + itemsLine - 1, Field: "items",
+			Err: fmt.Errorf("an anchor holds an alias of itself, or aliases stand for more than %d times the nodes written; write the items out", maxExpansion)}
 	}
 	last := items.Content[len(items.Content)-1].Line
 	for i := 0; i < len(top.Content); i += 2 {
@@ -177,8 +184,52 @@ func selfContained(item *yamlv3.Node) bool {
 	return true
 }
 
+// maxExpansion bounds the nodes a list's items stand for once their
+// aliases are followed, against the nodes written: kubectl's own reader
+// (yaml.v3) refuses far less.
+const maxExpansion = 10
+
+// boundedAliases says whether following n's aliases ends, and stands for
+// no more than maxExpansion times n's own nodes (at least 10,000): what
+// resolved and sameNode walk.
+func boundedAliases(n *yamlv3.Node) bool {
+	size := map[*yamlv3.Node]int{}
+	visiting := map[*yamlv3.Node]bool{}
+	written := 0
+	const unbounded = -1
+	var walk func(*yamlv3.Node) int
+	walk = func(n *yamlv3.Node) int {
+		if s, ok := size[n]; ok {
+			return s
+		}
+		if visiting[n] {
+			return unbounded // an anchor that holds itself
+		}
+		visiting[n] = true
+		defer delete(visiting, n)
+		written++
+		s := 1
+		children := n.Content
+		if n.Kind == yamlv3.AliasNode && n.Alias != nil {
+			children = []*yamlv3.Node{n.Alias}
+		}
+		for _, c := range children {
+			cs := walk(c)
+			if cs == unbounded || s+cs > 1<<30 {
+				return unbounded
+			}
+			s += cs
+		}
+		size[n] = s
+		return s
+	}
+	total := walk(n)
+	return total != unbounded && total <= max(10_000, maxExpansion*written)
+}
+
 // resolved is n with every alias replaced by a copy of what it names, so
-// that it can be written out alone.
+// that it can be written out alone (boundedAliases has checked that this
+// ends, and how far).
 func resolved(n *yamlv3.Node) *yamlv3.Node {
 	if n.Kind == yamlv3.AliasNode && n.Alias != nil {
 		return resolved(n.Alias)
@@ -206,20 +257,19 @@ func jsonItems(data []byte, want int) [][2]int {
 		return nil
 	}
 	var spans [][2]int
-	found := false
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
 			return nil
 		}
-		if key != "items" || found {
+		if key != "items" {
 			var skip json.RawMessage
 			if dec.Decode(&skip) != nil {
 				return nil
 			}
 			continue
 		}
-		found = true
+		spans = spans[:0] // the last items key counts, as for the YAML reader
 		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 			return nil
 		}

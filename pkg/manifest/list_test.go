@@ -86,7 +86,7 @@ func TestListItemsKeepTheirLines(t *testing.T) {
 	require.Len(t, docs, 2)
 	assert.Equal(t, 5, docs[1].Line)
 	var b struct {
-		Labels map[string]string `json:"labels"`
+		Labels map[string]string `yaml:"labels"`
 	}
 	_, err = DecodeStrict(docs[1], &struct {
 		Kind   string            `json:"kind"`
@@ -105,6 +105,8 @@ func FuzzExpandList(f *testing.F) {
 	f.Add([]byte(`{"kind": "List", "items": [{"kind": "A"}, {"kind": "B", "n": [1, 2]}]}`))
 	f.Add([]byte("kind: XList\nitems: [{a: 1}, {b: &x 2, c: *x}]\n"))
 	f.Add([]byte("kind: List\nitems:\n- &a {k: 1}\n- k: *a\n- !!map {k: 2}\n"))
+	f.Add([]byte("kind: List\nitems:\n- &a {k: *a}\n"))
+	f.Add([]byte("kind: List\nitems:\n- k: &a [*a]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		docs, err := expandList(Document{File: "f", Line: 1, Data: data})
 		if err != nil || len(docs) == 1 && string(docs[0].Data) == string(data) {
@@ -139,4 +141,37 @@ func FuzzExpandList(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestListWithRunawayAliases: an anchor that holds itself, or aliases that
+// multiply, are an error at the items instead of being followed for ever
+// (a stack overflow, which no recover catches) or a billion times.
+func TestListWithRunawayAliases(t *testing.T) {
+	t.Parallel()
+	laughs := "kind: List\nitems:\n- a: &a [x, x, x, x, x, x, x, x, x]\n  b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n  c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n  d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n  e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n  f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n- g: [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
+	for name, in := range map[string]string{
+		"an anchor holding itself":           "kind: List\nitems:\n- &a {k: *a}\n",
+		"an anchor holding itself, inside":   "kind: List\nitems:\n- k: &a [*a]\n",
+		"aliases that multiply across items": laughs,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := expandList(Document{File: "f", Line: 1, Data: []byte(in)})
+			require.ErrorContains(t, err, "f:2: items: an anchor holds an alias of itself, or aliases stand for more than 10 times the nodes written")
+		})
+	}
+	// aliases within bounds are followed
+	docs, err := expandList(Document{File: "f", Line: 1, Data: []byte("kind: List\nitems:\n- a: &a [1, 2]\n- b: [*a, *a]\n")})
+	require.NoError(t, err)
+	require.Len(t, docs, 2)
+	assert.Contains(t, string(docs[1].Data), "1")
+}
+
+// TestJSONListWithTwoItemsKeys: the last items key is the list, for the
+// cut as for the parse.
+func TestJSONListWithTwoItemsKeys(t *testing.T) {
+	t.Parallel()
+	docs, err := expandList(Document{File: "f", Line: 1, Data: []byte(`{"kind": "List", "items": [{"kind": "First"}], "items": [{"kind": "Last"}]}`)})
+	require.NoError(t, err)
+	require.Len(t, docs, 1)
+	assert.Equal(t, `{"kind": "Last"}`, string(docs[0].Data))
 }

@@ -24,8 +24,8 @@ var Extensions = []string{".yaml", ".yml", ".json"}
 
 // Read returns the documents of every path: a file, a directory (its
 // manifest files in lexical order; subdirectories too when recursive) or "-"
-// for stdin. Empty documents are skipped, and a v1 List is expanded into its
-// items. Every file that cannot be read or split is reported, all at once.
+// for stdin. Empty documents are skipped, and a List (any kind ending in
+// List, with items) is expanded into its items. Every file that cannot be read or split is reported, all at once.
 // A URL is an error: ReadFetching reads them.
 func Read(paths []string, recursive bool, stdin io.Reader) ([]Document, error) {
 	return ReadFetching(paths, recursive, stdin, nil)
@@ -206,7 +206,7 @@ func utf8Text(data []byte) ([]byte, error) {
 // each starts on; what follows "---" on its line ("--- {kind: ...}")
 // starts the next document. A stream of JSON objects is cut into one
 // document per object, as kubectl reads it. Documents with nothing but
-// comments and blank lines are dropped; v1 Lists are expanded.
+// comments and blank lines are dropped; Lists are expanded (expandList).
 func Split(file string, data []byte) ([]Document, error) {
 	var docs []Document
 	start, line := 0, 1
