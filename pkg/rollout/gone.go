@@ -123,6 +123,13 @@ func (r *runner) stillThere(ctx context.Context, cluster string, objs []propagat
 	}
 	var there []propagate.ObjectResult
 	var lastErr error
+	// Each poll starts where the last one stopped, so that a group that
+	// fails every time (one type's API behind a webhook that answers 500)
+	// does not keep the member's other groups from ever being read.
+	r.mu.Lock()
+	start := r.firstGroup[cluster] % len(order)
+	r.mu.Unlock()
+	order = slices.Concat(order[start:], order[:start])
 	for i, k := range order {
 		held, err := r.read(ctx, client, byGroup[k])
 		var notServed *members.NotServedError
@@ -130,10 +137,17 @@ func (r *runner) stillThere(ctx context.Context, cluster string, objs []propagat
 		case errors.As(err, &notServed): // its type went too
 		case errors.As(err, new(*notAnsweringError)):
 			// the member did not answer: the other groups would only
-			// wait out a request's time each; all stay there
+			// wait out a request's time each; all stay there, and the
+			// next poll starts with the group after this one
 			for _, rest := range order[i:] {
 				there = append(there, byGroup[rest]...)
 			}
+			r.mu.Lock()
+			if r.firstGroup == nil {
+				r.firstGroup = map[string]int{}
+			}
+			r.firstGroup[cluster] = start + i + 1
+			r.mu.Unlock()
 			return there, err
 		case err != nil:
 			there, lastErr = append(there, byGroup[k]...), err
@@ -195,7 +209,8 @@ func countLeft(left map[string][]propagate.ObjectResult) int {
 }
 
 // notAnsweringError is a read the member did not answer (it timed out, was
-// refused, or the network failed), not one it answered with an error.
+// refused, the network failed, or it answered 429 or 5xx for most of the
+// request's time), not one it answered with an error of this read's own.
 type notAnsweringError struct{ err error }
 
 func (e *notAnsweringError) Error() string { return e.err.Error() }
@@ -204,12 +219,14 @@ func (e *notAnsweringError) Unwrap() error { return e.err }
 // requestError is members.RequestErrorIn, marked notAnsweringError when
 // the member did not answer: no answer at all, or none but transient
 // errors (429, 5xx), which the run's clients (members.Retrying) retry for
-// as long as the request's time allows before they return one. A member
+// as long as the request's time allows before they return one: a member
 // that answers 503 to everything costs that time at every read, as one
-// that is silent does.
+// that is silent does. One type whose API group cannot be discovered (an
+// aggregated API that is down) says nothing of the member's other types.
 func requestError(ctx context.Context, err error) error {
 	e := members.RequestErrorIn(ctx, err)
-	if unanswered(err) || members.Transient(err) {
+	var group *members.GroupDiscoveryError
+	if unanswered(err) || members.Transient(err) && !errors.As(err, &group) {
 		return &notAnsweringError{e}
 	}
 	return e

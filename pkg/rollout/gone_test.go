@@ -126,10 +126,26 @@ func TestWaitGoneListsPerType(t *testing.T) {
 	assert.Len(t, there, len(objs), "everything stays there")
 	assert.NotContains(t, f.Calls(), "GET configmaps lone", "not read after the member did not answer")
 
-	// nor does one that answers only 503, which the client retries until
-	// the request's time has run out
+	// one group that fails every time (a webhook that answers 500 to
+	// its type's LIST) does not keep the others from ever being read:
+	// the next poll starts with the group after it
+	f.ListErr = func(string) error { return apierrors.NewInternalError(errors.New("conversion webhook failed")) }
+	f.ClearCalls()
+	r.firstGroup = nil // the poll above left off after the LIST
+	_, err = r.stillThere(context.Background(), "m", objs)
+	require.ErrorContains(t, err, "conversion webhook failed")
+	assert.NotContains(t, f.Calls(), "GET configmaps lone", "the first poll stops at the group that failed")
+	f.ClearCalls()
+	there, err = r.stillThere(context.Background(), "m", objs)
+	require.ErrorContains(t, err, "conversion webhook failed")
+	assert.Equal(t, "GET configmaps lone", f.Calls()[0], "the next poll starts with the group after it")
+	assert.Len(t, there, len(objs)-1, "lone, read with its GET, is gone")
+
+	// one that answers only 503, which the client retries until the
+	// request's time has run out, is not asked again
 	f.ListErr = func(string) error { return apierrors.NewServiceUnavailable("etcd is down") }
 	f.ClearCalls()
+	r.firstGroup = nil // start with the LIST again
 	r.in.RequestTimeout = 150 * time.Millisecond
 	r.in.Clients = func(string) (members.Client, error) { return members.Retrying(f), nil }
 	there, err = r.stillThere(context.Background(), "m", objs)

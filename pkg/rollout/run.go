@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fedctl/fedctl/pkg/iostreams"
@@ -176,6 +177,11 @@ type runner struct {
 	in  Input
 	out io.Writer
 	cs  *iostreams.ColorScheme
+
+	// firstGroup is, per member, where waitGone's next read of what is
+	// still there starts (stillThere).
+	mu         sync.Mutex
+	firstGroup map[string]int
 }
 
 // waveTimeoutError is the cause of a wave's context when its timeout ends
@@ -353,7 +359,7 @@ func (r *runner) check(ctx context.Context, res *WaveResult) {
 func (r *runner) checkGone(ctx, wctx context.Context, res *WaveResult) {
 	if r.in.CheckGone == nil {
 		// nothing can show the wave is gone: it is not taken as gone
-		res.State, res.Message = Failed, "before --from-wave: cannot be read (no CheckGone); start from an earlier wave"
+		res.State, res.Message = Failed, "before --from-wave: this command cannot read a delete wave; start from an earlier wave"
 		res.FailedClusters = slices.Clone(res.Clusters)
 		return
 	}
