@@ -66,8 +66,8 @@ get clusters: READY follows KubeFed's cluster health check: True when
 cluster does not answer within --timeout (reason ClusterNotReachable), and
 ConfigMalformed when the member's kubeconfig context cannot be used. When any
 member is not ready (any READY but True) the exit code is 3, after the table,
-so that a pipeline stops on an unhealthy federation; --ignore-not-ready keeps
-it 0. -o name probes nothing and exits 0.
+and 1 when none of them is ready, so that a pipeline stops on an unhealthy
+federation; --ignore-not-ready keeps it 0. -o name probes nothing and exits 0.
 
 Members from Cluster API (join --from-capi) have their Cluster read from the
 management cluster first: PHASE is its status.phase, and -o wide adds its

@@ -210,7 +210,9 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		var cancel context.CancelFunc
 		runCtx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
-		probeTimeout = min(cmdutil.ProbeTimeout(0), timeout/4)
+		// a quarter, but no less than 2 s (a healthy member far away
+		// must not fail its probe), and at most half of it
+		probeTimeout = min(cmdutil.ProbeTimeout(0), max(timeout/4, min(2*time.Second, timeout/2)))
 	}
 	// One Client per member for the whole run, so that the live read and
 	// --wait discover each member's types once rather than at every read.
@@ -301,11 +303,11 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	}
 	// Members that could not be read and a wait that timed out are both
 	// told; the exit code is 3 then, as for apply --wait: the wait could
-	// only see the members that answered.
+	// only see the members that answered (1 when it saw none).
 	var membersErr error
 	switch failed := report.Failed(); {
 	case len(failed) == len(clusters) && len(failed) > 0:
-		membersErr = fmt.Errorf("no member cluster could be read: %s", strings.Join(failed, ", "))
+		membersErr = &cmdutil.AllFailedError{Err: fmt.Errorf("no member cluster could be read: %s", strings.Join(failed, ", "))}
 	case len(failed) > 0:
 		membersErr = &cmdutil.PartialError{Failed: failed}
 	}
@@ -380,10 +382,12 @@ func (o *StatusOptions) printReport(r *status.Report) error {
 // status only reads: records that cannot be computed are a warning, not a
 // failure of the status.
 func (o *StatusOptions) printDNS(ctx context.Context, r *cmdutil.Rendered, clients func(string) (members.Client, error)) {
-	if ctx.Err() != nil {
+	if err := ctx.Err(); err != nil {
 		// --wait's --timeout has run out: reading the members again
 		// would only report each as unreachable, after the deadline.
-		fmt.Fprintln(o.IO.ErrOut, "Warning: DNS records: not read, --timeout was reached")
+		if errors.Is(err, context.DeadlineExceeded) {
+			fmt.Fprintln(o.IO.ErrOut, "Warning: DNS records: not read, --timeout was reached")
+		}
 		return
 	}
 	res, err := (&cmdutil.DNSFlags{}).ComputeDNS(ctx, o.IO, r, clients, nil, cmp.Or(o.Timeout, defaultReadTimeout))

@@ -43,16 +43,24 @@ func (e *PartialError) Error() string {
 	return fmt.Sprintf("%d member cluster(s) failed: %s", len(e.Failed), strings.Join(e.Failed, ", "))
 }
 
+// AllFailedError is a command on member clusters that could do nothing in
+// any of them: exit 1, even when a wait also timed out (it waited on
+// none).
+type AllFailedError struct{ Err error }
+
+func (e *AllFailedError) Error() string { return e.Err.Error() }
+func (e *AllFailedError) Unwrap() error { return e.Err }
+
 // MembersError is the error of a command on member clusters: nil when
-// none of them (sorted) failed, a plain error (exit 1) when nothing could
-// be done anywhere, else a PartialError (exit 3): some members, or some
-// objects in them, failed while the rest was done.
+// none of them (sorted) failed, an AllFailedError (exit 1) when nothing
+// could be done anywhere, else a PartialError (exit 3): some members, or
+// some objects in them, failed while the rest was done.
 func MembersError(failed []string, nothingDone bool) error {
 	switch {
 	case len(failed) == 0:
 		return nil
 	case nothingDone:
-		return fmt.Errorf("every member cluster failed: %s", strings.Join(failed, ", "))
+		return &AllFailedError{Err: fmt.Errorf("every member cluster failed: %s", strings.Join(failed, ", "))}
 	}
 	return &PartialError{Failed: failed}
 }
@@ -107,6 +115,7 @@ const (
 func ExitCodeOf(err error) int {
 	var exitErr *ExitError
 	var partial *PartialError
+	var allFailed *AllFailedError
 	var flagErr *FlagError
 	var timeout *TimeoutError
 	switch {
@@ -118,6 +127,8 @@ func ExitCodeOf(err error) int {
 		return ExitFailure
 	case errors.As(err, &partial):
 		return ExitPartial
+	case errors.As(err, &allFailed):
+		return ExitFailure
 	case errors.As(err, &timeout):
 		return ExitTimeout
 	case errors.Is(err, context.Canceled):

@@ -49,6 +49,7 @@ func TestExitCodeOf(t *testing.T) {
 		{"partial", partial, ExitPartial},
 		{"timeout", timeout, ExitTimeout},
 		{"partial and timeout", errors.Join(partial, timeout), ExitPartial},
+		{"every member failed and timeout", errors.Join(MembersError([]string{"c1"}, true), timeout), ExitFailure},
 		{"explicit", &ExitError{Code: 5}, 5},
 		{"silent", ErrSilent, ExitFailure},
 		{"interrupted", fmt.Errorf("reading: %w", context.Canceled), ExitFailure},

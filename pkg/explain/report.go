@@ -189,7 +189,9 @@ type Scheduling struct {
 	// the target's clusterSelector picks (Selector) instead of all members.
 	IntersectWithClusterSelector bool       `json:"intersectWithClusterSelector,omitempty"`
 	Selector                     *Selection `json:"selector,omitempty"`
-	// Considered are the clusters planned for.
+	// Considered are the clusters planned for; when none of them is left
+	// to plan over (cordoned, not answering; Skipped says so), the
+	// clusters the preference considered.
 	Considered []string `json:"considered"`
 	// Stranded are the members left out because migrations send the
 	// target off them to a member that is cordoned or did not answer:

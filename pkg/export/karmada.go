@@ -98,10 +98,7 @@ func ToKarmada(in Input) (*Karmada, error) {
 		targets[t.Source][names[t.Cluster]] = Unmarked(t.Object)
 	}
 	out := &Karmada{Notes: renamed, ClusterNames: names}
-	var rsps map[string]*federation.ReplicaSchedulingPreference // by object ID
-	if in.Set != nil {
-		rsps = in.Set.Planned()
-	}
+	rsps := in.Set.Planned() // by object ID
 	namespaces := in.Set.Namespaces()
 	for _, p := range in.Result.Placed {
 		o := p.Object
