@@ -430,7 +430,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		}
 		o.WaitTimeout = left
 	}
-	verdict, waitErr := o.wait(ctx, res, report, clients)
+	verdict, waitErr := o.wait(ctx, res, in.Federation.CordonedNames(), report, clients)
 	// After the wait, so that the Services have their load balancers.
 	dnsErr := o.writeDNS(ctx, in, dns, set, clients)
 	return errors.Join(applyErr, cmdutil.WaitError(waitErr), dnsErr, o.writeJSON(report, verdict))
@@ -670,8 +670,10 @@ func remaining(d time.Duration, start time.Time) (time.Duration, error) {
 // wait waits, with status.Wait, until the objects of the members that
 // could be reached are Current. A member that failed as a whole is already
 // reported, and waiting for it could only time out; an object that failed
-// to apply is one the wait reports as not ready, or as hopeless.
-func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *propagate.Report, clients func(string) (members.Client, error)) (*status.Verdict, error) {
+// to apply (still NotApplied) cannot become Current and ends the wait at
+// once (status.WaitInput.Applied), as an object a cordon keeps out is
+// not waited for.
+func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, cordoned []string, report *propagate.Report, clients func(string) (members.Client, error)) (*status.Verdict, error) {
 	var ok []string
 	for _, c := range report.Clusters {
 		if c.Error == "" {
@@ -684,8 +686,9 @@ func (o *ApplyOptions) wait(ctx context.Context, res *render.Result, report *pro
 	wctx, cancel := context.WithTimeout(ctx, o.WaitTimeout)
 	defer cancel()
 	_, err := status.Wait(wctx, status.WaitInput{
-		Input:    &status.Input{Result: res, Clusters: ok, Clients: clients, Concurrency: o.Concurrency, Timeout: o.Timeout},
+		Input:    &status.Input{Result: res, Clusters: ok, Clients: clients, Concurrency: o.Concurrency, Timeout: o.Timeout, Cordoned: cordoned},
 		Progress: o.IO.ErrOut, Live: o.IO.IsStderrTTY(), ColorScheme: o.IO.ErrColorScheme(),
+		Applied: true,
 	})
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return nil, ctxErr

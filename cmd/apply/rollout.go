@@ -79,7 +79,7 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 	}
 	rin := rollout.Input{
 		Plan: plan, From: o.Rollout.From, To: o.Rollout.To, Sync: sync,
-		Result: res, Clients: clients, RequestTimeout: o.Timeout, Deadline: o.Deadline, Start: start,
+		Result: res, Clients: clients, Cordoned: in.Federation.CordonedNames(), RequestTimeout: o.Timeout, Deadline: o.Deadline, Start: start,
 		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, Contexts: in.Federation.Contexts(), GateOut: o.IO.ErrOut,
 		GateEnv:  cmdutil.GateEnv(o.Access),
 		Progress: o.IO.ErrOut, Live: o.IO.IsStderrTTY(), ColorScheme: o.IO.ErrColorScheme(),

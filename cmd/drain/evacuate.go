@@ -180,7 +180,8 @@ func (e *evacuation) move(ctx context.Context, res *render.Result) error {
 	wctx, cancel := context.WithTimeout(ctx, e.WaitTimeout)
 	defer cancel()
 	if _, err := status.Wait(wctx, status.WaitInput{
-		Input:    &status.Input{Result: only(res, e.Selected), Clusters: e.Destinations, Clients: e.Clients, Timeout: e.Timeout},
+		Input:    &status.Input{Result: only(res, e.Selected), Clusters: e.Destinations, Clients: e.Clients, Timeout: e.Timeout, Cordoned: e.Next.CordonedNames()},
+		Applied:  true,
 		Progress: e.IO.ErrOut, ColorScheme: cs,
 	}); err != nil {
 		return fmt.Errorf("the moved objects are not Current in %s (%w); %s keeps its objects (the federation file keeps the %s)", strings.Join(e.Destinations, ", "), err, e.From, e.What)

@@ -694,3 +694,49 @@ spec: {domainRef: example}
 	assert.Less(t, took, 7*time.Second, "one deadline of 4s for the live read, the wait and the DNS read")
 	assert.Contains(t, errOut.String(), "DNS records: not read, --timeout was reached")
 }
+
+// TestStatusCordoned: in a cordoned member apply creates and removes
+// nothing, so status says Cordoned there, --exit-code does not count it as
+// something apply would fix, and --wait does not wait for it.
+func TestStatusCordoned(t *testing.T) {
+	e := testenv.Require(t, env)
+	dir := t.TempDir()
+	const ns = "cordoned"
+	file := writeFile(t, dir, "app.yaml", namespaceDoc(ns)+configMapDoc(ns, "old", "v1", allClusters))
+	apply(t, file)
+	// cluster3 is cordoned; a new ConfigMap is placed everywhere, the old
+	// one no longer in cluster3
+	writeFile(t, dir, "app.yaml", namespaceDoc(ns)+configMapDoc(ns, "old", "v1", "  placement:\n    clusters: [{name: cluster1}, {name: cluster2}]\n")+configMapDoc(ns, "fresh", "v1", allClusters))
+	fed := testFederation()
+	m, _ := fed.Member("cluster3")
+	m.Cordoned = &members.Cordon{Reason: "maintenance"}
+	require.NoError(t, fed.Put(m, true))
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{
+		IOStreams: ios,
+		Federation: func() (*members.File, error) {
+			return &members.File{Path: filepath.Join(t.TempDir(), "federation.yaml"), Federation: fed}, nil
+		},
+		Access: func() (members.Access, error) { return members.Access{Kubeconfig: e.Kubeconfig}, nil },
+	}
+	run := func(args ...string) error {
+		out.Reset()
+		errOut.Reset()
+		cmd := NewCmdStatus(f, nil)
+		cmd.SetArgs(args)
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		err := cmd.ExecuteContext(context.Background())
+		t.Logf("fedctl status %s\nstdout:\n%sstderr:\n%s", strings.Join(args, " "), out, errOut)
+		return err
+	}
+	err := run("-f", file, "--exit-code", "-o", "wide")
+	require.Error(t, err, "fresh is NotApplied in cluster1 and cluster2: apply would create it")
+	assert.Contains(t, err.Error(), "2 member object(s) out of sync (2 NotApplied)", "nothing of cluster3's is counted")
+	assert.Regexp(t, `ConfigMap\s+cordoned\s+fresh\s+cluster3\s+Cordoned\s+NotFound\s.*apply creates no object there`, out.String())
+	assert.Regexp(t, `ConfigMap\s+cordoned\s+old\s+cluster3\s+Cordoned\s+Current\s.*keeps what runs there`, out.String())
+
+	applyWith(t, propagate.Options{Cordoned: []string{"cluster3"}}, file) // fresh everywhere but cluster3, which keeps old
+	err = run("-f", file, "--wait", "--timeout", "10s", "--exit-code")
+	require.NoError(t, err, "nothing to wait for in the cordoned member, and nothing apply would change")
+	assert.Regexp(t, `ConfigMap\s+cordoned\s+fresh\s+cluster3\s+Cordoned\s+NotFound`, out.String())
+}

@@ -74,7 +74,9 @@ otherwise KubeFed's status where it applies client side (ClusterNotReady,
 AlreadyExists, ManagedLabelFalse, ApplyOverridesFailed, RetrievalFailed,
 WaitingForRemoval) or fedctl's own: Drifted (the manifests or the object
 changed since the last apply; apply would write it), NotApplied (placed but
-absent) and TypeNotServed (the member lacks the type). A federated object
+absent), TypeNotServed (the member lacks the type) and Cordoned (the member
+is cordoned, so apply neither creates the object there nor removes it). A
+federated object
 placed nowhere shows its reason: ComputePlacementFailed or
 NamespaceNotFederated. READINESS is kstatus's: Current, InProgress, Failed,
 Terminating or NotFound (Unknown when the member cannot be read), with the
@@ -94,9 +96,11 @@ and how ready it is, and Drifted when someone changed its spec since fedctl
 applied it; it cannot tell where the object should be, whether the manifests
 changed, nor AlreadyExists, ApplyOverridesFailed or NamespaceNotFederated.
 
---wait reads again every second until every placed member object is Current,
-with progress on standard error, and fails when one is Failed or cannot
-become Current, or when --timeout (default 5m) passes.
+--wait reads again every second until every placed member object is Current
+(an object a cordon keeps out is not waited for), with progress on standard
+error, and fails when one is Failed or cannot become Current, or when
+--timeout (default 5m) passes; --timeout bounds the whole run, the live read
+of replica state included.
 
 Exit status: 0 when every member could be read (whatever the objects' states,
 unless --exit-code) and, with --wait, every member object is Current; 3 when
@@ -248,7 +252,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 			return err
 		}
 		m, rendered = r.Membership, r
-		in = &status.Input{Result: r.Result, Clusters: m.Clusters, Concurrency: o.Concurrency}
+		in = &status.Input{Result: r.Result, Clusters: m.Clusters, Concurrency: o.Concurrency, Cordoned: m.Federation.CordonedNames()}
 	}
 	fed, clusters := m.Federation, m.Clusters
 

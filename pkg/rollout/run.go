@@ -60,6 +60,9 @@ type Input struct {
 	// object it would delete is one an earlier run did not get to.
 	CheckGone func(ctx context.Context, wave Wave) *propagate.Report
 	Clients   func(cluster string) (members.Client, error)
+	// Cordoned are the cordoned members (fedctl cordon): Sync creates no
+	// object there, so none is waited for.
+	Cordoned []string
 	// Deadline, when set, ends the whole rollout at Start plus it
 	// (--deadline): no wave runs past it, whatever the wave timeout.
 	Deadline time.Duration
@@ -313,7 +316,7 @@ func (r *runner) check(ctx context.Context, res *WaveResult) {
 	// change that, so the wave fails at once rather than at its bound.
 	absent := map[string][]string{}
 	var notReady []status.NotReady // the absent ones too, for -o json
-	rep := status.Read(wctx, status.Input{Result: r.in.Result, Clusters: res.Clusters, Clients: r.in.Clients, Timeout: r.in.RequestTimeout})
+	rep := status.Read(wctx, status.Input{Result: r.in.Result, Clusters: res.Clusters, Clients: r.in.Clients, Timeout: r.in.RequestTimeout, Cordoned: r.in.Cordoned})
 	for _, n := range status.NotCurrent(rep) {
 		if n.Status == status.NotApplied || n.Readiness == status.NotFound {
 			absent[n.Cluster] = append(absent[n.Cluster], n.String())
@@ -516,7 +519,7 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 				return
 			}
 			healthy = without(res.Clusters, res.FailedClusters)
-			rep := status.Read(wctx, status.Input{Result: r.in.Result, Clusters: healthy, Clients: r.in.Clients, Timeout: r.in.RequestTimeout})
+			rep := status.Read(wctx, status.Input{Result: r.in.Result, Clusters: healthy, Clients: r.in.Clients, Timeout: r.in.RequestTimeout, Cordoned: r.in.Cordoned})
 			if ctx.Err() != nil {
 				res.State, res.Message = Interrupted, "interrupted while reading the wave after the soak; run the same command again to resume"
 				return
@@ -605,8 +608,9 @@ func (r *runner) waitCurrent(ctx context.Context, clusters []string, tolerate in
 	var errs []error
 	for waiting := clusters; len(waiting) > 0 && len(bad) <= tolerate; {
 		_, err := status.Wait(ctx, status.WaitInput{
-			Input:    &status.Input{Result: r.in.Result, Clusters: waiting, Clients: r.in.Clients, Timeout: r.in.RequestTimeout},
+			Input:    &status.Input{Result: r.in.Result, Clusters: waiting, Clients: r.in.Clients, Timeout: r.in.RequestTimeout, Cordoned: r.in.Cordoned},
 			Interval: r.in.Interval, Progress: r.out, Live: r.in.Live, ColorScheme: r.cs,
+			Applied: true, // a wave just written, or checked for what is there
 		})
 		var nr *status.NotReadyError
 		switch {

@@ -41,6 +41,10 @@ type Input struct {
 	// one member; zero means the defaults.
 	Concurrency int
 	Timeout     time.Duration
+	// Cordoned are the members fedctl cordon cordoned: apply creates no
+	// object and removes none there, and the report says so (Cordoned)
+	// instead of what apply would do elsewhere.
+	Cordoned []string
 }
 
 // Read reads the state of every federated object of in.Result in every
@@ -227,6 +231,11 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 			// Not among fedctl's objects: absent, or someone else's.
 			obj, err = getObject(ctx, a, gvk, t.Namespace(), t.Name())
 			switch {
+			case apierrors.IsNotFound(err) && slices.Contains(in.Cordoned, cluster):
+				st.Status, st.Readiness = Cordoned, NotFound
+				st.Message = "placed here but not in the cluster, which is cordoned: apply creates no object there (fedctl uncordon lifts it)"
+				mr.entries = append(mr.entries, memberEntry{source: t.Source, status: st})
+				continue
 			case apierrors.IsNotFound(err):
 				st.Status, st.Readiness = NotApplied, NotFound
 				st.Message = "placed here but not in the cluster; fedctl apply creates it"
@@ -277,6 +286,9 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 		case p.NamespaceNotFederated:
 			st.Status = NamespaceNotFederated
 			st.Message = fmt.Sprintf("no FederatedNamespace %s in the input; fedctl apply leaves it alone", p.Object.Namespace)
+		case slices.Contains(in.Cordoned, cluster):
+			st.Status = Cordoned
+			st.Message = "no longer placed here; the member is cordoned and keeps what runs there (after fedctl uncordon, apply removes it)"
 		case p.Object.Annotations[federation.OrphanAnnotation] == "true":
 			st.Message = "no longer placed here; fedctl apply unmarks it and leaves it running (kubefed.io/orphan)"
 		}

@@ -45,6 +45,10 @@ const (
 	// TypeNotServed (fedctl): the member does not serve the object's type
 	// (a CRD not installed there).
 	TypeNotServed = "TypeNotServed"
+	// Cordoned (fedctl): the member is cordoned (fedctl cordon), so apply
+	// neither creates the object there (it is placed there and absent)
+	// nor removes it (it is there and no longer placed there).
+	Cordoned = "Cordoned"
 )
 
 // Reasons of the Propagation condition, KubeFed's aggregate reasons. An

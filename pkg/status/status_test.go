@@ -322,6 +322,45 @@ func TestReadOnlySomeMembers(t *testing.T) {
 	}
 }
 
+// TestReadCordoned: in a cordoned member apply creates nothing and removes
+// nothing, so an object placed there and absent, or there and no longer
+// placed, is Cordoned (not NotApplied or WaitingForRemoval, which say
+// apply would act); the wait does not wait for it, and it is no drift.
+func TestReadCordoned(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, manifests)
+	f.apply(t)
+	f.setReady("eu-1")
+	f.setReady("us-1")
+	// us-1 cordoned: the Deployment leaves it in the manifests, and a new
+	// ConfigMap is placed everywhere
+	f2 := newFixture(t, strings.Replace(manifests, "clusters: [{name: eu-1}, {name: us-1}]", "clusters: [{name: eu-1}]", 1)+`---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: fresh, namespace: shop}
+spec:
+  template: {data: {k: v}}
+  placement: {clusterSelector: {}}
+`)
+	f2.members = f.members
+	in := f2.input()
+	in.Cordoned = []string{"us-1"}
+	r := Read(context.Background(), in)
+	fresh := statusOf(r, "FederatedConfigMap shop/fresh", "us-1")
+	assert.Equal(t, Cordoned, fresh.Status)
+	assert.Contains(t, fresh.Message, "cordoned: apply creates no object there")
+	kept := statusOf(r, "FederatedDeployment shop/web", "us-1")
+	assert.Equal(t, Cordoned, kept.Status)
+	assert.Contains(t, kept.Message, "the member is cordoned and keeps what runs there")
+	assert.Equal(t, NotApplied, statusOf(r, "FederatedConfigMap shop/fresh", "eu-1").Status, "eu-1 is not cordoned")
+	assert.Equal(t, 1, r.Summary.Propagation[NotApplied], "only eu-1's fresh ConfigMap is for apply to act on")
+	assert.Zero(t, r.Summary.Propagation[WaitingForRemoval])
+
+	in.Clusters = []string{"us-1"}
+	_, err := Wait(context.Background(), WaitInput{Input: &in, Interval: time.Hour, Applied: true})
+	require.NoError(t, err, "nothing to wait for in the cordoned member")
+}
+
 // getRefused is a member that lists, and then refuses every GET: it went
 // away halfway through the read.
 type getRefused struct{ *memberstest.Fake }
@@ -412,6 +451,28 @@ func TestWait(t *testing.T) {
 		assert.False(t, nr.TimedOut)
 		assert.Less(t, time.Since(start), time.Minute)
 		assert.Equal(t, "1 member object cannot become Current\n  cluster us-1:\n    Deployment shop/web: Failed: Progress deadline exceeded", err.Error())
+	})
+	t.Run("after an apply, an object still not there ends the wait at once", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, manifests)
+		f.apply(t)
+		f.setReady("eu-1")
+		f.setReady("us-1")
+		f.members["us-1"].Remove(memberstest.KeyOf(memberstest.MappingOf(cmType), "shop", "settings")) // its write failed
+		in := f.input()
+		_, err := Wait(context.Background(), WaitInput{Input: &in, Interval: time.Hour, Applied: true})
+		var nr *NotReadyError
+		require.ErrorAs(t, err, &nr)
+		assert.False(t, nr.TimedOut, "waiting cannot write it")
+		assert.Contains(t, err.Error(), "1 member object cannot become Current\n  cluster us-1:\n    ConfigMap shop/settings: NotFound (NotApplied)")
+
+		// status --wait (no apply just before) waits for it: another run
+		// may apply it
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		_, err = Wait(ctx, WaitInput{Input: &in, Interval: 10 * time.Millisecond})
+		require.ErrorAs(t, err, &nr)
+		assert.True(t, nr.TimedOut)
 	})
 	t.Run("a live view is redrawn in place on a terminal", func(t *testing.T) {
 		t.Parallel()

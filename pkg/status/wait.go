@@ -31,6 +31,12 @@ type WaitInput struct {
 	Live bool
 	// ColorScheme colours Progress; nil means none.
 	ColorScheme *iostreams.ColorScheme
+	// Applied says the wait follows an apply to the members read (apply
+	// --wait, a rollout wave): every object it could write is there, so
+	// one still NotApplied is one whose write failed, which waiting
+	// cannot fix. Without it (status --wait) an object not applied yet
+	// may be, by another run.
+	Applied bool
 }
 
 // NotReady is a member object Wait gave up on.
@@ -146,7 +152,7 @@ func Wait(ctx context.Context, in WaitInput) (*Report, error) {
 			break
 		}
 		last = r
-		pending, failed := notReady(r)
+		pending, failed := notReady(r, in.Applied)
 		p.update(r, pending)
 		if len(failed) > 0 {
 			p.finish()
@@ -168,15 +174,17 @@ func Wait(ctx context.Context, in WaitInput) (*Report, error) {
 	}
 	p.finish()
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		pending, failed := notReady(last)
+		pending, failed := notReady(last, in.Applied)
 		return last, &NotReadyError{TimedOut: true, Failed: len(failed), Objects: sortNotReady(append(failed, pending...))}
 	}
 	return last, ctx.Err()
 }
 
 // notReady lists the placed member objects of r that are not Current yet
-// (pending) and those that cannot become Current (failed).
-func notReady(r *Report) (pending, failed []NotReady) {
+// (pending) and those that cannot become Current (failed); applied makes
+// NotApplied one of the latter (WaitInput.Applied). An object a cordon
+// keeps apply from creating is neither: there is nothing to wait for.
+func notReady(r *Report, applied bool) (pending, failed []NotReady) {
 	for _, o := range r.Items {
 		// A federated object whose placement failed is placed nowhere: it
 		// has no member object to wait for, and waiting cannot place it
@@ -187,10 +195,10 @@ func notReady(r *Report) (pending, failed []NotReady) {
 			failed = append(failed, NotReady{FederatedObject: o.Ref(), Readiness: NotFound, Status: cond[0].Reason, Message: cond[0].Message})
 		}
 		for _, c := range o.Status.Clusters {
-			if !c.placed {
+			if !c.placed || c.Status == Cordoned {
 				continue
 			}
-			hopelessStatus := slices.Contains(hopeless, c.Status)
+			hopelessStatus := slices.Contains(hopeless, c.Status) || applied && c.Status == NotApplied
 			if c.Readiness == Current && !hopelessStatus {
 				continue
 			}
@@ -215,7 +223,7 @@ func notReady(r *Report) (pending, failed []NotReady) {
 // those that cannot become Current first, by cluster: what Wait would give
 // up on now.
 func NotCurrent(r *Report) []NotReady {
-	pending, failed := notReady(r)
+	pending, failed := notReady(r, false)
 	return sortNotReady(append(failed, pending...))
 }
 
