@@ -303,6 +303,12 @@ func (p Positions) Line(path string) int {
 	return p.doc.Line
 }
 
+// Has says whether the document holds the field at path.
+func (p Positions) Has(path string) bool {
+	_, ok := p.lines[path]
+	return ok
+}
+
 // Errorf returns an *Error at path's line in the document.
 func (p Positions) Errorf(path, format string, args ...any) *Error {
 	return &Error{File: p.doc.File, Line: p.Line(path), Field: path, Err: fmt.Errorf(format, args...)}

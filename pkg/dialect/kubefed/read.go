@@ -241,7 +241,12 @@ func validateRSP(r *federation.ReplicaSchedulingPreference) error {
 	if !slices.Contains(federation.RSPTargetKinds, r.Spec.TargetKind) {
 		errs = append(errs, r.Errorf("spec.targetKind", "must be %s, got %q", strings.Join(federation.RSPTargetKinds, " or "), r.Spec.TargetKind))
 	}
-	if r.Spec.TotalReplicas < 0 {
+	if !r.Pos.Has("spec.totalReplicas") {
+		// required by KubeFed's CRD: the API server refuses such a
+		// preference, which then plans nothing (read as 0 it would scale
+		// the target to nothing everywhere)
+		errs = append(errs, r.Errorf("spec", "totalReplicas is required"))
+	} else if r.Spec.TotalReplicas < 0 {
 		errs = append(errs, r.Errorf("spec.totalReplicas", "must not be negative, got %d", r.Spec.TotalReplicas))
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.Spec.Clusters)) {

@@ -83,6 +83,16 @@ func TestRead(t *testing.T) {
 			claimed: []bool{true, true},
 		},
 		{
+			name: "an RSP without totalReplicas is refused, as KubeFed's CRD requires it",
+			text: "apiVersion: scheduling.kubefed.io/v1alpha1\nkind: ReplicaSchedulingPreference\nmetadata: {name: web}\nspec:\n  targetKind: FederatedDeployment\n  clusters: {\"*\": {weight: 1}}\n---\n" +
+				"{\"apiVersion\": \"scheduling.kubefed.io/v1alpha1\", \"kind\": \"ReplicaSchedulingPreference\", \"metadata\": {\"name\": \"zero\"}, \"spec\": {\"targetKind\": \"FederatedDeployment\", \"totalReplicas\": 0}}\n",
+			rsps: []string{"ReplicaSchedulingPreference ns/zero"},
+			errs: []string{
+				`in.yaml:4: ReplicaSchedulingPreference ns/web: spec: totalReplicas is required`,
+			},
+			claimed: []bool{true, true},
+		},
+		{
 			name:    "plain objects, other groups and kindless documents are left to others",
 			text:    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: types.kubefed.io/v1beta1\nmetadata: {name: nokind}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\n",
 			claimed: []bool{false, false, false},
