@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/fedctl/fedctl/pkg/typeconfig"
@@ -75,17 +76,32 @@ func SkipContent(obj *unstructured.Unstructured) string {
 		return "it is the parent of ApplySet " + id + ", one member's bookkeeping"
 	}
 	if t, _, _ := unstructured.NestedString(obj.Object, "type"); obj.GetKind() == "Secret" && t == "kubernetes.io/service-account-token" {
-		// Not in MemberMade: one a user made keeps its namespace.
+		// Not the member's own: one a user made keeps its namespace.
 		return "it is a service account token, one member's credential (each member's token controller fills its own)"
 	}
 	return MemberMade(obj)
 }
 
+// NamespaceMade says whether obj, in a namespace whose objects have the
+// uids given, is something the namespace makes by itself: controlled by
+// one of those objects (a Deployment's ReplicaSets and Pods), or the
+// default ServiceAccount and kube-root-ca.crt every namespace gets. The
+// rest is someone's: unlike MemberMade, a name federate could not copy
+// (a RoleBinding "team:admins") or a controller outside the namespace
+// does not make an object the namespace's own, so the namespace guard
+// keeps the namespace for it.
+func NamespaceMade(obj *unstructured.Unstructured, uids map[types.UID]bool) bool {
+	if c := metav1.GetControllerOf(obj); c != nil {
+		return uids[c.UID]
+	}
+	return obj.GetKind() == "ServiceAccount" && obj.GetName() == "default" ||
+		obj.GetKind() == "ConfigMap" && obj.GetName() == "kube-root-ca.crt"
+}
+
 // MemberMade says why obj is something a member makes on its own (or can
 // never be federated), or "" when it is not: what SkipContent leaves out
-// besides ApplySet parents. A namespace holding only such objects may be
-// deleted on pruning; an ApplySet's parent there is a set's, so it keeps
-// the namespace.
+// besides ApplySet parents and service account tokens. The namespace
+// guard asks NamespaceMade instead, which counts less as the member's.
 func MemberMade(obj *unstructured.Unstructured) string {
 	switch {
 	case len(validation.IsDNS1123Subdomain(obj.GetName())) > 0:

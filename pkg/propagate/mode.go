@@ -17,10 +17,11 @@ type mode struct {
 	// prune removes the objects of the ApplySet whose federated objects
 	// left the input (apply and diff with --prune).
 	prune bool
-	// guardNamespaces keeps a Namespace that holds objects fedctl did not
-	// create: deleting it would delete them. fedctl delete, an explicit
-	// request, is not held back.
-	guardNamespaces bool
+	// guardContents keeps a Namespace that holds objects fedctl did not
+	// create, and a CustomResourceDefinition with such custom resources:
+	// deleting it would delete them. fedctl delete, an explicit request,
+	// is not held back.
+	guardContents bool
 	// deleteOptions deletes with the federated object's
 	// kubefed.io/deleteoption, else --cascade (fedctl delete, KubeFed's
 	// pkg/controller/sync/controller.go); de-placement passes none, as
@@ -33,12 +34,12 @@ type mode struct {
 
 // applyMode is Run's: apply, remove what is no longer placed, prune.
 func applyMode(dryRun bool) mode {
-	return mode{dryRun: dryRun, prune: true, guardNamespaces: true}
+	return mode{dryRun: dryRun, prune: true, guardContents: true}
 }
 
 // compareMode is Compare's (fedctl diff): apply's decisions, as a dry run
 // that sends every object and keeps what it would become.
-var compareMode = mode{dryRun: true, sendUnchanged: true, compare: true, prune: true, guardNamespaces: true}
+var compareMode = mode{dryRun: true, sendUnchanged: true, compare: true, prune: true, guardContents: true}
 
 // deleteMode is Delete's: remove the objects of the input's federated
 // objects wherever they are.

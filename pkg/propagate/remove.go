@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,20 +22,28 @@ import (
 
 // foreignContents says why namespace must not be deleted on de-placement
 // or pruning, or "" when it may: deleting a Namespace deletes everything in
-// it, and fedctl deletes nothing it did not create. Objects a member makes
-// by itself (those with a controller owner, the default ServiceAccount,
-// kube-root-ca.crt, events, endpoints) do not count; fedctl's own objects
-// (by then removed, when the input de-placed them too) do not either.
+// it, and fedctl deletes nothing it did not create. What the namespace
+// makes by itself (objects controlled by another object there, the default
+// ServiceAccount, kube-root-ca.crt, events, endpoints) does not count;
+// fedctl's own objects (by then removed, when the input de-placed them
+// too) do not either.
 // fedctl delete, an explicit request, is not held back.
 func (s *memberSync) foreignContents(ctx context.Context, namespace string) string {
 	objs, err := s.client.NamespaceContents(ctx, namespace)
 	if err != nil {
 		return fmt.Sprintf("not deleted: cannot tell what the namespace holds: %v", members.RequestErrorIn(ctx, err))
 	}
+	// An owner in the namespace makes what it controls (a Deployment its
+	// ReplicaSets); an object controlled from elsewhere (a cluster-scoped
+	// owner) was not made by the namespace's own objects.
+	uids := make(map[types.UID]bool, len(objs))
+	for i := range objs {
+		uids[objs[i].GetUID()] = true
+	}
 	var foreign []string
 	for i := range objs {
 		o := &objs[i]
-		if (federation.Owned(o) && !federation.HandsOff(o)) || federation.MemberMade(o) != "" {
+		if (federation.Owned(o) && !federation.HandsOff(o)) || federation.NamespaceMade(o, uids) {
 			continue
 		}
 		foreign = append(foreign, o.GetKind()+" "+o.GetName())
@@ -41,13 +51,63 @@ func (s *memberSync) foreignContents(ctx context.Context, namespace string) stri
 	if len(foreign) == 0 {
 		return ""
 	}
-	slices.Sort(foreign)
-	shown := foreign[:min(len(foreign), 3)]
-	more := ""
-	if len(foreign) > len(shown) {
-		more = fmt.Sprintf(" and %d more", len(foreign)-len(shown))
+	return fmt.Sprintf("not deleted: the namespace holds %d object(s) fedctl did not create (%s), which deleting it would delete too; remove them first, or give the FederatedNamespace kubefed.io/orphan: \"true\" to leave the namespace there", len(foreign), firstThree(foreign))
+}
+
+// foreignResources says why crd must not be deleted on de-placement or
+// pruning, or "" when it may: deleting a CustomResourceDefinition deletes
+// every custom resource of it in the member, and fedctl deletes nothing
+// it did not create. A resource fedctl applied does not count.
+func (s *memberSync) foreignResources(ctx context.Context, crd *unstructured.Unstructured) string {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	resource, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	version := ""
+	for _, v := range versions {
+		v, _ := v.(map[string]any)
+		name, _ := v["name"].(string)
+		if served, _ := v["served"].(bool); served && (version == "" || v["storage"] == true) {
+			version = name
+		}
 	}
-	return fmt.Sprintf("not deleted: the namespace holds %d object(s) fedctl did not create (%s%s), which deleting it would delete too; remove them first, or give the FederatedNamespace kubefed.io/orphan: \"true\" to leave the namespace there", len(foreign), strings.Join(shown, ", "), more)
+	if version == "" {
+		return "" // serves nothing: there is nothing of it to delete
+	}
+	m := members.Mapping{Resource: schema.GroupVersionResource{Group: group, Version: version, Resource: resource}, Namespaced: scope != "Cluster"}
+	items, err := s.client.ListMetadata(ctx, m, members.ListOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return "" // not served (yet, or any more)
+	case err != nil:
+		return fmt.Sprintf("not deleted: cannot tell which %s it holds: %v", m.Resource.GroupResource(), members.RequestErrorIn(ctx, err))
+	}
+	var foreign []string
+	for i := range items {
+		o := &items[i]
+		if federation.Owned(o) && !federation.HandsOff(o) {
+			continue
+		}
+		name := o.GetName()
+		if o.GetNamespace() != "" {
+			name = o.GetNamespace() + "/" + name
+		}
+		foreign = append(foreign, name)
+	}
+	if len(foreign) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("not deleted: the member holds %d custom resource(s) of it fedctl did not create (%s), which deleting the CustomResourceDefinition would delete too; remove them first, or give the federated CRD kubefed.io/orphan: \"true\" to leave it there", len(foreign), firstThree(foreign))
+}
+
+// firstThree lists names, sorted: the first three and how many more.
+func firstThree(names []string) string {
+	slices.Sort(names)
+	shown := strings.Join(names[:min(len(names), 3)], ", ")
+	if len(names) > 3 {
+		shown += fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	return shown
 }
 
 // removal is one object to remove from the member.
@@ -214,9 +274,15 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 		}
 		return
 	}
-	if r.obj.GetKind() == "Namespace" && r.obj.GetAPIVersion() == "v1" && s.mode.guardNamespaces {
+	if r.obj.GetKind() == "Namespace" && r.obj.GetAPIVersion() == "v1" && s.mode.guardContents {
 		if msg := s.foreignContents(ctx, res.Name); msg != "" {
 			res.Action, res.Reason, res.Error = Failed, ReasonNamespaceNotEmpty, msg
+			return
+		}
+	}
+	if r.obj.GetKind() == "CustomResourceDefinition" && r.obj.GroupVersionKind().Group == "apiextensions.k8s.io" && s.mode.guardContents {
+		if msg := s.foreignResources(ctx, r.obj); msg != "" {
+			res.Action, res.Reason, res.Error = Failed, ReasonCRDNotEmpty, msg
 			return
 		}
 	}

@@ -81,6 +81,10 @@ const (
 	// ReasonNamespaceNotEmpty: a Namespace no longer placed (or pruned)
 	// still holds objects fedctl did not create.
 	ReasonNamespaceNotEmpty = "NamespaceNotEmpty"
+	// ReasonCRDNotEmpty: a CustomResourceDefinition no longer placed (or
+	// pruned) was kept: its custom resources in the member include ones
+	// fedctl did not create, which deleting it would delete too.
+	ReasonCRDNotEmpty = "CRDNotEmpty"
 )
 
 // ObjectResult is what happened to one member object.

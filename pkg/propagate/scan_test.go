@@ -2,6 +2,7 @@ package propagate
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/members/memberstest"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
 // A first apply of several objects of one type in one namespace reads what
@@ -167,7 +169,65 @@ func TestRunKeepsANamespaceHoldingOthersObjects(t *testing.T) {
 	assert.Contains(t, ns.Error, "1 object(s) fedctl did not create (ConfigMap theirs)")
 	assert.True(t, f.Has(memberstest.KeyOf(mappingOf(nsType), "", "shop")))
 
+	// a name federate cannot copy, or a controller outside the namespace,
+	// does not make an object the namespace's own; one an object there
+	// controls is
 	f.Remove(memberstest.KeyOf(mappingOf(cmType), "shop", "theirs"))
+	controller := func(uid string) []any {
+		return []any{map[string]any{"apiVersion": "v1", "kind": "Owner", "name": "o", "uid": uid, "controller": true}}
+	}
+	put("team:admins", map[string]any{})
+	put("made-elsewhere", map[string]any{"ownerReferences": controller("cluster-scoped-owner")})
+	put("owner", map[string]any{"uid": "in-namespace"})
+	put("made-here", map[string]any{"ownerReferences": controller("in-namespace")})
+	rep = run(t, gone, fakes, Options{})
+	assert.Contains(t, objectResult(rep.Clusters[0], "shop").Error, "3 object(s) fedctl did not create (ConfigMap made-elsewhere, ConfigMap owner, ConfigMap team:admins)")
+
+	for _, name := range []string{"team:admins", "made-elsewhere", "owner", "made-here"} {
+		f.Remove(memberstest.KeyOf(mappingOf(cmType), "shop", name))
+	}
 	rep = run(t, gone, fakes, Options{})
 	assert.Equal(t, []string{"deleted Namespace shop"}, actions(rep.Clusters[0]))
+}
+
+// A CustomResourceDefinition no longer placed is not deleted while the
+// member holds custom resources of it fedctl did not create: deleting it
+// would delete them. fedctl's own do not count; a failed list keeps it.
+func TestRunKeepsACRDHoldingOthersResources(t *testing.T) {
+	t.Parallel()
+	crdType := typeconfig.Type{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", Plural: "customresourcedefinitions", Scope: typeconfig.Cluster}
+	widgetType := typeconfig.Type{Group: "example.com", Version: "v1", Kind: "Widget", Plural: "widgets", Scope: typeconfig.Namespaced}
+	f := newFake(crdType, widgetType)
+	fakes := map[string]*memberstest.Fake{"m": f}
+	body := map[string]any{"spec": map[string]any{"group": "example.com", "scope": "Namespaced", "names": map[string]any{"plural": "widgets", "kind": "Widget"},
+		"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true}}}}
+	run(t, resultFor(spec{t: crdType, name: "widgets.example.com", body: body, clusters: []string{"m"}}), fakes, Options{})
+	widget := func(name string, labels map[string]any) {
+		f.Put(memberstest.KeyOf(mappingOf(widgetType), "team", name), &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": name, "namespace": "team", "labels": labels}}})
+	}
+	widget("ours", map[string]any{federation.ManagedByLabel: federation.ManagedByValue})
+	widget("theirs", map[string]any{})
+
+	gone := resultFor(spec{t: crdType, name: "widgets.example.com", body: body})
+	rep := run(t, gone, fakes, Options{})
+	crd := objectResult(rep.Clusters[0], "widgets.example.com")
+	assert.Equal(t, Failed, crd.Action)
+	assert.Equal(t, ReasonCRDNotEmpty, crd.Reason)
+	assert.Contains(t, crd.Error, "1 custom resource(s) of it fedctl did not create (team/theirs)")
+	assert.True(t, f.Has(memberstest.KeyOf(mappingOf(crdType), "", "widgets.example.com")))
+
+	f.ListErr = func(resource string) error {
+		if resource == "widgets" {
+			return errors.New("etcd timed out")
+		}
+		return nil
+	}
+	rep = run(t, gone, fakes, Options{})
+	assert.Contains(t, objectResult(rep.Clusters[0], "widgets.example.com").Error, "cannot tell which widgets.example.com it holds")
+	f.ListErr = nil
+
+	f.Remove(memberstest.KeyOf(mappingOf(widgetType), "team", "theirs"))
+	rep = run(t, gone, fakes, Options{})
+	assert.Equal(t, Deleted, objectResult(rep.Clusters[0], "widgets.example.com").Action, "only fedctl's widgets left")
 }
