@@ -207,7 +207,7 @@ func (r retrying) MergePatch(ctx context.Context, m Mapping, namespace, name str
 // Delete is sent again only with a precondition: without one, a second
 // delete could remove an object created in between under the same name.
 func (r retrying) Delete(ctx context.Context, m Mapping, namespace, name string, opts metav1.DeleteOptions) error {
-	if opts.Preconditions == nil {
+	if p := opts.Preconditions; p == nil || p.UID == nil && p.ResourceVersion == nil {
 		return r.Client.Delete(ctx, m, namespace, name, opts)
 	}
 	return Retry(ctx, Idempotent, func() error { return r.Client.Delete(ctx, m, namespace, name, opts) })

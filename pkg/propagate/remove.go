@@ -304,8 +304,12 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 		}
 	}
 	if opts.Preconditions == nil {
-		// Never delete an object created anew since the LIST.
-		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+		opts.Preconditions = &metav1.Preconditions{}
+	}
+	if opts.Preconditions.UID == nil {
+		// Never delete an object created anew since the LIST, whatever
+		// else kubefed.io/deleteoption asks.
+		opts.Preconditions.UID = &uid
 	}
 	if s.mode.dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
@@ -230,4 +233,42 @@ func TestRunKeepsACRDHoldingOthersResources(t *testing.T) {
 	f.Remove(memberstest.KeyOf(mappingOf(widgetType), "team", "theirs"))
 	rep = run(t, gone, fakes, Options{})
 	assert.Equal(t, Deleted, objectResult(rep.Clusters[0], "widgets.example.com").Action, "only fedctl's widgets left")
+}
+
+// deleteRecorder records the options of each DELETE it passes on.
+type deleteRecorder struct {
+	*memberstest.Fake
+	mu   sync.Mutex
+	opts []metav1.DeleteOptions
+}
+
+func (d *deleteRecorder) Delete(ctx context.Context, m members.Mapping, namespace, name string, opts metav1.DeleteOptions) error {
+	d.mu.Lock()
+	d.opts = append(d.opts, opts)
+	d.mu.Unlock()
+	return d.Fake.Delete(ctx, m, namespace, name, opts)
+}
+
+// TestDeleteKeepsTheUIDPrecondition: fedctl delete sends KubeFed's
+// kubefed.io/deleteoption, but never without the UID of the object it
+// listed, even when the annotation brings preconditions of its own: a
+// namesake created since the LIST is not deleted.
+func TestDeleteKeepsTheUIDPrecondition(t *testing.T) {
+	t.Parallel()
+	f := newFake(cmType)
+	res := resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
+	run(t, res, map[string]*memberstest.Fake{"m": f}, Options{})
+	key := memberstest.KeyOf(mappingOf(cmType), "shop", "cfg")
+	f.Edit(key, func(o *unstructured.Unstructured) { o.SetUID("listed-uid") })
+	res.Placed[0].Object.Annotations = map[string]string{federation.DeleteOptionAnnotation: `{"preconditions": {"resourceVersion": "7"}, "propagationPolicy": "Orphan"}`}
+	rec := &deleteRecorder{Fake: f}
+	rep := Delete(context.Background(), Input{Result: res, Clusters: []string{"m"}, Clients: func(string) (members.Client, error) { return rec, nil }})
+	require.Empty(t, rep.Failed(), "%+v", rep.Clusters)
+	require.Len(t, rec.opts, 1)
+	p := rec.opts[0].Preconditions
+	require.NotNil(t, p)
+	require.NotNil(t, p.UID, "the UID guard stays")
+	assert.Equal(t, types.UID("listed-uid"), *p.UID)
+	assert.Equal(t, "7", *p.ResourceVersion, "the annotation's own precondition too")
+	assert.Equal(t, metav1.DeletePropagationOrphan, *rec.opts[0].PropagationPolicy)
 }
