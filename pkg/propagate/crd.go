@@ -16,7 +16,7 @@ import (
 func (s *memberSync) waitForCRDs(ctx context.Context, items []*item) bool {
 	any := false
 	for _, it := range items {
-		if it.gvk.Kind != "CustomResourceDefinition" || it.result.Action == Failed || !it.mapped {
+		if it.gvk.Kind != "CustomResourceDefinition" || it.result.Action == Failed || it.result.Action == Skipped || !it.mapped {
 			continue
 		}
 		any = true

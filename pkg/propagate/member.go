@@ -274,6 +274,12 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 			it.result.Action, it.result.Reason = Skipped, ReasonCRDNotCreated
 			it.result.Error = "its CRD is not created in a dry run, so it cannot be checked"
 			continue
+		case errors.As(err, &ns) && s.cordoned():
+			// Its CRD, new, was not created in a cordoned member: the
+			// object would be new too.
+			it.result.Action, it.result.Reason = Skipped, ReasonCordoned
+			it.result.Error = "the member is cordoned: no new objects (fedctl uncordon lifts it)"
+			continue
 		case err != nil:
 			it.fail(ReasonNotServed, fmt.Errorf("%s: %w", it.target.Source.Kind+" "+objectName(it.target.Source), err))
 			continue

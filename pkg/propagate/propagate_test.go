@@ -250,6 +250,25 @@ func TestRunServerDryRunSkipsObjectsOfNewCRDs(t *testing.T) {
 	assert.Equal(t, ReasonCRDNotCreated, rep.Clusters[0].Objects[1].Reason)
 }
 
+// TestRunCordonedSkipsANewCRDAndItsObjects: a cordoned member gets no new
+// CRD, and so no new objects of its type: both are skipped as cordoned,
+// and the member does not fail for want of a CRD it was never to get.
+func TestRunCordonedSkipsANewCRDAndItsObjects(t *testing.T) {
+	t.Parallel()
+	fake := newFake(nsType, crdType)
+	res := resultFor(
+		spec{t: widgetType, name: "w", clusters: []string{"a"}},
+		spec{t: crdType, name: "widgets.example.com", clusters: []string{"a"}, body: map[string]any{"spec": map[string]any{"group": "example.com", "names": map[string]any{"kind": "Widget"}}}},
+	)
+	rep := run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{Cordoned: []string{"a"}})
+	assert.Empty(t, rep.Failed(), "%+v", rep.Clusters)
+	assert.Equal(t, []string{"skipped CustomResourceDefinition widgets.example.com", "skipped Widget w"}, actions(rep.Clusters[0]))
+	for _, o := range rep.Clusters[0].Objects {
+		assert.Equal(t, ReasonCordoned, o.Reason, o.Kind)
+	}
+	assert.Empty(t, fake.Writes())
+}
+
 // panickyClient panics on its first apply, as a bug in fedctl would.
 type panickyClient struct{ *memberstest.Fake }
 
