@@ -292,13 +292,30 @@ func (s *memberSync) closeApplySet(ctx context.Context, items []*item, kept []Ob
 		gks = gks.Union(s.applySet.groupKinds)
 		namespaces = namespaces.Union(s.applySet.namespaces)
 	}
+	gone := map[string]bool{}
 	for _, r := range kept {
+		gk := schema.FromAPIVersionAndKind(r.APIVersion, r.Kind).GroupKind()
 		if r.Action == Deleted || r.Action == Orphaned || r.Action == Released {
+			gone[gk.String()+"/"+r.Namespace+"/"+r.Name] = true
 			continue
 		}
-		gks.Insert(schema.FromAPIVersionAndKind(r.APIVersion, r.Kind).GroupKind())
+		gks.Insert(gk)
 		if r.Namespace != "" {
 			namespaces.Insert(r.Namespace)
+		}
+	}
+	// And every object of the set this run left where it was without a
+	// result of its own: one a cordoned member keeps though it is no
+	// longer placed there, one whose FederatedNamespace left the input.
+	// Dropped from the parent, it would never be listed, nor pruned.
+	for _, obj := range s.live {
+		gk := obj.GroupVersionKind().GroupKind()
+		if obj.GetLabels()[federation.ApplySetPartOfLabel] != s.applySet.set.ID() || gone[gk.String()+"/"+obj.GetNamespace()+"/"+obj.GetName()] {
+			continue
+		}
+		gks.Insert(gk)
+		if obj.GetNamespace() != "" {
+			namespaces.Insert(obj.GetNamespace())
 		}
 	}
 	before := s.applySet.live

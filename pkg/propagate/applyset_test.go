@@ -113,7 +113,7 @@ func TestRunPrunesTheApplySet(t *testing.T) {
 	assert.Equal(t, []string{"DELETE deployments web", "APPLY Secret shop"}, fake.Writes(),
 		"only web is deleted, then the parent lists what is left")
 	assert.Equal(t, "ConfigMap", parentIn(fake, set).GetAnnotations()[ApplySetGroupKindsAnnotation],
-		"the hands-off ConfigMap keeps ConfigMap listed anyway")
+		"Deployment, all of it pruned, is no longer listed (ConfigMap is: cfg, and hands-off, which stays)")
 	assert.True(t, fake.Has(memberstest.KeyOf(mappingOf(cmType), "shop", "other")))
 }
 
@@ -318,4 +318,30 @@ func TestDNSContextsOn(t *testing.T) {
 			assert.Equal(t, tt.want, set.dnsContextsOn(tt.live))
 		})
 	}
+}
+
+// TestCloseApplySetKeepsWhatACordonKeeps: an object of the set that a
+// cordoned member keeps, no longer placed there and of a kind nothing else
+// in the input has, stays listed by the parent: dropped, it would never be
+// read again, nor pruned once its federated object leaves the input.
+func TestCloseApplySetKeepsWhatACordonKeeps(t *testing.T) {
+	t.Parallel()
+	fake := newFake(cmType, deployType)
+	set := setOf(t, "shop")
+	both := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: deployType, name: "web", clusters: []string{"a"}})
+	rep := run(t, both, map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set})
+	require.Empty(t, rep.Failed(), "%+v", rep)
+
+	// web is no longer placed in a, which is cordoned: it stays there
+	rep = run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: deployType, name: "web"}),
+		map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set, Cordoned: []string{"a"}})
+	require.Empty(t, rep.Failed(), "%+v", rep)
+	require.True(t, fake.Has(memberstest.KeyOf(mappingOf(deployType), "shop", "web")), "the cordon keeps it")
+	assert.Equal(t, "ConfigMap,Deployment.apps", parentIn(fake, set).GetAnnotations()[ApplySetGroupKindsAnnotation])
+
+	// once uncordoned and gone from the input, it is pruned
+	rep = run(t, resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}), map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set})
+	require.Empty(t, rep.Failed(), "%+v", rep)
+	assert.False(t, fake.Has(memberstest.KeyOf(mappingOf(deployType), "shop", "web")))
+	assert.Equal(t, "ConfigMap", parentIn(fake, set).GetAnnotations()[ApplySetGroupKindsAnnotation])
 }
