@@ -261,6 +261,14 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 			patch, opts.FieldManager = releasePatch(r.obj, s.in.FieldManager), ReleaseManager
 		}
 		patched, err := s.client.MergePatch(ctx, r.mapping, res.Namespace, res.Name, patch, opts)
+		for tries := 1; s.mode.release && apierrors.IsConflict(err) && tries < 5; tries++ {
+			// Written since the LIST: the managedFields the patch sets
+			// would drop the new writer's entry. Read it again.
+			var fresh *unstructured.Unstructured
+			if fresh, err = s.client.Get(ctx, r.mapping, res.Namespace, res.Name); err == nil {
+				patched, err = s.client.MergePatch(ctx, r.mapping, res.Namespace, res.Name, releasePatch(fresh, s.in.FieldManager), opts)
+			}
+		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			res.Action, res.Error = Failed, fmt.Sprintf("remove fedctl's markers: %v", members.RequestErrorIn(ctx, err))
 			return
@@ -339,7 +347,9 @@ var unmarkPatch = func() []byte {
 // managedFields as they are, so fedctl's entries go. An object left with
 // no entry at all would have every field given to "before-first-apply",
 // with which the next owner's apply conflicts; so the release marks the
-// object with ReleasedAnnotation, owned by ReleaseManager alone.
+// object with ReleasedAnnotation, owned by ReleaseManager alone. The
+// patch holds obj's resourceVersion: a write since obj was read is a
+// conflict, not an entry of the new writer's dropped.
 func releasePatch(obj *unstructured.Unstructured, manager string) []byte {
 	kept := []any{map[string]any{
 		"manager": ReleaseManager, "operation": "Update", "apiVersion": obj.GetAPIVersion(), "fieldsType": "FieldsV1",
@@ -358,6 +368,9 @@ func releasePatch(obj *unstructured.Unstructured, manager string) []byte {
 	_ = json.Unmarshal(unmarkPatch, &patch)
 	meta := patch["metadata"].(map[string]any)
 	meta["managedFields"] = kept
+	if rv := obj.GetResourceVersion(); rv != "" {
+		meta["resourceVersion"] = rv
+	}
 	meta["annotations"].(map[string]any)[ReleasedAnnotation] = "true"
 	data, _ := json.Marshal(patch)
 	return data

@@ -9,8 +9,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/fedctl/fedctl/pkg/federation"
@@ -271,4 +273,52 @@ func TestDeleteKeepsTheUIDPrecondition(t *testing.T) {
 	assert.Equal(t, types.UID("listed-uid"), *p.UID)
 	assert.Equal(t, "7", *p.ResourceVersion, "the annotation's own precondition too")
 	assert.Equal(t, metav1.DeletePropagationOrphan, *rec.opts[0].PropagationPolicy)
+}
+
+// conflictOnce answers the first merge patch with a conflict, as the API
+// server does when the patch's resourceVersion is no longer the object's,
+// after write has changed the object; it records the patches sent.
+type conflictOnce struct {
+	*memberstest.Fake
+	write   func()
+	mu      sync.Mutex
+	patches []string
+}
+
+func (c *conflictOnce) MergePatch(ctx context.Context, m members.Mapping, namespace, name string, patch []byte, opts members.WriteOptions) (*unstructured.Unstructured, error) {
+	c.mu.Lock()
+	c.patches = append(c.patches, string(patch))
+	first := len(c.patches) == 1
+	c.mu.Unlock()
+	if first {
+		c.write()
+		return nil, apierrors.NewConflict(schema.GroupResource{Resource: m.Resource.Resource}, name, errors.New("the object has been modified"))
+	}
+	return c.Fake.MergePatch(ctx, m, namespace, name, patch, opts)
+}
+
+// TestReleaseReadsAgainOnAConflict: release sets managedFields to the other
+// managers' entries it read, with the resourceVersion it read them at; an
+// object written in between is read again, so that the new writer's entry
+// is kept, not dropped.
+func TestReleaseReadsAgainOnAConflict(t *testing.T) {
+	t.Parallel()
+	f := newFake(cmType)
+	res := resultFor(spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
+	run(t, res, map[string]*memberstest.Fake{"m": f}, Options{})
+	key := memberstest.KeyOf(mappingOf(cmType), "shop", "cfg")
+	f.Edit(key, func(o *unstructured.Unstructured) { o.SetResourceVersion("1") })
+	c := &conflictOnce{Fake: f, write: func() {
+		f.Edit(key, func(o *unstructured.Unstructured) {
+			o.SetResourceVersion("2")
+			o.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "helm", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1"}})
+		})
+	}}
+	rep := Release(context.Background(), Input{Result: res, Clusters: []string{"m"}, Clients: func(string) (members.Client, error) { return c, nil }})
+	require.Empty(t, rep.Failed(), "%+v", rep.Clusters)
+	assert.Equal(t, Released, objectResult(rep.Clusters[0], "cfg").Action)
+	require.Len(t, c.patches, 2)
+	assert.Contains(t, c.patches[0], `"resourceVersion":"1"`)
+	assert.Contains(t, c.patches[1], `"resourceVersion":"2"`)
+	assert.Contains(t, c.patches[1], `"manager":"helm"`, "the entry written since the LIST is kept")
 }
