@@ -93,6 +93,12 @@ func (s *memberSync) list(ctx context.Context, extra sets.Set[schema.GroupKind])
 		m, err := s.mapType(ctx, gvk)
 		var ns *members.NotServedError
 		var gde *members.GroupDiscoveryError
+		if errors.As(err, &ns) && gvk.Version != "" {
+			// Not at the input's version, but maybe at another: what
+			// fedctl applied there before is still to be read (to be
+			// removed, pruned or deleted), at the member's preferred one.
+			m, err = s.mapType(ctx, gvk.GroupKind().WithVersion(""))
+		}
 		switch {
 		case errors.As(err, &ns):
 			continue

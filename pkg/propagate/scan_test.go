@@ -322,3 +322,21 @@ func TestReleaseReadsAgainOnAConflict(t *testing.T) {
 	assert.Contains(t, c.patches[1], `"resourceVersion":"2"`)
 	assert.Contains(t, c.patches[1], `"manager":"helm"`, "the entry written since the LIST is kept")
 }
+
+// TestDeleteReadsAnotherVersion: a member that serves the input's type at
+// another version only (the CRD moved on to v2) still has fedctl's objects
+// of it read, at the version it serves, and deleted; before, the type was
+// taken as not served and its objects stayed without a word.
+func TestDeleteReadsAnotherVersion(t *testing.T) {
+	t.Parallel()
+	v2 := typeconfig.Type{Group: "example.com", Version: "v2", Kind: "Widget", Plural: "widgets", Scope: typeconfig.Namespaced}
+	f := newFake(v2)
+	res := resultFor(spec{t: widgetType, name: "w", clusters: []string{"m"}}) // the input says v1
+	f.Put(memberstest.KeyOf(mappingOf(v2), "shop", "w"), &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v2", "kind": "Widget", "metadata": map[string]any{"name": "w", "namespace": "shop",
+			"labels": map[string]any{federation.ManagedByLabel: federation.ManagedByValue}, "annotations": map[string]any{federation.SourceAnnotation: "FederatedWidget/shop/w"}}}})
+	rep := Delete(context.Background(), Input{Result: res, Clusters: []string{"m"}, Clients: func(string) (members.Client, error) { return f, nil }})
+	require.Empty(t, rep.Failed(), "%+v", rep.Clusters)
+	assert.Equal(t, []string{"deleted Widget w"}, actions(rep.Clusters[0]))
+	assert.False(t, f.Has(memberstest.KeyOf(mappingOf(v2), "shop", "w")))
+}
