@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"reflect"
@@ -380,10 +381,13 @@ func BaseObject(o *federation.Object, t typeconfig.Type) map[string]any {
 		meta = map[string]any{}
 	}
 	obj["metadata"] = meta
-	if !o.Rules.KeepAnnotations {
+	annotations, finalizers := clearedMetadata(o)
+	if annotations {
 		delete(meta, "annotations")
 	}
-	delete(meta, "finalizers")
+	if finalizers {
+		delete(meta, "finalizers")
+	}
 	meta["name"] = o.Name
 	if t.Namespaced() {
 		meta["namespace"] = o.Namespace
@@ -395,6 +399,16 @@ func BaseObject(o *federation.Object, t typeconfig.Type) map[string]any {
 		obj["apiVersion"] = t.APIVersion()
 	}
 	return obj
+}
+
+// allStrings says whether every value is a string.
+func allStrings(values iter.Seq[any]) bool {
+	for v := range values {
+		if _, ok := v.(string); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // markedCopy is base marked as fedctl's: the member object of every member
@@ -411,15 +425,28 @@ func markedCopy(base map[string]any, o *federation.Object) map[string]any {
 }
 
 func droppedMetadata(o *federation.Object) string {
-	meta, _ := o.Spec.Template["metadata"].(map[string]any)
+	annotations, finalizers := clearedMetadata(o)
 	var dropped []string
-	if _, ok := meta["annotations"]; ok && !o.Rules.KeepAnnotations {
+	if annotations {
 		dropped = append(dropped, "annotations")
 	}
-	if _, ok := meta["finalizers"]; ok {
+	if finalizers {
 		dropped = append(dropped, "finalizers")
 	}
 	return strings.Join(dropped, " and ")
+}
+
+// clearedMetadata says whether the template's annotations and finalizers
+// are cleared from the member objects, as KubeFed's ObjectForCluster
+// (pkg/controller/sync/resource.go) clears them when GetAnnotations and
+// GetFinalizers see any: an empty map or list stays (an override may add
+// to it), and so does one with a value that is not a string, which those
+// getters do not read (the member then refuses it, as under KubeFed).
+func clearedMetadata(o *federation.Object) (annotations, finalizers bool) {
+	meta, _ := o.Spec.Template["metadata"].(map[string]any)
+	a, _ := meta["annotations"].(map[string]any)
+	f, _ := meta["finalizers"].([]any)
+	return !o.Rules.KeepAnnotations && len(a) > 0 && allStrings(maps.Values(a)), len(f) > 0 && allStrings(slices.Values(f))
 }
 
 // forCluster returns the member object for cluster. A member without

@@ -320,6 +320,47 @@ spec:
 	assert.Equal(t, "yes", dig(role, "metadata", "labels", "kept"))
 }
 
+// TestEmptyTemplateMetadataStays: as KubeFed's ObjectForCluster, an empty
+// annotations map (or finalizers list) of the template stays, so that an
+// override can add to it, and so does a map with a value that is not a
+// string; annotations with strings only are cleared, with a warning.
+func TestEmptyTemplateMetadataStays(t *testing.T) {
+	t.Parallel()
+	set := decode(t, shopNamespace+`
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: empty, namespace: shop}
+spec:
+  template:
+    metadata: {annotations: {}, finalizers: []}
+  placement: {clusters: [{name: a}]}
+  overrides:
+  - clusterName: a
+    clusterOverrides: [{op: add, path: /metadata/annotations/team, value: web}]
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: unquoted, namespace: shop}
+spec:
+  template:
+    metadata: {annotations: {prometheus.io/port: 8080}}
+  placement: {clusters: [{name: a}]}
+`)
+	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members})
+	require.Empty(t, errs(res))
+	assert.Empty(t, warnings(res), "nothing of the templates' metadata is dropped")
+	for _, tg := range res.Targets {
+		switch tg.Source.Name {
+		case "empty":
+			assert.Equal(t, "web", dig(tg.Object, "metadata", "annotations", "team"), "the override added to the template's empty map")
+			assert.Equal(t, []any{}, dig(tg.Object, "metadata", "finalizers"))
+		case "unquoted":
+			assert.Equal(t, int64(8080), dig(tg.Object, "metadata", "annotations", "prometheus.io/port"), "kept: KubeFed's GetAnnotations does not read it, and the member refuses it")
+		}
+	}
+}
+
 func TestOverrideFailureFailsOneMember(t *testing.T) {
 	t.Parallel()
 	set := decode(t, shopNamespace+`
