@@ -235,14 +235,27 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 		res.Errors = append(res.Errors, &TargetError{Object: o, Err: o.Errorf("kind", "%s is not enabled", o.Kind)})
 		return
 	}
-	if err := overrides.Validate(eff.Spec.Overrides); err != nil {
-		res.fail("", o, err)
-		return
-	}
 	clusters, nsMissing, err := selectClusters(in, res, o, eff, t, idx)
 	if err != nil {
 		res.fail("", o, err)
 		return
+	}
+	if err := overrides.Validate(eff.Spec.Overrides); err != nil {
+		if len(clusters) > 0 {
+			res.fail("", o, err)
+			return
+		}
+		// KubeFed reads the overrides of an object as it propagates it to
+		// a member (and its RSP's): one placed nowhere is not refused for
+		// them, which would stop the whole run here. Said, all the same.
+		for _, e := range positioned(o, err) {
+			var me *manifest.Error
+			if errors.As(e, &me) {
+				w := *me
+				w.Err = fmt.Errorf("%w (placed in no member, the overrides are not used now; they will be refused once it is placed)", me.Err)
+				res.Warnings = append(res.Warnings, &w)
+			}
+		}
 	}
 	res.Placed = append(res.Placed, Placed{Object: o, Type: t, Clusters: clusters, NamespaceNotFederated: nsMissing})
 	if o.Rules.PlacementOnly {

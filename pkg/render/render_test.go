@@ -361,6 +361,32 @@ spec:
 	}
 }
 
+// TestOverridesOfAnObjectPlacedNowhere: KubeFed reads an object's
+// overrides as it propagates it, so wrong overrides of one placed nowhere
+// stop nothing; they are warnings at their lines. Placed, they fail it.
+func TestOverridesOfAnObjectPlacedNowhere(t *testing.T) {
+	t.Parallel()
+	text := func(clusters string) string {
+		return shopNamespace + `
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: cfg, namespace: shop}
+spec:
+  placement: {clusters: ` + clusters + `}
+  overrides:
+  - clusterName: a
+    clusterOverrides: [{path: /metadata/name, value: other}]
+`
+	}
+	res := render.ForClusters(render.Input{Set: decode(t, text("[]")), Types: typeconfig.Builtin(), Members: members})
+	require.Empty(t, errs(res), "placed nowhere: nothing fails")
+	assert.Equal(t, []string{`in.yaml:15: FederatedConfigMap shop/cfg: spec.overrides[0].clusterOverrides[0].path: path "/metadata/name" cannot be overridden: the name associates the federated object with its member objects (placed in no member, the overrides are not used now; they will be refused once it is placed)`}, warnings(res))
+
+	res = render.ForClusters(render.Input{Set: decode(t, text("[{name: a}]")), Types: typeconfig.Builtin(), Members: members})
+	require.Len(t, errs(res), 1, "placed: the object fails")
+}
+
 func TestOverrideFailureFailsOneMember(t *testing.T) {
 	t.Parallel()
 	set := decode(t, shopNamespace+`
