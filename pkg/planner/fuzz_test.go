@@ -13,8 +13,10 @@ import (
 
 // fuzzInput decodes data into Plan's input, 7 bytes per cluster: name,
 // preference, min, max, weight, current, capacity. 0xfe means -1 for the
-// numbers, so that validation is exercised, and weights from 0xf0 up are
-// huge, so that KubeFed's int64 overflow is.
+// numbers, so that validation is exercised (a capacity of -1 is valid:
+// KubeFed estimates one when more pods are long unschedulable than
+// spec.replicas), and weights from 0xf0 up are huge, so that KubeFed's
+// int64 overflow is.
 func fuzzInput(total int32, rebalance bool, key string, data []byte) (in input, invalid bool) {
 	in = input{
 		spec:     federation.RSPSpec{TotalReplicas: total, Rebalance: rebalance},
@@ -73,7 +75,11 @@ func fuzzInput(total int32, rebalance bool, key string, data []byte) (in input, 
 		if data[5] != 0xff {
 			in.current[name] = small(data[5])
 		}
-		if data[6] != 0xff {
+		switch data[6] {
+		case 0xff:
+		case 0xfe:
+			in.capacity[name] = -1
+		default:
 			in.capacity[name] = small(data[6])
 		}
 	}
@@ -87,6 +93,7 @@ func FuzzPlan(f *testing.F) {
 	f.Add(int32(20), false, "test-ns/test-deployment", []byte{0, 1, 10, 5, 0, 0xff, 0xff, 1, 1, 0, 0xff, 1, 3, 2})
 	f.Add(int32(-1), false, "", []byte{0, 1, 0xfe, 0xfe, 0xfe, 0xfe, 0xfe})
 	f.Add(int32(10), false, "", []byte{0, 1, 0, 0xff, 0xf2, 0xff, 0xff})
+	f.Add(int32(3), false, "", []byte{0, 2, 0, 0xff, 1, 0, 0xfe, 1, 2, 0, 0xff, 1, 2, 0xfe})
 	f.Fuzz(func(t *testing.T, total int32, rebalance bool, key string, data []byte) {
 		in, invalid := fuzzInput(total, rebalance, key, data)
 		before := deepCopy(in)

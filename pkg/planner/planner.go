@@ -75,10 +75,13 @@ type Result struct {
 //
 // Plan validates before it plans: negative totalReplicas, minReplicas,
 // maxReplicas or weight (any spec.Clusters entry, used or not), negative
-// current or capacity values, and a cluster listed twice are errors, all
-// reported together. KubeFed's API rejects negative preferences; negative
-// capacity (KubeFed can compute one from pods it cannot attribute) would
-// plan negative replicas. minReplicas above maxReplicas is accepted, as in
+// current values, and a cluster listed twice are errors, all reported
+// together (fedctl's reader refuses negative preferences before, with their
+// lines). A negative capacity (KubeFed computes one when more pods are long
+// unschedulable than spec.replicas) is planned with as KubeFed does: its
+// cluster's share goes to overflow, which Schedule adds back; where that
+// leaves a negative count, the member refuses it, as under KubeFed.
+// minReplicas above maxReplicas is accepted, as in
 // KubeFed (step 5 says what happens). Arithmetic that would overflow int64
 // in KubeFed's planner (weights summing past MaxInt64, or d·weight past it)
 // is an error too, raised exactly where KubeFed would silently wrap around.

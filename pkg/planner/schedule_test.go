@@ -83,6 +83,16 @@ func TestSchedule(t *testing.T) {
 			want:     counts{"A": 2, "B": 2},
 		},
 		{
+			// KubeFed by hand: the minimum step plans -1 (the capacity)
+			// and leaves 4; the pass offers 4, over capacity, so -1 with
+			// an overflow of 4; schedule() writes -1 + 4.
+			name:     "a negative capacity (more pods long unschedulable than spec.replicas) is planned with as KubeFed does",
+			spec:     federation.RSPSpec{TotalReplicas: 3, Clusters: prefs{"*": {Weight: 1}}},
+			clusters: []string{"A"},
+			current:  counts{"A": 0}, capacity: counts{"A": -1},
+			want: counts{"A": 3},
+		},
+		{
 			name:     "nothing to schedule without clusters",
 			spec:     federation.RSPSpec{TotalReplicas: 5},
 			clusters: nil,

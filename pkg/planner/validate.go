@@ -12,11 +12,14 @@ import (
 )
 
 // validate rejects the negative numbers KubeFed's API or its controller
-// would never hand to the planner. The common case, nothing wrong, costs
+// would never hand to the planner. An estimated capacity may be negative
+// (more pods long unschedulable than spec.replicas: KubeFed's estimate,
+// pods of another workload matching the selector), and is planned with as
+// KubeFed plans with it. The common case, nothing wrong, costs
 // one pass over each map and no allocation; the messages are built only
 // when something is wrong, in a fixed order (field, then sorted key).
 func validate(spec federation.RSPSpec, current, capacity map[string]int64) error {
-	bad := spec.TotalReplicas < 0 || anyNegative(current) || anyNegative(capacity)
+	bad := spec.TotalReplicas < 0 || anyNegative(current)
 	for _, p := range spec.Clusters {
 		if p.MinReplicas < 0 || p.Weight < 0 || (p.MaxReplicas != nil && *p.MaxReplicas < 0) {
 			bad = true
@@ -46,11 +49,6 @@ func validate(spec federation.RSPSpec, current, capacity map[string]int64) error
 	for _, name := range slices.Sorted(maps.Keys(current)) {
 		if v := current[name]; v < 0 {
 			errs = append(errs, fmt.Errorf("current replicas of cluster %q must not be negative, got %d", name, v))
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(capacity)) {
-		if v := capacity[name]; v < 0 {
-			errs = append(errs, fmt.Errorf("estimated capacity of cluster %q must not be negative, got %d", name, v))
 		}
 	}
 	return errors.Join(errs...)

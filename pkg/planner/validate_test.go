@@ -59,13 +59,6 @@ func TestPlanValidation(t *testing.T) {
 			wantErr:  `current replicas of cluster "A" must not be negative, got -1`,
 		},
 		{
-			name:     "a negative capacity is rejected",
-			spec:     federation.RSPSpec{TotalReplicas: 5, Clusters: prefs{"*": {Weight: 1}}},
-			clusters: []string{"A"},
-			capacity: counts{"A": -4},
-			wantErr:  `estimated capacity of cluster "A" must not be negative, got -4`,
-		},
-		{
 			name: "every problem is reported at once, in a fixed order",
 			spec: federation.RSPSpec{TotalReplicas: -1, Clusters: prefs{
 				"B": {MinReplicas: -1, MaxReplicas: ptr(-1), Weight: -1},
@@ -80,8 +73,7 @@ func TestPlanValidation(t *testing.T) {
 				`clusters["B"].maxReplicas must not be negative, got -1` + "\n" +
 				`clusters["B"].weight must not be negative, got -1` + "\n" +
 				`current replicas of cluster "A" must not be negative, got -4` + "\n" +
-				`current replicas of cluster "B" must not be negative, got -3` + "\n" +
-				`estimated capacity of cluster "A" must not be negative, got -5`,
+				`current replicas of cluster "B" must not be negative, got -3`,
 		},
 		{
 			name:     "a cluster listed twice is rejected",
