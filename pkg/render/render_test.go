@@ -470,3 +470,38 @@ spec:
 		"rsp a false", "rsp b false", "rsp c false", // c planned 0: placed, with an override
 	}, got)
 }
+
+// TestIntersectWithABadSelector: an RSP that intersects with a target
+// selector that cannot be read plans nothing, as KubeFed's scheduler fails
+// on it; the target keeps its own placement, its clusters list, which
+// ignores the selector, and its template's replicas.
+func TestIntersectWithABadSelector(t *testing.T) {
+	t.Parallel()
+	set := decode(t, shopNamespace+`
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop}
+spec:
+  template: {spec: {replicas: 1}}
+  placement:
+    clusters: [{name: a}, {name: b}]
+    clusterSelector: {matchExpressions: [{key: tier, operator: In, values: []}]}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: shop}
+spec: {targetKind: FederatedDeployment, totalReplicas: 6, intersectWithClusterSelector: true}
+`)
+	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: members})
+	require.Empty(t, errs(res))
+	var deployments []string
+	for _, line := range summary(res, "spec", "replicas") {
+		if strings.Contains(line, "Deployment") {
+			deployments = append(deployments, line)
+		}
+	}
+	assert.Equal(t, []string{"a Deployment shop/web 1", "b Deployment shop/web 1"}, deployments, "the clusters list, with the template's replicas")
+	require.Len(t, warnings(res), 1)
+	assert.Contains(t, warnings(res)[0], "spec.intersectWithClusterSelector: plans nothing, as KubeFed's scheduler fails")
+}

@@ -35,6 +35,13 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		}
 		pm, err := PlanMembers(namespaces, in.Members, in.Live, rsp, target)
 		switch {
+		case err != nil && rsp.Spec.IntersectWithClusterSelector:
+			// A selector that cannot be read fails KubeFed's scheduler,
+			// which then writes nothing: the target keeps its own
+			// placement (its clusters list, which ignores the selector,
+			// or the selector, which fails it there too).
+			res.Warnings = append(res.Warnings, rsp.Errorf("spec.intersectWithClusterSelector", "plans nothing, as KubeFed's scheduler fails: %v; %s keeps its own placement and replicas", err, target.ID()))
+			continue
 		case err != nil:
 			res.fail("", target, err)
 			continue
