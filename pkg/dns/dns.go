@@ -225,9 +225,14 @@ func Endpoints(in Input) (*Result, error) {
 }
 
 // memberLB is what a member gives a record: its load balancer, or the
-// last one recorded when it cannot be read.
-func memberLB(in Input, key, member string, live func(*MemberState) (LoadBalancer, string)) (LoadBalancer, string) {
+// last one recorded when it cannot be read. One the input no longer places
+// the record's object in (what, "Service") gives nothing, read or not:
+// that is known without reading it.
+func memberLB(in Input, key, member, what string, live func(*MemberState) (LoadBalancer, string)) (LoadBalancer, string) {
 	st := in.States[member]
+	if !slices.Contains(in.Placed[key], member) {
+		return LoadBalancer{}, "the " + what + " is not placed here"
+	}
 	if st == nil {
 		return LoadBalancer{}, "not read"
 	}
@@ -259,25 +264,27 @@ func serviceRecord(in Input, members []string, domain *federation.Domain, r *fed
 	global := prefix + "." + domain.Domain
 	ttl := cmp.Or(r.Spec.RecordTTL, DefaultTTL)
 	weighted := in.Weights || r.Spec.Weighting == federation.WeightingReplicas
-	placed := in.Placed[key]
 	var cands []candidate
 	for _, m := range members {
 		mt := MemberTargets{Member: m}
 		st := in.States[m]
-		switch prev, ok := in.Previous[key][m]; {
-		case st != nil && st.Region != "":
+		// An unreadable member's names stay where they were: with its
+		// targets, or withdrawn, as CNAMEs to the level above. Its region
+		// may be the federation file's while its zones were its nodes':
+		// each comes from the last apply when the member does not say it.
+		prev, recorded := in.Previous[key][m]
+		if st != nil {
 			mt.Region, mt.Zones = st.Region, st.Zones
-		case ok:
-			// An unreadable member's names stay where it was: with its
-			// targets, or withdrawn, as CNAMEs to the level above (as
-			// KubeFed kept offline clusters' entries).
-			mt.Region, mt.Zones = prev.Region, prev.Zones
 		}
-		lb, why := memberLB(in, key, m, func(st *MemberState) (LoadBalancer, string) {
+		if recorded && (mt.Region == "" || mt.Region == prev.Region) {
+			mt.Region = cmp.Or(mt.Region, prev.Region)
+			if len(mt.Zones) == 0 && (st == nil || st.Err != nil) {
+				mt.Zones = prev.Zones
+			}
+		}
+		lb, why := memberLB(in, key, m, "Service", func(st *MemberState) (LoadBalancer, string) {
 			s := st.Services[r.Namespace+"/"+r.Name]
 			switch {
-			case !slices.Contains(placed, m):
-				return LoadBalancer{}, "the Service is not placed here"
 			case !s.Found:
 				return LoadBalancer{}, "the Service is placed here but not found (not applied yet?)"
 			case !s.Endpoints && !r.Spec.AllowServiceWithoutEndpoints:
@@ -315,14 +322,11 @@ func serviceRecord(in Input, members []string, domain *federation.Domain, r *fed
 func ingressRecord(in Input, members []string, r *federation.IngressDNSRecord, res *Result) Record {
 	key := RecordKey("Ingress", r.Namespace, r.Name)
 	rec := Record{Kind: "Ingress", Namespace: r.Namespace, Name: r.Name, Source: fmt.Sprintf("%s:%d", r.Pos.File(), r.Pos.Line(""))}
-	placed := in.Placed[key]
 	var all LoadBalancer
 	for _, m := range members {
-		lb, why := memberLB(in, key, m, func(st *MemberState) (LoadBalancer, string) {
+		lb, why := memberLB(in, key, m, "Ingress", func(st *MemberState) (LoadBalancer, string) {
 			lb, found := st.Ingresses[r.Namespace+"/"+r.Name]
 			switch {
-			case !slices.Contains(placed, m):
-				return LoadBalancer{}, "the Ingress is not placed here"
 			case !found:
 				return LoadBalancer{}, "the Ingress is placed here but not found (not applied yet?)"
 			case lb.Empty():

@@ -239,6 +239,33 @@ func TestEndpointsGolden(t *testing.T) {
 			},
 		},
 		{
+			// the input no longer places the Service in a: known without
+			// reading a, so its targets go, as they would were it read
+			name: "unreachable-unplaced", records: serviceRecordDoc,
+			states: map[string]*MemberState{
+				"a": {Err: errors.New("connection refused")},
+				"b": up("us-east-1", "us-east-1a").service(true, "10.0.1.1"),
+				"c": up("us-east-1", "us-east-1c"),
+			},
+			modify: func(in *Input) {
+				in.Previous = map[string]map[string]Recorded{"Service/shop/web": {"a": {LoadBalancer: LoadBalancer{IPs: []string{"10.0.0.1"}}, Region: "eu-west-1", Zones: []string{"eu-west-1a"}}}}
+				in.Placed["Service/shop/web"] = []string{"b"}
+			},
+		},
+		{
+			// a's region is the federation file's, its zones were its
+			// nodes': unreachable, it keeps the zone names of the last apply
+			name: "unreachable-region-from-file", records: serviceRecordDoc,
+			states: map[string]*MemberState{
+				"a": {Err: errors.New("connection refused"), Region: "eu-west-1"},
+				"b": up("us-east-1", "us-east-1a").service(true, "10.0.1.1"),
+				"c": up("us-east-1", "us-east-1c"),
+			},
+			modify: func(in *Input) {
+				in.Previous = map[string]map[string]Recorded{"Service/shop/web": {"a": {LoadBalancer: LoadBalancer{IPs: []string{"10.0.0.1"}}, Region: "eu-west-1", Zones: []string{"eu-west-1a"}}}}
+			},
+		},
+		{
 			name: "several-services", records: serviceRecordDoc + `---
 apiVersion: types.kubefed.io/v1beta1
 kind: FederatedService
