@@ -445,6 +445,15 @@ func (o *ApplyOptions) dnsCluster(in *cmdutil.Rendered, set *propagate.ApplySet)
 	if !records && set == nil {
 		return "", nil
 	}
+	if len(o.Clusters) > 0 {
+		// The render knows the replica plans of the members applied to
+		// only: weights would be 0 everywhere else, and the records'
+		// targets are every member's. As fedctl delete --cluster does.
+		if records {
+			fmt.Fprintf(o.IO.ErrOut, "%s DNS records: not written, as --cluster applies to some members only and the records are every member's; the next apply without --cluster writes them\n", o.IO.ErrColorScheme().WarningIcon())
+		}
+		return "", nil
+	}
 	cluster, err := o.DNS.DNSCluster(in.Set)
 	switch {
 	case err != nil:

@@ -170,8 +170,8 @@ func (o *DiffOptions) comparePrune(ctx context.Context, target *cmdutil.DNSTarge
 // write). Records with nowhere to go are a problem, as for apply.
 func (o *DiffOptions) dnsClusters(ctx context.Context, in *cmdutil.Rendered, set *propagate.ApplySet, clients func(string) (members.Client, error), problems *dnsProblems) cmdutil.DNSClusters {
 	records := in.Set.DNS.Records()
-	if !records && set == nil {
-		return cmdutil.DNSClusters{}
+	if !records && set == nil || len(o.Clusters) > 0 {
+		return cmdutil.DNSClusters{} // as apply --cluster, which writes no DNS
 	}
 	cluster, err := o.DNS.DNSCluster(in.Set)
 	switch {

@@ -340,6 +340,18 @@ func TestDNSWeights(t *testing.T) {
 		"web.dns-weights.example.svc A cluster2=4 192.0.2.2",
 		"web.dns-weights.example.svc A cluster3=4 198.51.100.3",
 	}, global(), "the weights follow the split")
+
+	// --cluster renders one member's plan only: the DNS step is left out,
+	// not written with every other member's weight at 0
+	w.write(t, app(ns, 20, "  weighting: replicas\n"))
+	errOut, err := w.apply(t, "--cluster", "cluster1")
+	require.NoError(t, err)
+	assert.Contains(t, errOut, "DNS records: not written, as --cluster applies to some members only")
+	assert.Equal(t, []string{
+		"web.dns-weights.example.svc A cluster1=2 192.0.2.1",
+		"web.dns-weights.example.svc A cluster2=4 192.0.2.2",
+		"web.dns-weights.example.svc A cluster3=4 198.51.100.3",
+	}, global(), "the DNSEndpoint is as the last full apply wrote it")
 }
 
 // TestDNSMemberDown: a member that cannot be read keeps the targets of the

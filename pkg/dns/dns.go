@@ -219,7 +219,11 @@ func Endpoints(in Input) (*Result, error) {
 		res.Records = append(res.Records, rec)
 	}
 	for _, r := range in.DNS.Ingresses {
-		res.Records = append(res.Records, ingressRecord(in, members, r, res))
+		rec, err := ingressRecord(in, members, r, res)
+		if err != nil {
+			return nil, err
+		}
+		res.Records = append(res.Records, rec)
 	}
 	return res, nil
 }
@@ -310,7 +314,14 @@ func serviceRecord(in Input, members []string, domain *federation.Domain, r *fed
 		cands = append(cands, candidate{name: region, lb: lb, up: global, member: m, weight: mt.Weight})
 		cands = append(cands, candidate{name: global, lb: lb, member: m, weight: mt.Weight})
 	}
-	rec.Endpoints = merge(cands, ttl, labels, weighted, cmp.Or(in.WeightKey, DefaultWeightKey), &res.Warnings)
+	if weighted && cmp.Or(in.WeightKey, DefaultWeightKey) == DefaultWeightKey {
+		scaleWeights(rec.Members, maxRoute53Weight)
+	}
+	var err error
+	if rec.Endpoints, err = merge(cands, ttl, labels, weighted, cmp.Or(in.WeightKey, DefaultWeightKey),
+		"weight the record (spec.weighting: replicas, or --dns-weights replicas), which gives each member an endpoint of its own", &res.Warnings); err != nil {
+		return rec, r.Errorf("", "%v", err)
+	}
 	if r.Spec.DNSPrefix != "" {
 		rec.Endpoints = append(rec.Endpoints, Endpoint{DNSName: r.Spec.DNSPrefix + "." + domain.Domain, RecordTTL: ttl, RecordType: TypeCNAME, Targets: []string{global}, Labels: labels})
 		sortEndpoints(rec.Endpoints)
@@ -319,7 +330,7 @@ func serviceRecord(in Input, members []string, domain *federation.Domain, r *fed
 	return rec, nil
 }
 
-func ingressRecord(in Input, members []string, r *federation.IngressDNSRecord, res *Result) Record {
+func ingressRecord(in Input, members []string, r *federation.IngressDNSRecord, res *Result) (Record, error) {
 	key := RecordKey("Ingress", r.Namespace, r.Name)
 	rec := Record{Kind: "Ingress", Namespace: r.Namespace, Name: r.Name, Source: fmt.Sprintf("%s:%d", r.Pos.File(), r.Pos.Line(""))}
 	var all LoadBalancer
@@ -349,9 +360,38 @@ func ingressRecord(in Input, members []string, r *federation.IngressDNSRecord, r
 			cands = append(cands, candidate{name: host, lb: all})
 		}
 	}
-	rec.Endpoints = merge(cands, ttl, nil, false, "", &res.Warnings)
+	var err error
+	if rec.Endpoints, err = merge(cands, ttl, nil, false, "",
+		"an Ingress record is not weighted: give the load balancers addresses, or place the Ingress where one load balancer answers", &res.Warnings); err != nil {
+		return rec, r.Errorf("", "%v", err)
+	}
 	rec.Object = object(EndpointName("Ingress", r.Name), r.Namespace, rec)
-	return rec
+	return rec, nil
+}
+
+// maxRoute53Weight is the largest weight Route 53 takes (0 to 255).
+const maxRoute53Weight = 255
+
+// scaleWeights brings the members' weights within limit when one is
+// above it, keeping their proportions (rounded, and at least 1 for a
+// member with replicas, which must keep some traffic): 300 replicas
+// against 100 become 255 and 85. Weights within the limit are the
+// replica counts themselves.
+func scaleWeights(members []MemberTargets, limit int64) {
+	top := int64(0)
+	for _, m := range members {
+		if m.Weight != nil {
+			top = max(top, *m.Weight)
+		}
+	}
+	if top <= limit {
+		return
+	}
+	for _, m := range members {
+		if m.Weight != nil && *m.Weight > 0 {
+			*m.Weight = max(1, (*m.Weight*limit+top/2)/top)
+		}
+	}
 }
 
 // candidate is one name a member asks for: its load balancer there, or a
@@ -371,7 +411,7 @@ type candidate struct {
 // (KubeFed had A only), hostnames a CNAME when the name has no address
 // (KubeFed resolved them; a name cannot hold both). Weighted, each member
 // keeps an endpoint of its own, with its weight.
-func merge(cands []candidate, ttl int64, labels map[string]string, weighted bool, weightKey string, warnings *[]string) []Endpoint {
+func merge(cands []candidate, ttl int64, labels map[string]string, weighted bool, weightKey, severalHosts string, warnings *[]string) ([]Endpoint, error) {
 	type group struct {
 		v4, v6, hosts map[string][]string // member ("" unweighted) → targets
 		up            []string
@@ -432,19 +472,31 @@ func merge(cands []candidate, ttl int64, labels map[string]string, weighted bool
 		case addresses:
 			emit(TypeA, g.v4)
 			emit(TypeAAAA, g.v6)
-			for who, hosts := range g.hosts {
-				if len(hosts) > 0 {
+			for _, who := range slices.Sorted(maps.Keys(g.hosts)) {
+				if hosts := g.hosts[who]; len(hosts) > 0 {
 					*warnings = append(*warnings, fmt.Sprintf("%s: the load balancer hostnames %s are left out: the name has addresses, and a DNS name cannot hold both (member %s)", name, strings.Join(uniqueSorted(hosts), ", "), cmp.Or(who, "any")))
 				}
 			}
 		case hasAny(g.hosts):
+			// A CNAME holds one target: several load balancer hostnames
+			// for one name cannot be written as one (a provider refuses
+			// it, or keeps one and sends no traffic to the others).
+			for _, who := range slices.Sorted(maps.Keys(g.hosts)) {
+				if hosts := uniqueSorted(g.hosts[who]); len(hosts) > 1 {
+					what := "the load balancers answering for it have hostnames " + strings.Join(hosts, ", ") + ", and a CNAME holds one: " + severalHosts
+					if who != "" {
+						what = "member " + who + "'s load balancer has the hostnames " + strings.Join(hosts, ", ") + ", and a CNAME holds one"
+					}
+					return nil, fmt.Errorf("%s: %s", name, what)
+				}
+			}
 			emit(TypeCNAME, g.hosts)
 		case len(g.up) > 0:
 			out = append(out, Endpoint{DNSName: name, RecordTTL: ttl, RecordType: TypeCNAME, Targets: uniqueSorted(g.up), Labels: labels})
 		}
 	}
 	sortEndpoints(out)
-	return out
+	return out, nil
 }
 
 func hasAny(m map[string][]string) bool {

@@ -339,6 +339,26 @@ func TestEndpointsErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), `member a has no region or zones, which DNS names need: set them with "fedctl join a --region R --zone Z --overwrite"`)
 	assert.Contains(t, err.Error(), "member b has no region or zones")
 
+	// two members' load balancers with hostnames: one CNAME cannot hold
+	// both, so the record is refused, with the way out; weighted, each
+	// member has an endpoint (and a CNAME) of its own
+	in = inputFor(t, set, res, false)
+	in.States = map[string]*MemberState{
+		"a": up("eu-west-1", "eu-west-1a").service(true, "lb-a.elb.amazonaws.com"),
+		"b": up("eu-west-1", "eu-west-1b").service(true, "lb-b.elb.amazonaws.com"),
+		"c": up("us-east-1", "us-east-1c"),
+	}
+	_, err = Endpoints(in)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "ServiceDNSRecord shop/web: web.shop.example.svc.eu-west-1.example.com: the load balancers answering for it have hostnames lb-a.elb.amazonaws.com, lb-b.elb.amazonaws.com, and a CNAME holds one: weight the record")
+	in.Weights = true
+	in.Replicas = map[string]map[string]int64{"Service/shop/web": {"a": 1, "b": 1}}
+	out, err := Endpoints(in)
+	require.NoError(t, err, "weighted, each member has its own CNAME")
+	for _, ep := range out.Records[0].Endpoints {
+		assert.LessOrEqual(t, len(ep.Targets), 1, "%s %s %s", ep.DNSName, ep.RecordType, ep.SetIdentifier)
+	}
+
 	noDeploy := strings.Replace(shop, "selector: {app: web}, ports", "selector: {app: other}, ports", 1)
 	set, res = rendered(t, noDeploy+strings.Replace(serviceRecordDoc, "  domainRef: example\n", "  domainRef: example\n  weighting: replicas\n", 1))
 	in = Input{DNS: set.DNS}
@@ -349,4 +369,26 @@ func TestEndpointsErrors(t *testing.T) {
 	err = FromRender(&in, set, placedIn, func(*federation.Object) map[string]int64 { return nil })
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "in.yaml:51: ServiceDNSRecord shop/web: spec.weighting: weights follow the replicas of the Deployment the Service selects, and no FederatedDeployment of shop in the input has pods the Service web selects")
+}
+
+// TestScaleWeights: Route 53 takes weights up to 255; replica counts above
+// it are scaled, in proportion, and a member with replicas keeps at least 1.
+func TestScaleWeights(t *testing.T) {
+	w := func(n int64) *int64 { return &n }
+	members := []MemberTargets{{Member: "a", Weight: w(300)}, {Member: "b", Weight: w(100)}, {Member: "c", Weight: w(1)}, {Member: "d", Weight: w(0)}, {Member: "e"}}
+	scaleWeights(members, maxRoute53Weight)
+	var got []any
+	for _, m := range members {
+		if m.Weight == nil {
+			got = append(got, nil)
+			continue
+		}
+		got = append(got, *m.Weight)
+	}
+	assert.Equal(t, []any{int64(255), int64(85), int64(1), int64(0), nil}, got)
+
+	within := []MemberTargets{{Member: "a", Weight: w(255)}, {Member: "b", Weight: w(3)}}
+	scaleWeights(within, maxRoute53Weight)
+	assert.Equal(t, int64(255), *within[0].Weight, "within the limit: the replica counts themselves")
+	assert.Equal(t, int64(3), *within[1].Weight)
 }
