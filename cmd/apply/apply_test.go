@@ -96,6 +96,8 @@ func TestNewCmdApply(t *testing.T) {
 // is reached (no Client is even created).
 func TestApplyRunInputErrors(t *testing.T) {
 	dir := t.TempDir()
+	// placed (its namespace is federated): wrong overrides of an object
+	// placed nowhere are only a warning, as KubeFed never reads them
 	write(t, dir, `apiVersion: types.kubefed.io/v1beta1
 kind: FederatedConfigMap
 metadata: {name: cfg, namespace: shop}
@@ -107,6 +109,11 @@ spec:
     clusterOverrides:
     - path: /metadata/name
       value: other
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop, namespace: shop}
+spec: {placement: {clusterSelector: {}}}
 `)
 	ios, _, _, _ := iostreams.Test()
 	fed := federationOf()

@@ -261,12 +261,24 @@ func waitGone(ctx context.Context, clients func(string) (members.Client, error),
 }
 
 func clusterError(r *propagate.Report, cluster string) error {
+	var failed []string
 	for _, c := range r.Clusters {
-		if c.Cluster == cluster && c.Error != "" {
+		if c.Cluster != cluster {
+			continue
+		}
+		if c.Error != "" {
 			return errors.New(c.Error)
 		}
+		for _, o := range c.Objects {
+			if o.Action == propagate.Failed {
+				failed = append(failed, o.Ref()+": "+o.Error)
+			}
+		}
 	}
-	return errors.New("some objects failed")
+	if len(failed) == 0 {
+		return errors.New("some objects failed")
+	}
+	return errors.New(strings.Join(failed, "; "))
 }
 
 // pinnedTo lists the selected objects placed in cluster whose

@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/fedctl/fedctl/pkg/typeconfig"
@@ -82,17 +81,19 @@ func SkipContent(obj *unstructured.Unstructured) string {
 	return MemberMade(obj)
 }
 
-// NamespaceMade says whether obj, in a namespace whose objects have the
-// uids given, is something the namespace makes by itself: controlled by
-// one of those objects (a Deployment's ReplicaSets and Pods), or the
-// default ServiceAccount and kube-root-ca.crt every namespace gets. The
-// rest is someone's: unlike MemberMade, a name federate could not copy
-// (a RoleBinding "team:admins") or a controller outside the namespace
-// does not make an object the namespace's own, so the namespace guard
-// keeps the namespace for it.
-func NamespaceMade(obj *unstructured.Unstructured, uids map[types.UID]bool) bool {
+// NamespaceMade says whether obj is something its namespace makes by
+// itself: controlled by a namespaced object (which is in the same
+// namespace, or gone and its dependents with it: a Deployment just deleted
+// leaves its ReplicaSets to the garbage collector), or the default
+// ServiceAccount and kube-root-ca.crt every namespace gets. clusterScoped
+// says whether an owner's kind is cluster-scoped. The rest is someone's:
+// unlike MemberMade, a name federate could not copy (a RoleBinding
+// "team:admins") or a controller outside any namespace does not make an
+// object the namespace's own, so the namespace guard keeps the namespace
+// for it.
+func NamespaceMade(obj *unstructured.Unstructured, clusterScoped func(schema.GroupVersionKind) bool) bool {
 	if c := metav1.GetControllerOf(obj); c != nil {
-		return uids[c.UID]
+		return !clusterScoped(schema.FromAPIVersionAndKind(c.APIVersion, c.Kind))
 	}
 	return obj.GetKind() == "ServiceAccount" && obj.GetName() == "default" ||
 		obj.GetKind() == "ConfigMap" && obj.GetName() == "kube-root-ca.crt"

@@ -10,7 +10,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -34,16 +33,16 @@ func (s *memberSync) foreignContents(ctx context.Context, namespace string) stri
 		return fmt.Sprintf("not deleted: cannot tell what the namespace holds: %v", members.RequestErrorIn(ctx, err))
 	}
 	// An owner in the namespace makes what it controls (a Deployment its
-	// ReplicaSets); an object controlled from elsewhere (a cluster-scoped
+	// ReplicaSets); an object controlled from outside (a cluster-scoped
 	// owner) was not made by the namespace's own objects.
-	uids := make(map[types.UID]bool, len(objs))
-	for i := range objs {
-		uids[objs[i].GetUID()] = true
+	clusterScoped := func(gvk schema.GroupVersionKind) bool {
+		m, err := s.client.Map(ctx, gvk)
+		return err == nil && !m.Namespaced
 	}
 	var foreign []string
 	for i := range objs {
 		o := &objs[i]
-		if (federation.Owned(o) && !federation.HandsOff(o)) || federation.NamespaceMade(o, uids) {
+		if (federation.Owned(o) && !federation.HandsOff(o)) || federation.NamespaceMade(o, clusterScoped) {
 			continue
 		}
 		foreign = append(foreign, o.GetKind()+" "+o.GetName())

@@ -178,17 +178,16 @@ func TestRunKeepsANamespaceHoldingOthersObjects(t *testing.T) {
 	// does not make an object the namespace's own; one an object there
 	// controls is
 	f.Remove(memberstest.KeyOf(mappingOf(cmType), "shop", "theirs"))
-	controller := func(uid string) []any {
-		return []any{map[string]any{"apiVersion": "v1", "kind": "Owner", "name": "o", "uid": uid, "controller": true}}
+	controller := func(kind string) []any {
+		return []any{map[string]any{"apiVersion": "v1", "kind": kind, "name": "o", "uid": "u", "controller": true}}
 	}
 	put("team:admins", map[string]any{})
-	put("made-elsewhere", map[string]any{"ownerReferences": controller("cluster-scoped-owner")})
-	put("owner", map[string]any{"uid": "in-namespace"})
-	put("made-here", map[string]any{"ownerReferences": controller("in-namespace")})
+	put("made-elsewhere", map[string]any{"ownerReferences": controller("Namespace")}) // a cluster-scoped owner
+	put("made-here", map[string]any{"ownerReferences": controller("ConfigMap")})      // a namespaced one, there or gone
 	rep = run(t, gone, fakes, Options{})
-	assert.Contains(t, objectResult(rep.Clusters[0], "shop").Error, "3 object(s) fedctl did not create (ConfigMap made-elsewhere, ConfigMap owner, ConfigMap team:admins)")
+	assert.Contains(t, objectResult(rep.Clusters[0], "shop").Error, "2 object(s) fedctl did not create (ConfigMap made-elsewhere, ConfigMap team:admins)")
 
-	for _, name := range []string{"team:admins", "made-elsewhere", "owner", "made-here"} {
+	for _, name := range []string{"team:admins", "made-elsewhere", "made-here"} {
 		f.Remove(memberstest.KeyOf(mappingOf(cmType), "shop", name))
 	}
 	rep = run(t, gone, fakes, Options{})
