@@ -569,7 +569,7 @@ func (o *ApplyOptions) writeRecords(ctx context.Context, in *cmdutil.Rendered, c
 	wctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
 	defer cancel()
 	dry, suffix := cmdutil.DNSDryRun(o.DryRun)
-	opts := dnssync.WriteOptions{FieldManager: o.FieldManager, DryRun: dry, PlacedNamespaces: cmdutil.PlacedNamespaces(in, cluster)}
+	opts := dnssync.WriteOptions{FieldManager: o.FieldManager, DryRun: dry, PlacedNamespaces: cmdutil.PlacedNamespaces(in, cluster), Adopt: o.Adopt}
 	if set != nil {
 		opts.Set = set.ID()
 	}

@@ -117,7 +117,7 @@ func (o *DiffOptions) compareRecords(ctx context.Context, in *cmdutil.Rendered, 
 	// bounded: a DNS cluster that answers 503 is retried within it
 	dctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
 	defer cancel()
-	opts := dnssync.WriteOptions{FieldManager: o.FieldManager, PlacedNamespaces: cmdutil.PlacedNamespaces(in, cluster)}
+	opts := dnssync.WriteOptions{FieldManager: o.FieldManager, PlacedNamespaces: cmdutil.PlacedNamespaces(in, cluster), Adopt: o.Adopt}
 	if set != nil {
 		opts.Set = set.ID()
 	}

@@ -120,6 +120,30 @@ type WriteOptions struct {
 	// so a DNSEndpoint in one that is new is counted as applied instead of
 	// failing on it, as the real run creates the namespace first.
 	PlacedNamespaces map[string]bool
+	// Adopt takes over a DNSEndpoint of a record's name that fedctl did
+	// not write (apply --adopt), as apply takes over member objects.
+	Adopt bool
+}
+
+// claim says why the DNSEndpoint live, which the DNS cluster holds under a
+// record's name, is not for this run to write, or nil when it is (or there
+// is none): one fedctl did not write, unless Adopt, as apply leaves
+// another's member object (writing it would make it fedctl's, and a later
+// prune or delete would delete it); one marked kubefed.io/managed: "false";
+// one of another ApplySet, whose prune would lose it.
+func (o WriteOptions) claim(live *unstructured.Unstructured) error {
+	switch {
+	case live == nil:
+		return nil
+	case federation.HandsOff(live):
+		return fmt.Errorf("labelled %s: \"false\"; fedctl does not touch it", federation.ManagedLabel)
+	case !federation.Owned(live) && !o.Adopt:
+		return fmt.Errorf("exists and was not written by fedctl (no %s=%s label); delete it, or take it over with fedctl apply --adopt", federation.ManagedByLabel, federation.ManagedByValue)
+	}
+	if set := live.GetLabels()[SetLabel]; set != "" && o.Set != "" && set != o.Set {
+		return fmt.Errorf("belongs to another ApplySet (%s=%s), whose apply --prune writes and prunes it; two sets cannot hold one record", SetLabel, set)
+	}
+	return nil
 }
 
 // WriteResult counts what Write did, or with a client dry run would do.
@@ -144,7 +168,12 @@ func Write(ctx context.Context, client members.Client, cluster string, recs []dn
 	var errs []error
 	for _, r := range recs {
 		obj := desired(r, opts.Set)
-		if upToDate(written[dns.RecordKey(r.Kind, r.Namespace, r.Name)], obj) {
+		live := written[dns.RecordKey(r.Kind, r.Namespace, r.Name)]
+		if err := opts.claim(live); err != nil {
+			errs = append(errs, fmt.Errorf("DNSEndpoint %s/%s: %w", obj.GetNamespace(), obj.GetName(), err))
+			continue
+		}
+		if upToDate(live, obj) {
 			res.Unchanged++
 			continue
 		}
@@ -212,6 +241,10 @@ func Compare(ctx context.Context, client members.Client, cluster string, recs []
 	for _, r := range recs {
 		obj := desired(r, opts.Set)
 		live := written[dns.RecordKey(r.Kind, r.Namespace, r.Name)]
+		if err := opts.claim(live); err != nil {
+			errs = append(errs, fmt.Errorf("DNSEndpoint %s/%s: %w", obj.GetNamespace(), obj.GetName(), err))
+			continue
+		}
 		if upToDate(live, obj) {
 			continue
 		}

@@ -366,3 +366,43 @@ func TestPruneSpares(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, uids, "a cluster without the CRD holds none")
 }
+
+// TestWriteClaims: a DNSEndpoint under a record's name that fedctl did not
+// write is left as it is and named, unless Adopt (apply --adopt); so is one
+// marked kubefed.io/managed: "false", and one of another ApplySet, whose
+// prune would lose it. The other records are written all the same.
+func TestWriteClaims(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := memberstest.New(endpointType)
+	theirs := testRecord("shop", "web", "203.0.113.7").Object
+	delete(theirs["metadata"].(map[string]any), "labels")
+	put(f, theirs)
+	recs := []dns.Record{testRecord("shop", "web", "192.0.2.1"), testRecord("shop", "api", "192.0.2.2")}
+	written, err := Previous(ctx, f, "dns", dnsOf(recs...))
+	require.NoError(t, err)
+	res, err := Write(ctx, f, "dns", recs, written, WriteOptions{FieldManager: "fedctl"})
+	require.ErrorContains(t, err, "DNSEndpoint shop/service-web: exists and was not written by fedctl")
+	assert.Equal(t, WriteResult{Applied: 1}, res, "the other record is written")
+	assert.Empty(t, f.Object(key("shop", "service-web")).GetLabels(), "left as it is")
+	compared, err := Compare(ctx, f, "dns", recs[:1], written, WriteOptions{FieldManager: "fedctl"})
+	require.ErrorContains(t, err, "not written by fedctl", "diff says the same")
+	assert.Empty(t, compared)
+
+	res, err = Write(ctx, f, "dns", recs[:1], written, WriteOptions{FieldManager: "fedctl", Adopt: true})
+	require.NoError(t, err)
+	assert.Equal(t, WriteResult{Applied: 1}, res, "taken over with --adopt")
+
+	other := f.Object(key("shop", "service-web"))
+	other.SetLabels(map[string]string{federation.ManagedByLabel: federation.ManagedByValue, SetLabel: "applyset-other-v1"})
+	f.Put(key("shop", "service-web"), other)
+	written, _ = Previous(ctx, f, "dns", dnsOf(recs...))
+	_, err = Write(ctx, f, "dns", recs[:1], written, WriteOptions{FieldManager: "fedctl", Set: "applyset-mine-v1"})
+	require.ErrorContains(t, err, "belongs to another ApplySet (fedctl.io/dns-applyset=applyset-other-v1)")
+
+	other.SetLabels(map[string]string{federation.ManagedByLabel: federation.ManagedByValue, federation.ManagedLabel: "false"})
+	f.Put(key("shop", "service-web"), other)
+	written, _ = Previous(ctx, f, "dns", dnsOf(recs...))
+	_, err = Write(ctx, f, "dns", recs[:1], written, WriteOptions{FieldManager: "fedctl", Adopt: true})
+	require.ErrorContains(t, err, `labelled kubefed.io/managed: "false"`)
+}
