@@ -225,7 +225,45 @@ func Endpoints(in Input) (*Result, error) {
 		}
 		res.Records = append(res.Records, rec)
 	}
+	if err := sharedNames(res.Records); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// sharedNames is an error naming each DNS name two records write (an
+// Ingress host that is a Service record's dnsPrefix name, two records
+// with one externalName): their DNSEndpoints would fight over it, each
+// apply and ExternalDNS run undoing the other's.
+func sharedNames(recs []Record) error {
+	owner := map[string]string{}
+	var errs []string
+	for _, rec := range recs {
+		id := rec.Kind + "DNSRecord " + rec.Namespace + "/" + rec.Name
+		for _, ep := range rec.Endpoints {
+			switch first, seen := owner[ep.DNSName]; {
+			case !seen:
+				owner[ep.DNSName] = id
+			case first != id:
+				errs = append(errs, fmt.Sprintf("%s (%s) and %s (%s) both write the DNS name %s; give one of them another", id, rec.Source, first, sourceOf(recs, first), ep.DNSName))
+				owner[ep.DNSName] = id // said once per pair
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(slices.Compact(errs), "; "))
+	}
+	return nil
+}
+
+// sourceOf is the file:line of the record id names.
+func sourceOf(recs []Record, id string) string {
+	for _, rec := range recs {
+		if rec.Kind+"DNSRecord "+rec.Namespace+"/"+rec.Name == id {
+			return rec.Source
+		}
+	}
+	return ""
 }
 
 // memberLB is what a member gives a record: its load balancer, or the
