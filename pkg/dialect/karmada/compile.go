@@ -366,6 +366,11 @@ func scheduleOn(cands []placement.Cluster, pl placementSpec, p plain, notes []st
 	}
 	counts := map[string]int32{}
 	switch {
+	case !divided && w.Defaulted:
+		// Karmada writes its template's defaulted count; left out, the
+		// member's API server defaults it the same
+		notes = append(notes, fmt.Sprintf("Duplicated: every candidate gets %d replicas (%s left out, as each member defaults it)", w.Replicas, w.Field))
+		return cands, nil, "", notes, nil
 	case !divided:
 		for _, c := range cands {
 			counts[c.Name] = w.Replicas
@@ -449,8 +454,15 @@ func divisionNotes(total int32, weights map[string]int64, key string, d division
 // (selectedOverridePolicies), found once for all its members.
 func (ps *policySet) memberOverrides(a *applier, selected []*overridePolicy, m placement.Cluster, counts, completions map[string]int32, field string) error {
 	spec, _ := a.obj["spec"].(map[string]any)
-	if _, ok := spec[field]; ok && counts != nil && field != "" { // helper.ApplyReplica sets only a field that is there
-		if err := a.run([]op{{Op: "replace", Path: "/spec/" + field, Value: int64(counts[m.Name]), Source: "replica division"}}); err != nil {
+	if counts != nil && field != "" {
+		// helper.ApplyReplica sets only a field that is there, and in
+		// Karmada's template replicas and parallelism always are: its API
+		// server defaults them (to 1) when the manifest leaves them out.
+		verb := "replace"
+		if _, ok := spec[field]; !ok {
+			verb = "add"
+		}
+		if err := a.run([]op{{Op: verb, Path: "/spec/" + field, Value: int64(counts[m.Name]), Source: "replica division"}}); err != nil {
 			return err
 		}
 	}

@@ -142,6 +142,16 @@ spec:
 			replicas: map[string]any{"c1": int64(1)},
 		},
 		{
+			name:     "unset replicas are 1, as Karmada's API server defaults them before it divides",
+			input:    strings.Replace(doc(deployment, "1"), "  replicas: 1\n", "", 1) + doc(pp, "{replicaScheduling: {replicaSchedulingType: Divided}}"),
+			replicas: map[string]any{"c1": int64(1)},
+		},
+		{
+			name:     "unset replicas Duplicated: every candidate, left out as each member defaults them to Karmada's 1",
+			input:    strings.Replace(doc(deployment, "1"), "  replicas: 1\n", "", 1) + doc(pp, "{}"),
+			replicas: map[string]any{"c1": nil, "c2": nil, "c3": nil},
+		},
+		{
 			name:     "replicas 0 without requirements: not divided, every candidate unchanged",
 			input:    doc(deployment, "0") + doc(pp, "{replicaScheduling: {replicaSchedulingType: Divided}}"),
 			replicas: map[string]any{"c1": int64(0), "c2": int64(0), "c3": int64(0)},

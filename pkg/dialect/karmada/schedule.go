@@ -18,6 +18,9 @@ type workload struct {
 	Field        string
 	Replicas     int32
 	Requirements bool
+	// Defaulted: the manifest leaves Field out, and Replicas is what
+	// Karmada's API server defaults it to (1).
+	Defaulted bool
 }
 
 // workloadOf is the workload view of an object, or false for a kind Karmada
@@ -29,13 +32,17 @@ func workloadOf(kind string, obj map[string]any) (workload, bool) {
 		s, _ := t["spec"].(map[string]any)
 		return s
 	}
+	// Unset counts are what Karmada's API server defaults them to before
+	// its scheduler reads them (replicas and parallelism 1).
 	switch kind {
 	case "Deployment", "ReplicaSet", "StatefulSet":
-		return workload{Field: "replicas", Replicas: intField(spec, "replicas", 0), Requirements: requirements(podSpec(spec))}, true
+		_, set := spec["replicas"]
+		return workload{Field: "replicas", Replicas: intField(spec, "replicas", 1), Requirements: requirements(podSpec(spec)), Defaulted: !set}, true
 	case "Job":
-		parallelism := intField(spec, "parallelism", 0)
+		_, set := spec["parallelism"]
+		parallelism := intField(spec, "parallelism", 1)
 		completions := intField(spec, "completions", parallelism)
-		return workload{Field: "parallelism", Replicas: min(parallelism, completions), Requirements: requirements(podSpec(spec))}, true
+		return workload{Field: "parallelism", Replicas: min(parallelism, completions), Requirements: requirements(podSpec(spec)), Defaulted: !set}, true
 	case "Pod":
 		return workload{Replicas: 1, Requirements: requirements(spec)}, true
 	}
