@@ -154,7 +154,8 @@ func (ps *policySet) compile(in dialect.Input, p plain) (*federation.Object, *ma
 			continue
 		}
 		entry := federation.ClusterOverrides{ClusterName: m.Name}
-		for _, o := range folded(a.ops) {
+		pristine := baseObject(tmpl, p)
+		for _, o := range folded(a.ops, func(path string) bool { return pointerHas(pristine, path) }) {
 			ov, err := o.override()
 			if err != nil {
 				return nil, nil, errorf("", "%s: %v", o.Source, err)
@@ -167,36 +168,71 @@ func (ps *policySet) compile(in dialect.Input, p plain) (*federation.Object, *ma
 	return obj, nil, nil
 }
 
-// folded drops each operation whose path a later replace or add sets
-// again with nothing between them touching that path: Karmada applies both
-// (the replica division, then a plaintext replace of /spec/replicas), but
-// KubeFed's overrides name a path once per member. The member object is
-// the same, as the later operation sets the value whatever was there
-// (KubeFed's replace of a missing key adds it). Additions to a list
-// ("-", an index) insert rather than set, and are kept.
-func folded(ops []op) []op {
+// folded drops each operation whose path a later operation sets again or
+// removes, with nothing between them touching that path: Karmada applies
+// both (the replica division, then a plaintext replace of /spec/replicas,
+// or a remove of it for a member whose HPA scales), but KubeFed's
+// overrides name a path once per member. The member object is the same:
+// a later set sets the value whatever was there (KubeFed's replace of a
+// missing key adds it); a later remove leaves the field out, and when the
+// template (has) had no such field, the set added it and the remove takes
+// it away again, so both go. Additions to a list ("-", an index) insert
+// rather than set, and are kept.
+func folded(ops []op, has func(path string) bool) []op {
+	drop := make([]bool, len(ops))
+	for i, o := range ops {
+		if drop[i] || o.Op != "replace" && o.Op != "add" || inserts(o) {
+			continue
+		}
+		for j := i + 1; j < len(ops); j++ {
+			l := ops[j]
+			if l.Path == o.Path {
+				switch {
+				case (l.Op == "replace" || l.Op == "add") && !inserts(l):
+					drop[i] = true
+				case l.Op == "remove":
+					drop[i] = true
+					drop[j] = !has(o.Path)
+				}
+				break
+			}
+			if strings.HasPrefix(l.Path, o.Path+"/") || strings.HasPrefix(o.Path, l.Path+"/") {
+				break
+			}
+		}
+	}
 	out := make([]op, 0, len(ops))
 	for i, o := range ops {
-		if !setLater(o, ops[i+1:]) {
+		if !drop[i] {
 			out = append(out, o)
 		}
 	}
 	return out
 }
 
-func setLater(o op, later []op) bool {
-	if o.Op != "replace" && o.Op != "add" || inserts(o) {
-		return false
-	}
-	for _, l := range later {
-		if l.Path == o.Path {
-			return (l.Op == "replace" || l.Op == "add") && !inserts(l)
-		}
-		if strings.HasPrefix(l.Path, o.Path+"/") || strings.HasPrefix(o.Path, l.Path+"/") {
+// pointerHas says whether obj holds something at the JSON pointer path.
+func pointerHas(obj map[string]any, path string) bool {
+	var cur any = obj
+	for _, tok := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[tok]
+			if !ok {
+				return false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return false
+			}
+			cur = c[i]
+		default:
 			return false
 		}
 	}
-	return false
+	return true
 }
 
 // inserts says an add puts an item into a list rather than set a key.

@@ -497,3 +497,42 @@ spec:
 	require.NoError(t, res.Err())
 	assert.Equal(t, map[string]any{"c1": int64(4), "c2": int64(7)}, replicasByMember(res))
 }
+
+// TestOverrideRemovesDividedReplicas: a plaintext remove of /spec/replicas
+// (a member whose HPA scales the workload) after the replica division
+// leaves the field out there, as Karmada applies both in turn; with
+// replicas unset in the manifest, the division's add and the remove
+// cancel out.
+func TestOverrideRemovesDividedReplicas(t *testing.T) {
+	t.Parallel()
+	const policies = `---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [c1, c2]}
+    replicaScheduling: {replicaSchedulingType: Divided}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  overrideRules:
+  - targetCluster: {clusterNames: [c2]}
+    overriders:
+      plaintext:
+      - {path: /spec/replicas, operator: remove}
+`
+	_, res, err := renderText(t, doc(deployment, "4")+policies)
+	require.NoError(t, err)
+	require.NoError(t, res.Err())
+	assert.Equal(t, map[string]any{"c1": int64(2), "c2": nil}, replicasByMember(res))
+
+	_, res, err = renderText(t, strings.Replace(doc(deployment, "1"), "  replicas: 1\n", "", 1)+strings.Replace(policies, "clusterNames: [c2]", "clusterNames: [c1, c2]", 1))
+	require.NoError(t, err)
+	require.NoError(t, res.Err())
+	assert.Equal(t, map[string]any{"c1": nil}, replicasByMember(res), "its 1 replica divided to c1, then removed there")
+}
