@@ -101,18 +101,7 @@ func (ps *policySet) compile(in dialect.Input, p plain) (*federation.Object, *ma
 	} else {
 		delete(tmpl, "metadata")
 	}
-	if p.head.Kind == "Service" {
-		// Karmada leaves clusterIP to each member unless it is None
-		// (prune.go, removeServiceIrrelevantField).
-		if spec, ok := tmpl["spec"].(map[string]any); ok {
-			if ip, _ := spec["clusterIP"].(string); ip != "" && ip != "None" {
-				spec = cloneMap(spec)
-				delete(spec, "clusterIP")
-				delete(spec, "clusterIPs")
-				tmpl["spec"] = spec
-			}
-		}
-	}
+	tmpl = pruned(p.head.Kind, p.r.Name, tmpl)
 
 	obj := &federation.Object{
 		TypeMeta:   metav1.TypeMeta{APIVersion: federation.TypesGroup + "/" + federation.TypesVersion, Kind: federation.KindPrefix + p.head.Kind},
