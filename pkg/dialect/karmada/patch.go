@@ -196,3 +196,83 @@ func deepCopy(v any) any {
 	}
 	return v
 }
+
+// folded drops each operation whose path a later operation sets again or
+// removes, with nothing between them touching that path: Karmada applies
+// both (the replica division, then a plaintext replace of /spec/replicas,
+// or a remove of it for a member whose HPA scales), but KubeFed's
+// overrides name a path once per member. The member object is the same:
+// a later set sets the value whatever was there (KubeFed's replace of a
+// missing key adds it); a later remove leaves the field out, and when the
+// template (has) had no such field, the set added it and the remove takes
+// it away again, so both go. Additions to a list ("-", an index) insert
+// rather than set, and are kept.
+func folded(ops []op, has func(path string) bool) []op {
+	drop := make([]bool, len(ops))
+	for i, o := range ops {
+		if drop[i] || o.Op != "replace" && o.Op != "add" || inserts(o) {
+			continue
+		}
+		for j := i + 1; j < len(ops); j++ {
+			l := ops[j]
+			if l.Path == o.Path {
+				switch {
+				case (l.Op == "replace" || l.Op == "add") && !inserts(l):
+					drop[i] = true
+				case l.Op == "remove":
+					drop[i] = true
+					drop[j] = !has(o.Path)
+				}
+				break
+			}
+			if strings.HasPrefix(l.Path, o.Path+"/") || strings.HasPrefix(o.Path, l.Path+"/") {
+				break
+			}
+		}
+	}
+	out := make([]op, 0, len(ops))
+	for i, o := range ops {
+		if !drop[i] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// pointerHas says whether obj holds something at the JSON pointer path.
+func pointerHas(obj map[string]any, path string) bool {
+	var cur any = obj
+	for _, tok := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[tok]
+			if !ok {
+				return false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return false
+			}
+			cur = c[i]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// inserts says an add puts an item into a list rather than set a key.
+func inserts(o op) bool {
+	if o.Op != "add" {
+		return false
+	}
+	last := o.Path[strings.LastIndexByte(o.Path, '/')+1:]
+	if last == "-" {
+		return true
+	}
+	_, err := strconv.Atoi(last)
+	return err == nil
+}
