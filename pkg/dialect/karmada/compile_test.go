@@ -536,3 +536,37 @@ spec:
 	require.NoError(t, res.Err())
 	assert.Equal(t, map[string]any{"c1": nil}, replicasByMember(res), "its 1 replica divided to c1, then removed there")
 }
+
+// TestDeprecatedOverridersBesideRules: as Karmada's webhook, empty
+// deprecated overriders, or a fieldOverrider alone (which its check does
+// not look at), may stand beside overrideRules and are not used; any
+// other overrider there is refused.
+func TestDeprecatedOverridersBesideRules(t *testing.T) {
+	t.Parallel()
+	const policies = `---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement: {clusterAffinity: {clusterNames: [c1]}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  overriders: %s
+  overrideRules:
+  - overriders:
+      plaintext: [{path: /spec/replicas, operator: replace, value: 5}]
+`
+	for _, deprecated := range []string{`{}`, `{fieldOverrider: [{fieldPath: /spec/template/metadata/annotations/x, json: [{subPath: /a, operator: add, value: 1}]}]}`} {
+		_, res, err := renderText(t, doc(deployment, "2")+fmt.Sprintf(policies, deprecated))
+		require.NoError(t, err, deprecated)
+		require.NoError(t, res.Err(), deprecated)
+		assert.Equal(t, map[string]any{"c1": int64(5)}, replicasByMember(res), "the rules apply, the deprecated overriders not: %s", deprecated)
+	}
+	_, _, err := renderText(t, doc(deployment, "2")+fmt.Sprintf(policies, `{plaintext: [{path: /spec/replicas, operator: replace, value: 9}]}`))
+	require.ErrorContains(t, err, "overrideRules cannot be used with the deprecated targetCluster and overriders")
+}

@@ -353,19 +353,30 @@ func validateAffinity(pos manifest.Positions, path string, a clusterAffinity) []
 	return errs
 }
 
+// emptyOverriders is Karmada's emptyOverrides: none of the overriders but
+// fieldOverrider, which it does not look at.
+func emptyOverriders(o overriders) bool {
+	return len(o.Plaintext) == 0 && len(o.ImageOverrider) == 0 && len(o.CommandOverrider) == 0 && len(o.ArgsOverrider) == 0 &&
+		len(o.LabelsOverrider) == 0 && len(o.AnnotationsOverrider) == 0
+}
+
 func (p *overridePolicy) validate(pos manifest.Positions) error {
 	var errs []error
 	if p.Name == "" {
 		errs = append(errs, pos.Errorf("metadata.name", "is required"))
 	}
 	errs = append(errs, validateSelectors(pos, p.Spec.ResourceSelectors, p.Namespace)...)
-	if len(p.Spec.OverrideRules) > 0 && (p.Spec.TargetCluster != nil || p.Spec.Overriders != nil) {
+	// Karmada's webhook (validation.go, emptyOverrides) refuses the
+	// deprecated overriders beside overrideRules only when they hold one
+	// of the first six; with rules they are not used, fieldOverrider too.
+	withRules := len(p.Spec.OverrideRules) > 0
+	if withRules && (p.Spec.TargetCluster != nil || p.Spec.Overriders != nil && !emptyOverriders(*p.Spec.Overriders)) {
 		errs = append(errs, pos.Errorf("spec", "overrideRules cannot be used with the deprecated targetCluster and overriders"))
 	}
 	if p.Spec.TargetCluster != nil {
 		errs = append(errs, validateAffinity(pos, "spec.targetCluster", *p.Spec.TargetCluster)...)
 	}
-	if p.Spec.Overriders != nil {
+	if p.Spec.Overriders != nil && !withRules {
 		errs = append(errs, validateOverriders(pos, "spec.overriders", *p.Spec.Overriders)...)
 	}
 	for i, r := range p.Spec.OverrideRules {
