@@ -570,3 +570,40 @@ spec:
 	_, _, err := renderText(t, doc(deployment, "2")+fmt.Sprintf(policies, `{plaintext: [{path: /spec/replicas, operator: replace, value: 9}]}`))
 	require.ErrorContains(t, err, "overrideRules cannot be used with the deprecated targetCluster and overriders")
 }
+
+// TestOverrideAddsAtANegativeIndex: a plaintext add at
+// containers/-1 appends, as json-patch v5 does with Karmada's options,
+// and the member object render sends agrees with what the overriders
+// saw.
+func TestOverrideAddsAtANegativeIndex(t *testing.T) {
+	t.Parallel()
+	_, res, err := renderText(t, doc(deployment, "2")+`---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement: {clusterAffinity: {clusterNames: [c1]}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  overrideRules:
+  - overriders:
+      plaintext: [{path: /spec/template/spec/containers/-1, operator: add, value: {name: sidecar, image: "envoy:1"}}]
+`)
+	require.NoError(t, err)
+	require.NoError(t, res.Err())
+	var names []any
+	for _, tg := range res.Targets {
+		if tg.Type.Kind == "Deployment" {
+			spec := tg.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+			for _, c := range spec["containers"].([]any) {
+				names = append(names, c.(map[string]any)["name"])
+			}
+		}
+	}
+	assert.Equal(t, []any{"web", "sidecar"}, names)
+}

@@ -99,7 +99,13 @@ func setInArray(doc any, tokens []string, arr []any, last string, o op) error {
 		if err != nil {
 			return fmt.Errorf("%s: %q is not an array index", o.Path, last)
 		}
-		if i < 0 { // json-patch v5 allows negative indices by default
+		switch {
+		case i < 0 && o.Op == "add":
+			// json-patch v5 (negative indices allowed by default) counts
+			// an add's from the end of the array grown by one: -1 appends
+			// (partialArray.add)
+			i += n + 1
+		case i < 0:
 			i += n
 		}
 		idx = i
