@@ -233,6 +233,8 @@ type DNSClusters struct {
 	spareRead bool
 	// read are the members whose parents Check has read.
 	read map[string]bool
+	// forgetChecked are the --dns-forget clusters Check looked into.
+	forgetChecked map[string]bool
 }
 
 // Empty says there is nowhere to write or prune.
@@ -272,6 +274,9 @@ type DNSCheck struct {
 // earlier call is not checked again.
 func (d *DNSClusters) Check(ctx context.Context, c DNSCheck, clusters []string) error {
 	set := c.Set
+	if d.Cluster != "" && slices.Contains(c.Forget, d.Cluster) {
+		return FlagErrorf("--dns-forget %s: it is the DNS cluster the input's Domain names, where the records are written; drop it from --dns-forget", d.Cluster)
+	}
 	if d.Cluster != "" && len(set.DNSContexts) == 0 {
 		if _, err := c.Open(d.Cluster); err != nil {
 			return err
@@ -296,6 +301,18 @@ func (d *DNSClusters) Check(ctx context.Context, c DNSCheck, clusters []string) 
 		fmt.Fprintf(c.ErrOut, "%s DNS: the parent of %s in cluster %s could not be read (%v): the DNS clusters it records are not checked in this run\n", c.ColorScheme.WarningIcon(), set.Ref(), m, unread[m])
 	}
 	for _, recorded := range slices.Sorted(maps.Keys(found)) {
+		if slices.Contains(c.Forget, recorded) && !d.forgetChecked[recorded] {
+			// forgotten on purpose, for a context gone for good: one that
+			// answers and still holds the set's DNSEndpoints leaves them
+			// behind, unpruned and no longer recorded
+			if d.forgetChecked == nil {
+				d.forgetChecked = map[string]bool{}
+			}
+			d.forgetChecked[recorded] = true
+			if left, err := d.endpointsLeftIn(ctx, c, recorded); err == nil && left > 0 {
+				fmt.Fprintf(c.ErrOut, "%s DNS: --dns-forget %s: the cluster answers and still holds %d of the DNSEndpoints of %s, which are now neither pruned nor recorded; delete them there, or drop --dns-forget to prune them\n", c.ColorScheme.WarningIcon(), recorded, left, set.Ref())
+			}
+		}
 		if recorded == d.Cluster || slices.Contains(set.ForgetDNSContexts, recorded) || slices.Contains(d.Stale, recorded) || d.Unchecked[recorded] != nil {
 			continue // named, forgotten or decided already
 		}

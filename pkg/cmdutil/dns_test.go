@@ -95,9 +95,26 @@ func TestDNSClustersCheck(t *testing.T) {
 	}
 	assert.NotContains(t, set.ForgetDNSContexts, "gone", "unchecked: it stays recorded")
 
+	// --dns-forget of a cluster that answers and still holds the set's
+	// DNSEndpoints: forgotten, as asked, but said
+	endpoint(dnsFakes["forgotten"], "service-api", "uid-api")
+	errOut.Reset()
+	again := &propagate.ApplySet{Resource: "secrets", Name: "app", Namespace: "shop"}
+	check.Set = again
+	fresh := DNSClusters{Cluster: "new"}
+	require.NoError(t, fresh.Check(context.Background(), check, []string{"c"}))
+	assert.Contains(t, again.ForgetDNSContexts, "forgotten")
+	assert.Contains(t, errOut.String(), "--dns-forget forgotten: the cluster answers and still holds 1 of the DNSEndpoints of Secret shop/app, which are now neither pruned nor recorded")
+	// and never the cluster the input's Domain names
+	check.Forget = []string{"new"}
+	err := (&DNSClusters{Cluster: "new"}).Check(context.Background(), check, []string{"c"})
+	var flagErr *FlagError
+	require.ErrorAs(t, err, &flagErr)
+	assert.Contains(t, err.Error(), "--dns-forget new: it is the DNS cluster the input's Domain names")
+
 	other := &propagate.ApplySet{Resource: "secrets", Name: "app", Namespace: "shop"}
 	nowhere := DNSClusters{Cluster: "nosuch"}
-	err := nowhere.Check(context.Background(), DNSCheck{ErrOut: &errOut, ColorScheme: check.ColorScheme, Set: other, Open: open, Clients: check.Clients}, []string{"a"})
+	err = nowhere.Check(context.Background(), DNSCheck{ErrOut: &errOut, ColorScheme: check.ColorScheme, Set: other, Open: open, Clients: check.Clients}, []string{"a"})
 	require.Error(t, err, "a named cluster that cannot be opened stops the run before any write")
 	assert.Empty(t, other.DNSContexts)
 }
