@@ -42,15 +42,36 @@ func (s *memberSync) foreignContents(ctx context.Context, namespace string) stri
 	var foreign []string
 	for i := range objs {
 		o := &objs[i]
-		if (federation.Owned(o) && !federation.HandsOff(o)) || federation.NamespaceMade(o, clusterScoped) {
+		if s.removedWithNamespace(o) || federation.NamespaceMade(o, clusterScoped) {
 			continue
 		}
-		foreign = append(foreign, o.GetKind()+" "+o.GetName())
+		what := o.GetKind() + " " + o.GetName()
+		if federation.Owned(o) && !federation.HandsOff(o) {
+			what += " (another input's)"
+		}
+		foreign = append(foreign, what)
 	}
 	if len(foreign) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("not deleted: the namespace holds %d object(s) fedctl did not create (%s), which deleting it would delete too; remove them first, or give the FederatedNamespace kubefed.io/orphan: \"true\" to leave the namespace there", len(foreign), firstThree(foreign))
+	return fmt.Sprintf("not deleted: the namespace holds %d object(s) fedctl did not create, or another input's (%s), which deleting it would delete too; remove them first, or give the FederatedNamespace kubefed.io/orphan: \"true\" to leave the namespace there", len(foreign), firstThree(foreign))
+}
+
+// removedWithNamespace says whether o, an object fedctl made, may go with
+// its namespace: one of this run's input (de-placed with the namespace,
+// and removed before it), one of the ApplySet this run prunes, or one
+// being deleted already. An object of another input fedctl applied (not
+// this run's, not its set's) keeps the namespace, as another tool's does:
+// that input still places it there. One marked kubefed.io/managed: "false"
+// is never fedctl's to remove.
+func (s *memberSync) removedWithNamespace(o *unstructured.Unstructured) bool {
+	if !federation.Owned(o) || federation.HandsOff(o) {
+		return false
+	}
+	if _, ok := s.placed[o.GetAnnotations()[federation.SourceAnnotation]]; ok || o.GetDeletionTimestamp() != nil {
+		return true
+	}
+	return s.pruning() && o.GetLabels()[federation.ApplySetPartOfLabel] == s.applySet.set.ID()
 }
 
 // foreignResources says why crd must not be deleted on de-placement or

@@ -171,7 +171,7 @@ func TestRunKeepsANamespaceHoldingOthersObjects(t *testing.T) {
 	assert.Equal(t, []string{"deleted ConfigMap cfg", "failed Namespace shop"}, actions(rep.Clusters[0]))
 	ns := objectResult(rep.Clusters[0], "shop")
 	assert.Equal(t, ReasonNamespaceNotEmpty, ns.Reason)
-	assert.Contains(t, ns.Error, "1 object(s) fedctl did not create (ConfigMap theirs)")
+	assert.Contains(t, ns.Error, "1 object(s) fedctl did not create, or another input's (ConfigMap theirs)")
 	assert.True(t, f.Has(memberstest.KeyOf(mappingOf(nsType), "", "shop")))
 
 	// a name federate cannot copy, or a controller outside the namespace,
@@ -185,9 +185,19 @@ func TestRunKeepsANamespaceHoldingOthersObjects(t *testing.T) {
 	put("made-elsewhere", map[string]any{"ownerReferences": controller("Namespace")}) // a cluster-scoped owner
 	put("made-here", map[string]any{"ownerReferences": controller("ConfigMap")})      // a namespaced one, there or gone
 	rep = run(t, gone, fakes, Options{})
-	assert.Contains(t, objectResult(rep.Clusters[0], "shop").Error, "2 object(s) fedctl did not create (ConfigMap made-elsewhere, ConfigMap team:admins)")
+	assert.Contains(t, objectResult(rep.Clusters[0], "shop").Error, "2 object(s) fedctl did not create, or another input's (ConfigMap made-elsewhere, ConfigMap team:admins)")
 
-	for _, name := range []string{"team:admins", "made-elsewhere", "made-here"} {
+	// fedctl's own object of another input (not this run's, not its
+	// set's): that input still places it there, so it keeps the namespace
+	f.Remove(memberstest.KeyOf(mappingOf(cmType), "shop", "team:admins"))
+	f.Remove(memberstest.KeyOf(mappingOf(cmType), "shop", "made-elsewhere"))
+	put("other-app", map[string]any{"labels": map[string]any{federation.ManagedByLabel: federation.ManagedByValue},
+		"annotations": map[string]any{federation.SourceAnnotation: "FederatedConfigMap/shop/other-app"}})
+	rep = run(t, gone, fakes, Options{})
+	assert.Contains(t, objectResult(rep.Clusters[0], "shop").Error, "1 object(s) fedctl did not create, or another input's (ConfigMap other-app (another input's))")
+	f.Remove(memberstest.KeyOf(mappingOf(cmType), "shop", "other-app"))
+
+	for _, name := range []string{"made-here"} {
 		f.Remove(memberstest.KeyOf(mappingOf(cmType), "shop", name))
 	}
 	rep = run(t, gone, fakes, Options{})
