@@ -465,6 +465,27 @@ spec:
 	assert.Equal(t, map[string]any{"c1": int64(0), "c2": int64(0), "c3": int64(0)}, replicasByMember(res))
 }
 
+// webPolicies are a PropagationPolicy of Deployment shop/web with
+// placement (a YAML flow mapping), and an OverridePolicy of it whose spec
+// goes on, after its resourceSelectors, with overrides (YAML lines
+// indented two spaces).
+func webPolicies(placement, overrides string) string {
+	return `---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement: ` + placement + `
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+` + overrides
+}
+
 // TestOverrideOfDividedReplicas: a plaintext override that sets
 // spec.replicas again after Karmada's replica division is applied after
 // it, as Karmada does; KubeFed's overrides name a path once per member, so
@@ -472,27 +493,13 @@ spec:
 // conversion's generated round trips).
 func TestOverrideOfDividedReplicas(t *testing.T) {
 	t.Parallel()
-	_, res, err := renderText(t, doc(deployment, "4")+`---
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: web, namespace: shop}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  placement:
-    clusterAffinity: {clusterNames: [c1, c2]}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: OverridePolicy
-metadata: {name: web, namespace: shop}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  overrideRules:
+	_, res, err := renderText(t, doc(deployment, "4")+webPolicies("{clusterAffinity: {clusterNames: [c1, c2]}}", `  overrideRules:
   - targetCluster: {clusterNames: [c2]}
     overriders:
       plaintext:
       - {path: /spec/replicas, operator: replace, value: 7}
       - {path: /spec/template/metadata/labels/track, operator: add, value: canary}
-`)
+`))
 	require.NoError(t, err)
 	require.NoError(t, res.Err())
 	assert.Equal(t, map[string]any{"c1": int64(4), "c2": int64(7)}, replicasByMember(res))
@@ -505,33 +512,19 @@ spec:
 // cancel out.
 func TestOverrideRemovesDividedReplicas(t *testing.T) {
 	t.Parallel()
-	const policies = `---
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: web, namespace: shop}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  placement:
-    clusterAffinity: {clusterNames: [c1, c2]}
-    replicaScheduling: {replicaSchedulingType: Divided}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: OverridePolicy
-metadata: {name: web, namespace: shop}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  overrideRules:
-  - targetCluster: {clusterNames: [c2]}
+	policies := func(removedIn string) string {
+		return webPolicies("{clusterAffinity: {clusterNames: [c1, c2]}, replicaScheduling: {replicaSchedulingType: Divided}}", `  overrideRules:
+  - targetCluster: {clusterNames: [`+removedIn+`]}
     overriders:
-      plaintext:
-      - {path: /spec/replicas, operator: remove}
-`
-	_, res, err := renderText(t, doc(deployment, "4")+policies)
+      plaintext: [{path: /spec/replicas, operator: remove}]
+`)
+	}
+	_, res, err := renderText(t, doc(deployment, "4")+policies("c2"))
 	require.NoError(t, err)
 	require.NoError(t, res.Err())
 	assert.Equal(t, map[string]any{"c1": int64(2), "c2": nil}, replicasByMember(res))
 
-	_, res, err = renderText(t, strings.Replace(doc(deployment, "1"), "  replicas: 1\n", "", 1)+strings.Replace(policies, "clusterNames: [c2]", "clusterNames: [c1, c2]", 1))
+	_, res, err = renderText(t, strings.Replace(doc(deployment, "1"), "  replicas: 1\n", "", 1)+policies("c1, c2"))
 	require.NoError(t, err)
 	require.NoError(t, res.Err())
 	assert.Equal(t, map[string]any{"c1": nil}, replicasByMember(res), "its 1 replica divided to c1, then removed there")
@@ -543,31 +536,20 @@ spec:
 // other overrider there is refused.
 func TestDeprecatedOverridersBesideRules(t *testing.T) {
 	t.Parallel()
-	const policies = `---
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: web, namespace: shop}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  placement: {clusterAffinity: {clusterNames: [c1]}}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: OverridePolicy
-metadata: {name: web, namespace: shop}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  overriders: %s
+	policies := func(deprecated string) string {
+		return webPolicies("{clusterAffinity: {clusterNames: [c1]}}", "  overriders: "+deprecated+`
   overrideRules:
   - overriders:
       plaintext: [{path: /spec/replicas, operator: replace, value: 5}]
-`
+`)
+	}
 	for _, deprecated := range []string{`{}`, `{fieldOverrider: [{fieldPath: /spec/template/metadata/annotations/x, json: [{subPath: /a, operator: add, value: 1}]}]}`} {
-		_, res, err := renderText(t, doc(deployment, "2")+fmt.Sprintf(policies, deprecated))
+		_, res, err := renderText(t, doc(deployment, "2")+policies(deprecated))
 		require.NoError(t, err, deprecated)
 		require.NoError(t, res.Err(), deprecated)
 		assert.Equal(t, map[string]any{"c1": int64(5)}, replicasByMember(res), "the rules apply, the deprecated overriders not: %s", deprecated)
 	}
-	_, _, err := renderText(t, doc(deployment, "2")+fmt.Sprintf(policies, `{plaintext: [{path: /spec/replicas, operator: replace, value: 9}]}`))
+	_, _, err := renderText(t, doc(deployment, "2")+policies(`{plaintext: [{path: /spec/replicas, operator: replace, value: 9}]}`))
 	require.ErrorContains(t, err, "overrideRules cannot be used with the deprecated targetCluster and overriders")
 }
 
@@ -577,23 +559,10 @@ spec:
 // saw.
 func TestOverrideAddsAtANegativeIndex(t *testing.T) {
 	t.Parallel()
-	_, res, err := renderText(t, doc(deployment, "2")+`---
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: web, namespace: shop}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  placement: {clusterAffinity: {clusterNames: [c1]}}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: OverridePolicy
-metadata: {name: web, namespace: shop}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  overrideRules:
+	_, res, err := renderText(t, doc(deployment, "2")+webPolicies("{clusterAffinity: {clusterNames: [c1]}}", `  overrideRules:
   - overriders:
       plaintext: [{path: /spec/template/spec/containers/-1, operator: add, value: {name: sidecar, image: "envoy:1"}}]
-`)
+`))
 	require.NoError(t, err)
 	require.NoError(t, res.Err())
 	var names []any
