@@ -288,7 +288,7 @@ func (o *ApplyOptions) Validate() error {
 		errs = append(errs, fmt.Errorf("--max-deletions must be -1 (no limit) or more, got %d", o.MaxDeletions))
 	}
 	errs = append(errs, o.Rollout.Validate()...)
-	if err := o.DNS.Validate(o.Prune); err != nil {
+	if err := o.DNS.Validate(o.Prune, o.Clusters); err != nil {
 		errs = append(errs, err)
 	}
 	if o.Rollout.Enabled && len(o.Clusters) > 0 {
@@ -357,7 +357,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 				return err
 			}
 		}
-		if set != nil {
+		if set != nil && len(o.Clusters) == 0 { // --cluster leaves DNS out (dnsCluster)
 			if err := dns.Check(ctx, o.dnsCheck(in, set, clients), clusters); err != nil {
 				return err
 			}

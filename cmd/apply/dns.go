@@ -31,6 +31,8 @@ func (o *ApplyOptions) dnsCluster(in *cmdutil.Rendered, set *propagate.ApplySet)
 		// The render knows the replica plans of the members applied to
 		// only: weights would be 0 everywhere else, and the records'
 		// targets are every member's. As fedctl delete --cluster does.
+		// Nor is any DNS cluster pruned: the parents of some members
+		// cannot say which the set no longer uses (Check is not run).
 		if records {
 			fmt.Fprintf(o.IO.ErrOut, "%s DNS records: not written, as --cluster applies to some members only and the records are every member's; the next apply without --cluster writes them\n", o.IO.ErrColorScheme().WarningIcon())
 		}

@@ -170,7 +170,7 @@ func (o *DiffOptions) Validate() error {
 	if _, err := o.applySet(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := o.DNS.Validate(o.Prune); err != nil {
+	if err := o.DNS.Validate(o.Prune, o.Clusters); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -98,7 +98,7 @@ func (o *DNSOptions) Validate() error {
 	if o.Output != "yaml" && o.Output != "json" {
 		return fmt.Errorf("--output must be yaml or json, got %q", o.Output)
 	}
-	return o.DNS.Validate(false) // no --dns-forget here
+	return o.DNS.Validate(false, nil) // no --dns-forget here
 }
 
 // Run computes and prints.

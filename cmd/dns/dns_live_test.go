@@ -445,6 +445,16 @@ func TestDNSPrune(t *testing.T) {
 	assert.Regexp(t, `DNS: 1 DNSEndpoints \(\d+ names\) unchanged in cluster cluster1`, errOut)
 	assert.Equal(t, obj.GetResourceVersion(), getEndpoint(t, ns, "service-web").GetResourceVersion(), "nothing was written")
 
+	// --cluster leaves the DNS step out, the pruning of DNS clusters
+	// included: its members' parents record cluster1, which the input
+	// still names, and it must not be taken as a cluster the set left
+	errOut, err = w.apply(t, append(prune, "--cluster", "cluster2")...)
+	require.NoError(t, err)
+	assert.Contains(t, errOut, "DNS records: not written, as --cluster applies to some members only")
+	assert.NotContains(t, errOut, "deleted in cluster cluster1")
+	require.NotNil(t, getEndpoint(t, ns, "service-web"), "not pruned by a run on some members")
+	assert.Equal(t, obj.GetResourceVersion(), getEndpoint(t, ns, "service-web").GetResourceVersion())
+
 	// a dry run says what it would write, and writes nothing; a client dry
 	// run without --prune reads no cluster, so it says it did not look
 	w.write(t, app(ns, 3, "  recordTTL: 120\n"))

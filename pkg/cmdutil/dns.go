@@ -56,13 +56,19 @@ func AddDNSForgetFlag(cmd *cobra.Command, f *DNSFlags) {
 }
 
 // Validate checks the flags alone.
-func (f *DNSFlags) Validate(prune bool) error {
+// Validate checks the DNS flags of a run that prunes (prune) and is
+// limited to some members (clusters, --cluster): such a run leaves the DNS
+// step out, so --dns-forget would do nothing.
+func (f *DNSFlags) Validate(prune bool, clusters []string) error {
 	var errs []error
 	if f.Weights != "" && f.Weights != federation.WeightingReplicas {
 		errs = append(errs, fmt.Errorf("--dns-weights must be %q, got %q", federation.WeightingReplicas, f.Weights))
 	}
 	if len(f.Forget) > 0 && !prune {
 		errs = append(errs, errors.New("--dns-forget needs --prune: it changes what the ApplySet's parents record"))
+	}
+	if len(f.Forget) > 0 && len(clusters) > 0 {
+		errs = append(errs, errors.New("--dns-forget cannot be used with --cluster: a run on some members leaves the DNS records, and the DNS clusters the ApplySet's parents record, as they are"))
 	}
 	if f.Context != "" && slices.Contains(f.Forget, f.Context) {
 		errs = append(errs, fmt.Errorf("--dns-forget %s: it is the cluster --dns-context names, where the records go", f.Context))

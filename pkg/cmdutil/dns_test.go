@@ -150,10 +150,11 @@ func TestDNSOpensEachClusterOnce(t *testing.T) {
 // TestDNSFlagsValidate: --dns-forget only with --prune, and never for the
 // cluster --dns-context names.
 func TestDNSFlagsValidate(t *testing.T) {
-	assert.NoError(t, (&DNSFlags{Forget: []string{"old"}}).Validate(true))
-	assert.ErrorContains(t, (&DNSFlags{Forget: []string{"old"}}).Validate(false), "--dns-forget needs --prune")
-	assert.ErrorContains(t, (&DNSFlags{Context: "dns", Forget: []string{"dns"}}).Validate(true), "--dns-forget dns: it is the cluster --dns-context names")
-	assert.ErrorContains(t, (&DNSFlags{Weights: "even"}).Validate(true), `--dns-weights must be "replicas"`)
+	assert.NoError(t, (&DNSFlags{Forget: []string{"old"}}).Validate(true, nil))
+	assert.ErrorContains(t, (&DNSFlags{Forget: []string{"old"}}).Validate(false, nil), "--dns-forget needs --prune")
+	assert.ErrorContains(t, (&DNSFlags{Forget: []string{"old"}}).Validate(true, []string{"a"}), "--dns-forget cannot be used with --cluster")
+	assert.ErrorContains(t, (&DNSFlags{Context: "dns", Forget: []string{"dns"}}).Validate(true, nil), "--dns-forget dns: it is the cluster --dns-context names")
+	assert.ErrorContains(t, (&DNSFlags{Weights: "even"}).Validate(true, nil), `--dns-weights must be "replicas"`)
 }
 
 // TestDNSClustersCheckRetriesTheNamedCluster: a named cluster that cannot
