@@ -69,13 +69,16 @@ func expandList(d Document) ([]Document, error) {
 	}
 	lines := bytes.SplitAfter(d.Data, []byte("\n"))
 	out := make([]Document, 0, len(items.Content))
+	counted, newlines := 0, 0 // newlines in d.Data[:counted], counted on from item to item
 	for i, item := range items.Content {
 		line := d.Line + item.Line - 1
 		var data []byte
 		switch {
 		case spans != nil:
 			data = d.Data[spans[i][0]:spans[i][1]]
-			line = d.Line + bytes.Count(d.Data[:spans[i][0]], []byte("\n"))
+			newlines += bytes.Count(d.Data[counted:spans[i][0]], []byte("\n"))
+			counted = spans[i][0]
+			line = d.Line + newlines
 		case items.Style&yamlv3.FlowStyle == 0 && selfContained(item):
 			next := len(lines) + 1
 			if i+1 < len(items.Content) {

@@ -263,11 +263,11 @@ func Split(file string, data []byte) ([]Document, error) {
 // or broken JSON, which the decoder then reports with its line).
 func jsonStream(chunk []byte) (values [][]byte, lines []int) {
 	trimmed := bytes.TrimLeft(chunk, " \t\r\n")
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, nil
+	if len(trimmed) == 0 || trimmed[0] != '{' || json.Valid(chunk) {
+		return nil, nil // not JSON, or one value: the usual document
 	}
 	dec := json.NewDecoder(bytes.NewReader(chunk))
-	offset := 0
+	offset, line := 0, 0
 	for {
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
@@ -279,7 +279,9 @@ func jsonStream(chunk []byte) (values [][]byte, lines []int) {
 		end := int(dec.InputOffset())
 		begin := offset + bytes.IndexAny(chunk[offset:end], "{[\"-0123456789tfn")
 		values = append(values, chunk[begin:end])
-		lines = append(lines, bytes.Count(chunk[:begin], []byte("\n")))
+		line += bytes.Count(chunk[offset:begin], []byte("\n")) // from the last value on, not from the start each time
+		lines = append(lines, line)
+		line += bytes.Count(chunk[begin:end], []byte("\n"))
 		offset = end
 	}
 }
