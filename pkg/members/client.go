@@ -83,7 +83,8 @@ type Client interface {
 	// ListMetadata lists the metadata of every object of m, fedctl's or
 	// not (paged).
 	ListMetadata(ctx context.Context, m Mapping, opts ListOptions) ([]metav1.PartialObjectMetadata, error)
-	// NamespaceContents lists the metadata (with apiVersion and kind) of
+	// NamespaceContents lists the metadata (apiVersion, kind, name,
+	// labels, annotations, owners, deletionTimestamp) of
 	// every object in namespace, of every listable namespaced type the
 	// member serves but those federate --contents leaves out (events,
 	// endpoints, ...).
@@ -482,7 +483,9 @@ func (c *dynamicClient) NamespaceContents(ctx context.Context, namespace string)
 			u.SetNamespace(m.Namespace)
 			u.SetName(m.Name)
 			u.SetLabels(m.Labels)
+			u.SetAnnotations(m.Annotations)
 			u.SetOwnerReferences(m.OwnerReferences)
+			u.SetDeletionTimestamp(m.DeletionTimestamp)
 			out = append(out, u)
 		}
 	}

@@ -349,3 +349,20 @@ func TestDeleteReadsAnotherVersion(t *testing.T) {
 	assert.Equal(t, []string{"deleted Widget w"}, actions(rep.Clusters[0]))
 	assert.False(t, f.Has(memberstest.KeyOf(mappingOf(v2), "shop", "w")))
 }
+
+// TestDryRunDeplacesANamespaceOfTheInput: a dry run leaves the de-placed
+// objects in the namespace; they are the input's (by the annotation the
+// member's metadata list carries), so the namespace's deletion is shown,
+// not NamespaceNotEmpty.
+func TestDryRunDeplacesANamespaceOfTheInput(t *testing.T) {
+	t.Parallel()
+	f := newFake(nsType, cmType)
+	fakes := map[string]*memberstest.Fake{"m": f}
+	placed := resultFor(spec{t: nsType, name: "shop", clusters: []string{"m"}},
+		spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}, clusters: []string{"m"}})
+	run(t, placed, fakes, Options{})
+	gone := resultFor(spec{t: nsType, name: "shop"}, spec{t: cmType, name: "cfg", body: map[string]any{"data": map[string]any{"k": "v"}}})
+	rep := run(t, gone, fakes, Options{DryRun: true})
+	assert.Equal(t, []string{"deleted ConfigMap cfg", "deleted Namespace shop"}, actions(rep.Clusters[0]))
+	assert.True(t, f.Has(memberstest.KeyOf(mappingOf(cmType), "shop", "cfg")), "a dry run")
+}

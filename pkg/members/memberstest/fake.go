@@ -311,7 +311,17 @@ func (f *Fake) NamespaceContents(_ context.Context, namespace string) ([]unstruc
 	var out []unstructured.Unstructured
 	for k, o := range f.objects {
 		if k.Namespace == namespace && o.GetKind() != "Namespace" {
-			out = append(out, *o.DeepCopy())
+			// what the real client reads: metadata, no more
+			u := unstructured.Unstructured{}
+			u.SetAPIVersion(o.GetAPIVersion())
+			u.SetKind(o.GetKind())
+			u.SetNamespace(o.GetNamespace())
+			u.SetName(o.GetName())
+			u.SetLabels(o.GetLabels())
+			u.SetAnnotations(o.GetAnnotations())
+			u.SetOwnerReferences(o.GetOwnerReferences())
+			u.SetDeletionTimestamp(o.GetDeletionTimestamp())
+			out = append(out, u)
 		}
 	}
 	return out, nil
