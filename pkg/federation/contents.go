@@ -86,15 +86,23 @@ func SkipContent(obj *unstructured.Unstructured) string {
 // namespace, or gone and its dependents with it: a Deployment just deleted
 // leaves its ReplicaSets to the garbage collector), or the default
 // ServiceAccount and kube-root-ca.crt every namespace gets. clusterScoped
-// says whether an owner's kind is cluster-scoped. The rest is someone's:
-// unlike MemberMade, a name federate could not copy (a RoleBinding
-// "team:admins") or a controller outside any namespace does not make an
-// object the namespace's own, so the namespace guard keeps the namespace
-// for it.
-func NamespaceMade(obj *unstructured.Unstructured, clusterScoped func(schema.GroupVersionKind) bool) bool {
+// says whether an owner's kind is cluster-scoped; its error (the member
+// could not say) is NamespaceMade's, as not knowing is no ground to delete.
+// The rest is someone's: unlike MemberMade, a name federate could not copy
+// (a RoleBinding "team:admins") or a controller outside any namespace does
+// not make an object the namespace's own, so the namespace guard keeps the
+// namespace for it.
+func NamespaceMade(obj *unstructured.Unstructured, clusterScoped func(schema.GroupKind) (bool, error)) (bool, error) {
 	if c := metav1.GetControllerOf(obj); c != nil {
-		return !clusterScoped(schema.FromAPIVersionAndKind(c.APIVersion, c.Kind))
+		cluster, err := clusterScoped(schema.FromAPIVersionAndKind(c.APIVersion, c.Kind).GroupKind())
+		return !cluster, err
 	}
+	return everyNamespaceHas(obj), nil
+}
+
+// everyNamespaceHas says obj is one of what every namespace gets: its
+// default ServiceAccount and kube-root-ca.crt ConfigMap.
+func everyNamespaceHas(obj *unstructured.Unstructured) bool {
 	return obj.GetKind() == "ServiceAccount" && obj.GetName() == "default" ||
 		obj.GetKind() == "ConfigMap" && obj.GetName() == "kube-root-ca.crt"
 }
@@ -109,8 +117,7 @@ func MemberMade(obj *unstructured.Unstructured) string {
 		return "its name is not a DNS-1123 subdomain"
 	case metav1.GetControllerOf(obj) != nil:
 		return "it is owned by " + metav1.GetControllerOf(obj).Kind + " " + metav1.GetControllerOf(obj).Name
-	case obj.GetKind() == "ServiceAccount" && obj.GetName() == "default",
-		obj.GetKind() == "ConfigMap" && obj.GetName() == "kube-root-ca.crt":
+	case everyNamespaceHas(obj):
 		return "every namespace gets its own"
 	}
 	return ""

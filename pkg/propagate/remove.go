@@ -3,6 +3,7 @@ package propagate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -34,15 +35,36 @@ func (s *memberSync) foreignContents(ctx context.Context, namespace string) stri
 	}
 	// An owner in the namespace makes what it controls (a Deployment its
 	// ReplicaSets); an object controlled from outside (a cluster-scoped
-	// owner) was not made by the namespace's own objects.
-	clusterScoped := func(gvk schema.GroupVersionKind) bool {
-		m, err := s.client.Map(ctx, gvk)
-		return err == nil && !m.Namespaced
+	// owner) was not made by the namespace's own objects. A kind the
+	// member no longer serves has no owner left: the garbage collector
+	// takes what it controlled.
+	scopes := map[schema.GroupKind]bool{}
+	clusterScoped := func(gk schema.GroupKind) (bool, error) {
+		if cluster, ok := scopes[gk]; ok {
+			return cluster, nil
+		}
+		m, err := s.client.Map(ctx, gk.WithVersion(""))
+		var notServed *members.NotServedError
+		switch {
+		case errors.As(err, &notServed):
+			m.Namespaced = true
+		case err != nil:
+			return false, err
+		}
+		scopes[gk] = !m.Namespaced
+		return !m.Namespaced, nil
 	}
 	var foreign []string
 	for i := range objs {
 		o := &objs[i]
-		if s.removedWithNamespace(o) || federation.NamespaceMade(o, clusterScoped) {
+		if s.removedWithNamespace(o) {
+			continue
+		}
+		made, err := federation.NamespaceMade(o, clusterScoped)
+		if err != nil {
+			return fmt.Sprintf("not deleted: cannot tell where the owner of %s %s is: %v", o.GetKind(), o.GetName(), members.RequestErrorIn(ctx, err))
+		}
+		if made {
 			continue
 		}
 		what := o.GetKind() + " " + o.GetName()

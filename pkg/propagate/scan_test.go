@@ -366,3 +366,31 @@ func TestDryRunDeplacesANamespaceOfTheInput(t *testing.T) {
 	assert.Equal(t, []string{"deleted ConfigMap cfg", "deleted Namespace shop"}, actions(rep.Clusters[0]))
 	assert.True(t, f.Has(memberstest.KeyOf(mappingOf(cmType), "shop", "cfg")), "a dry run")
 }
+
+// ownerUnknown is a member whose discovery of the owners' group fails.
+type ownerUnknown struct{ *memberstest.Fake }
+
+func (o ownerUnknown) Map(ctx context.Context, gvk schema.GroupVersionKind) (members.Mapping, error) {
+	if gvk.Group == "example.com" {
+		return members.Mapping{}, &members.GroupDiscoveryError{Group: gvk.GroupVersion().String(), Err: errors.New("the server is currently unable to handle the request")}
+	}
+	return o.Fake.Map(ctx, gvk)
+}
+
+// TestNamespaceKeptWhenAnOwnerCannotBeTold: an object controlled by an
+// owner of a group the member cannot discover might be controlled from
+// outside the namespace: not knowing is no ground to delete it.
+func TestNamespaceKeptWhenAnOwnerCannotBeTold(t *testing.T) {
+	t.Parallel()
+	f := newFake(nsType, cmType)
+	placed := resultFor(spec{t: nsType, name: "shop", clusters: []string{"m"}})
+	run(t, placed, map[string]*memberstest.Fake{"m": f}, Options{})
+	f.Put(memberstest.KeyOf(mappingOf(cmType), "shop", "made"), &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "made", "namespace": "shop", "ownerReferences": []any{map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "name": "w", "uid": "u", "controller": true}}}}})
+	rep := Run(context.Background(), Input{Result: resultFor(spec{t: nsType, name: "shop"}), Clusters: []string{"m"},
+		Clients: func(string) (members.Client, error) { return ownerUnknown{f}, nil }})
+	ns := objectResult(rep.Clusters[0], "shop")
+	assert.Equal(t, ReasonNamespaceNotEmpty, ns.Reason)
+	assert.Contains(t, ns.Error, "not deleted: cannot tell where the owner of ConfigMap made is")
+	assert.True(t, f.Has(memberstest.KeyOf(mappingOf(nsType), "", "shop")))
+}
