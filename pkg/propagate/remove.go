@@ -57,7 +57,7 @@ func (s *memberSync) foreignContents(ctx context.Context, namespace string) stri
 	var foreign []string
 	for i := range objs {
 		o := &objs[i]
-		if s.removedWithNamespace(o) {
+		if s.removedWith(o) {
 			continue
 		}
 		made, err := federation.NamespaceMade(o, clusterScoped)
@@ -79,14 +79,14 @@ func (s *memberSync) foreignContents(ctx context.Context, namespace string) stri
 	return fmt.Sprintf("not deleted: the namespace holds %d object(s) fedctl did not create, or another input's (%s), which deleting it would delete too; remove them first, or give the FederatedNamespace kubefed.io/orphan: \"true\" to leave the namespace there", len(foreign), firstThree(foreign))
 }
 
-// removedWithNamespace says whether o, an object fedctl made, may go with
-// its namespace: one of this run's input (de-placed with the namespace,
-// and removed before it), one of the ApplySet this run prunes, or one
-// being deleted already. An object of another input fedctl applied (not
-// this run's, not its set's) keeps the namespace, as another tool's does:
-// that input still places it there. One marked kubefed.io/managed: "false"
-// is never fedctl's to remove.
-func (s *memberSync) removedWithNamespace(o *unstructured.Unstructured) bool {
+// removedWith says whether o, an object fedctl made, may go with what
+// holds it (its namespace, its CRD): one of this run's input (de-placed
+// with it, and removed before it), one of the ApplySet this run prunes, or
+// one being deleted already. An object of another input fedctl applied
+// (not this run's, not its set's) keeps it, as another tool's does: that
+// input still places it there. One marked kubefed.io/managed: "false" is
+// never fedctl's to remove.
+func (s *memberSync) removedWith(o metav1.Object) bool {
 	if !federation.Owned(o) || federation.HandsOff(o) {
 		return false
 	}
@@ -114,7 +114,9 @@ func (s *memberSync) foreignResources(ctx context.Context, crd *unstructured.Uns
 		}
 	}
 	if version == "" {
-		return "" // serves nothing: there is nothing of it to delete
+		// what it stored under a version no longer served is still
+		// there, and goes with it
+		return "not deleted: it serves no version, so what custom resources it holds cannot be read"
 	}
 	m := members.Mapping{Resource: schema.GroupVersionResource{Group: group, Version: version, Resource: resource}, Namespaced: scope != "Cluster"}
 	items, err := s.client.ListMetadata(ctx, m, members.ListOptions{})
@@ -127,19 +129,22 @@ func (s *memberSync) foreignResources(ctx context.Context, crd *unstructured.Uns
 	var foreign []string
 	for i := range items {
 		o := &items[i]
-		if federation.Owned(o) && !federation.HandsOff(o) {
+		if s.removedWith(o) {
 			continue
 		}
 		name := o.GetName()
 		if o.GetNamespace() != "" {
 			name = o.GetNamespace() + "/" + name
 		}
+		if federation.Owned(o) && !federation.HandsOff(o) {
+			name += " (another input's)"
+		}
 		foreign = append(foreign, name)
 	}
 	if len(foreign) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("not deleted: the member holds %d custom resource(s) of it fedctl did not create (%s), which deleting the CustomResourceDefinition would delete too; remove them first, or give the federated CRD kubefed.io/orphan: \"true\" to leave it there", len(foreign), firstThree(foreign))
+	return fmt.Sprintf("not deleted: the member holds %d custom resource(s) of it fedctl did not create, or another input's (%s), which deleting the CustomResourceDefinition would delete too; remove them first, or give the federated CRD kubefed.io/orphan: \"true\" to leave it there", len(foreign), firstThree(foreign))
 }
 
 // firstThree lists names, sorted: the first three and how many more.

@@ -205,8 +205,9 @@ func TestRunKeepsANamespaceHoldingOthersObjects(t *testing.T) {
 }
 
 // A CustomResourceDefinition no longer placed is not deleted while the
-// member holds custom resources of it fedctl did not create: deleting it
-// would delete them. fedctl's own do not count; a failed list keeps it.
+// member holds custom resources of it fedctl did not create, or another
+// input's: deleting it would delete them. Those being deleted already do
+// not count; a failed list keeps it.
 func TestRunKeepsACRDHoldingOthersResources(t *testing.T) {
 	t.Parallel()
 	crdType := typeconfig.Type{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", Plural: "customresourcedefinitions", Scope: typeconfig.Cluster}
@@ -216,11 +217,14 @@ func TestRunKeepsACRDHoldingOthersResources(t *testing.T) {
 	body := map[string]any{"spec": map[string]any{"group": "example.com", "scope": "Namespaced", "names": map[string]any{"plural": "widgets", "kind": "Widget"},
 		"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true}}}}
 	run(t, resultFor(spec{t: crdType, name: "widgets.example.com", body: body, clusters: []string{"m"}}), fakes, Options{})
-	widget := func(name string, labels map[string]any) {
+	widget := func(name string, meta map[string]any) {
+		meta["name"], meta["namespace"] = name, "team"
 		f.Put(memberstest.KeyOf(mappingOf(widgetType), "team", name), &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": name, "namespace": "team", "labels": labels}}})
+			"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta}})
 	}
-	widget("ours", map[string]any{federation.ManagedByLabel: federation.ManagedByValue})
+	ours := map[string]any{federation.ManagedByLabel: federation.ManagedByValue}
+	widget("going", map[string]any{"labels": ours, "deletionTimestamp": "2026-11-25T10:00:00Z"})
+	widget("other-input", map[string]any{"labels": ours, "annotations": map[string]any{federation.SourceAnnotation: "FederatedWidget/team/other-input"}})
 	widget("theirs", map[string]any{})
 
 	gone := resultFor(spec{t: crdType, name: "widgets.example.com", body: body})
@@ -228,7 +232,7 @@ func TestRunKeepsACRDHoldingOthersResources(t *testing.T) {
 	crd := objectResult(rep.Clusters[0], "widgets.example.com")
 	assert.Equal(t, Failed, crd.Action)
 	assert.Equal(t, ReasonCRDNotEmpty, crd.Reason)
-	assert.Contains(t, crd.Error, "1 custom resource(s) of it fedctl did not create (team/theirs)")
+	assert.Contains(t, crd.Error, "2 custom resource(s) of it fedctl did not create, or another input's (team/other-input (another input's), team/theirs)")
 	assert.True(t, f.Has(memberstest.KeyOf(mappingOf(crdType), "", "widgets.example.com")))
 
 	f.ListErr = func(resource string) error {
@@ -242,8 +246,15 @@ func TestRunKeepsACRDHoldingOthersResources(t *testing.T) {
 	f.ListErr = nil
 
 	f.Remove(memberstest.KeyOf(mappingOf(widgetType), "team", "theirs"))
+	f.Remove(memberstest.KeyOf(mappingOf(widgetType), "team", "other-input"))
 	rep = run(t, gone, fakes, Options{})
-	assert.Equal(t, Deleted, objectResult(rep.Clusters[0], "widgets.example.com").Action, "only fedctl's widgets left")
+	assert.Equal(t, Deleted, objectResult(rep.Clusters[0], "widgets.example.com").Action, "only one being deleted left")
+
+	body["spec"].(map[string]any)["versions"] = []any{map[string]any{"name": "v1", "served": false, "storage": true}}
+	f.Put(memberstest.KeyOf(mappingOf(crdType), "", "widgets.example.com"), &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.example.com", "labels": ours, "annotations": map[string]any{federation.SourceAnnotation: "FederatedCustomResourceDefinition/widgets.example.com"}}, "spec": body["spec"]}})
+	rep = run(t, gone, fakes, Options{})
+	assert.Contains(t, objectResult(rep.Clusters[0], "widgets.example.com").Error, "not deleted: it serves no version", "what it stored cannot be read")
 }
 
 // deleteRecorder records the options of each DELETE it passes on.

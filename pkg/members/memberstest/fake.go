@@ -295,6 +295,7 @@ func (f *Fake) ListMetadata(_ context.Context, m members.Mapping, opts members.L
 			sel.Matches(labels.Set(o.GetLabels())) {
 			out = append(out, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
 				Namespace: o.GetNamespace(), Name: o.GetName(), UID: o.GetUID(), Labels: o.GetLabels(), Annotations: o.GetAnnotations(), Generation: o.GetGeneration(),
+				DeletionTimestamp: o.GetDeletionTimestamp(), OwnerReferences: o.GetOwnerReferences(),
 			}})
 		}
 	}
