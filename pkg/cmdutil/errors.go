@@ -125,10 +125,10 @@ func ExitCodeOf(err error) int {
 		return exitErr.Code
 	case errors.Is(err, ErrSilent):
 		return ExitFailure
+	case errors.As(err, &allFailed):
+		return ExitFailure // the DNS step's partial failure of the same dead members included
 	case errors.As(err, &partial):
 		return ExitPartial
-	case errors.As(err, &allFailed):
-		return ExitFailure
 	case errors.As(err, &timeout):
 		return ExitTimeout
 	case errors.Is(err, context.Canceled):

@@ -50,6 +50,7 @@ func TestExitCodeOf(t *testing.T) {
 		{"timeout", timeout, ExitTimeout},
 		{"partial and timeout", errors.Join(partial, timeout), ExitPartial},
 		{"every member failed and timeout", errors.Join(MembersError([]string{"c1"}, true), timeout), ExitFailure},
+		{"every member failed, and a step after it partly", errors.Join(MembersError([]string{"c1"}, true), partial), ExitFailure},
 		{"explicit", &ExitError{Code: 5}, 5},
 		{"silent", ErrSilent, ExitFailure},
 		{"interrupted", fmt.Errorf("reading: %w", context.Canceled), ExitFailure},
