@@ -215,9 +215,23 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 		return notReady(err)
 	}
 	seen := map[liveKey]bool{}
+	cordoned := slices.Contains(in.Cordoned, cluster)
+	// In a cordoned member apply creates nothing: a placed object that is
+	// not there (its type not served either: its CRD is not created) is
+	// Cordoned, and not placed for the wait and the counts, as it will not
+	// come.
+	absentCordoned := func(st ClusterStatus) ClusterStatus {
+		st.Status, st.Readiness, st.placed = Cordoned, NotFound, false
+		st.Message = "placed here but not in the cluster, which is cordoned: apply creates no object there (fedctl uncordon lifts it)"
+		return st
+	}
 	for _, t := range targets {
 		st := ClusterStatus{Name: cluster, Object: refOf(t.Object), DesiredReplicas: replicas(t.Object), placed: true}
 		gvk := gvkOf(t.Type)
+		if notServed[gvk] && cordoned {
+			mr.entries = append(mr.entries, memberEntry{source: t.Source, status: absentCordoned(st)})
+			continue
+		}
 		if notServed[gvk] {
 			st.Status, st.Readiness = TypeNotServed, NotFound
 			st.Message = (&members.NotServedError{GVK: gvk}).Error()
@@ -231,10 +245,8 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 			// Not among fedctl's objects: absent, or someone else's.
 			obj, err = getObject(ctx, a, gvk, t.Namespace(), t.Name())
 			switch {
-			case apierrors.IsNotFound(err) && slices.Contains(in.Cordoned, cluster):
-				st.Status, st.Readiness = Cordoned, NotFound
-				st.Message = "placed here but not in the cluster, which is cordoned: apply creates no object there (fedctl uncordon lifts it)"
-				mr.entries = append(mr.entries, memberEntry{source: t.Source, status: st})
+			case apierrors.IsNotFound(err) && cordoned:
+				mr.entries = append(mr.entries, memberEntry{source: t.Source, status: absentCordoned(st)})
 				continue
 			case apierrors.IsNotFound(err):
 				st.Status, st.Readiness = NotApplied, NotFound
@@ -286,7 +298,7 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 		case p.NamespaceNotFederated:
 			st.Status = NamespaceNotFederated
 			st.Message = fmt.Sprintf("no FederatedNamespace %s in the input; fedctl apply leaves it alone", p.Object.Namespace)
-		case slices.Contains(in.Cordoned, cluster):
+		case cordoned:
 			st.Status = Cordoned
 			st.Message = "no longer placed here; the member is cordoned and keeps what runs there (after fedctl uncordon, apply removes it)"
 		case p.Object.Annotations[federation.OrphanAnnotation] == "true":

@@ -354,6 +354,16 @@ spec:
 	assert.Contains(t, kept.Message, "the member is cordoned and keeps what runs there")
 	assert.Equal(t, NotApplied, statusOf(r, "FederatedConfigMap shop/fresh", "eu-1").Status, "eu-1 is not cordoned")
 	assert.Equal(t, 1, r.Summary.Propagation[NotApplied], "only eu-1's fresh ConfigMap is for apply to act on")
+	assert.Equal(t, 1, r.Summary.Readiness[NotFound], "us-1's fresh ConfigMap will not come: not counted as a member object that is missing")
+
+	// a type the cordoned member does not serve (its CRD, new, is not
+	// created there either) is Cordoned too, not TypeNotServed, which
+	// would fail a wait at once
+	f3 := newFixture(t, manifests)
+	f3.members["us-1"] = newFakeMember(nsType, cmType)
+	in3 := f3.input()
+	in3.Cordoned = []string{"us-1"}
+	assert.Equal(t, Cordoned, statusOf(Read(context.Background(), in3), "FederatedDeployment shop/web", "us-1").Status)
 	assert.Zero(t, r.Summary.Propagation[WaitingForRemoval])
 
 	in.Clusters = []string{"us-1"}

@@ -195,7 +195,7 @@ func notReady(r *Report, applied bool) (pending, failed []NotReady) {
 			failed = append(failed, NotReady{FederatedObject: o.Ref(), Readiness: NotFound, Status: cond[0].Reason, Message: cond[0].Message})
 		}
 		for _, c := range o.Status.Clusters {
-			if !c.placed || c.Status == Cordoned {
+			if !c.placed {
 				continue
 			}
 			hopelessStatus := slices.Contains(hopeless, c.Status) || applied && c.Status == NotApplied
