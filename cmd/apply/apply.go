@@ -216,7 +216,7 @@ out.`,
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
 	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
-	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only apply to this member cluster (repeatable)")
+	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only apply to this member cluster (repeatable); DNS records are then left as they are")
 	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, client (send no write) or server (server-side dry run); a bare --dry-run is client")
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of the ApplySet parent")

@@ -135,7 +135,7 @@ delete: a member not done by then is reported in one line,
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
 	cmdutil.AddInputFlags(cmd, &opts.Kustomize, &opts.Selector)
 	cmdutil.AddAllowEmptyFlag(cmd, &opts.AllowEmpty)
-	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only compare in this member cluster (repeatable)")
+	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "Only compare in this member cluster (repeatable); DNS records are then not compared")
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "default", "Namespace of namespaced federated objects that name none, and of the ApplySet parent")
 	fl.StringVar(&opts.FieldManager, "field-manager", propagate.FieldManager, "Field manager of the server-side dry runs")

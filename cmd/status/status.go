@@ -104,13 +104,12 @@ of replica state included.
 
 Exit status: 0 when every member could be read (whatever the objects' states,
 unless --exit-code) and, with --wait, every member object is Current; 3 when
-some members could not be read; 1 when none could, when the input has errors,
-when TYPE NAME is found nowhere, and when --wait stops at an object that
-cannot become Current; 4 when --wait times out; 2 for a usage error. With
---exit-code, a member object that is Drifted or NotApplied (apply would write
-it) or WaitingForRemoval (apply would delete it) makes the exit status 1, for
-a CI gate; members that could not be read
-still make it 3, because what they hold is unknown.`,
+some members could not be read, whatever else happened (what they hold is
+unknown); 1 when none could, when the input has errors, when TYPE NAME is in
+no member, and when --wait stops at an object that cannot become Current; 4
+when --wait times out; 2 for a usage error. With --exit-code, a member object
+that is Drifted or NotApplied (apply would write it) or WaitingForRemoval
+(apply would delete it) makes the exit status 1, for a CI gate.`,
 		Example: `  # Status of everything in a directory, in every member
   fedctl status -f manifests/
 
@@ -214,9 +213,8 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		var cancel context.CancelFunc
 		runCtx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
-		// a quarter, but no less than 2 s (a healthy member far away
-		// must not fail its probe), and at most half of it
-		probeTimeout = min(cmdutil.ProbeTimeout(0), max(timeout/4, min(2*time.Second, timeout/2)))
+		// a quarter each for the probe and the read that follows it
+		probeTimeout = min(cmdutil.ProbeTimeout(0), timeout/4)
 	}
 	// One Client per member for the whole run, so that the live read and
 	// --wait discover each member's types once rather than at every read.
@@ -300,7 +298,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if rendered != nil && rendered.Set.DNS.Records() && o.Print.IsTable() {
-		o.printDNS(runCtx, rendered, clients)
+		o.printDNS(runCtx, rendered, clients, readTimeout)
 	}
 	if notFound != nil {
 		return notFound
@@ -385,7 +383,7 @@ func (o *StatusOptions) printReport(r *status.Report) error {
 // and why, as the members say now (fedctl dns --why has the names too).
 // status only reads: records that cannot be computed are a warning, not a
 // failure of the status.
-func (o *StatusOptions) printDNS(ctx context.Context, r *cmdutil.Rendered, clients func(string) (members.Client, error)) {
+func (o *StatusOptions) printDNS(ctx context.Context, r *cmdutil.Rendered, clients func(string) (members.Client, error), readTimeout time.Duration) {
 	if err := ctx.Err(); err != nil {
 		// --wait's --timeout has run out: reading the members again
 		// would only report each as unreachable, after the deadline.
@@ -394,7 +392,7 @@ func (o *StatusOptions) printDNS(ctx context.Context, r *cmdutil.Rendered, clien
 		}
 		return
 	}
-	res, err := (&cmdutil.DNSFlags{}).ComputeDNS(ctx, o.IO, r, clients, nil, cmp.Or(o.Timeout, defaultReadTimeout))
+	res, err := (&cmdutil.DNSFlags{}).ComputeDNS(ctx, o.IO, r, clients, nil, readTimeout) // each member's; ctx bounds them all
 	if err != nil {
 		fmt.Fprintf(o.IO.ErrOut, "Warning: DNS records: %v\n", err)
 		return
