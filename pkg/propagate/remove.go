@@ -361,11 +361,10 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 	if opts.Preconditions == nil {
 		opts.Preconditions = &metav1.Preconditions{}
 	}
-	if opts.Preconditions.UID == nil {
-		// Never delete an object created anew since the LIST, whatever
-		// else kubefed.io/deleteoption asks.
-		opts.Preconditions.UID = &uid
-	}
+	// Never delete an object created anew since the LIST, whatever else
+	// kubefed.io/deleteoption asks: the UID is the listed object's (one
+	// UID in an annotation could match one member's object at most).
+	opts.Preconditions.UID = &uid
 	if s.mode.dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}

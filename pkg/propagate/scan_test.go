@@ -282,7 +282,7 @@ func TestDeleteKeepsTheUIDPrecondition(t *testing.T) {
 	run(t, res, map[string]*memberstest.Fake{"m": f}, Options{})
 	key := memberstest.KeyOf(mappingOf(cmType), "shop", "cfg")
 	f.Edit(key, func(o *unstructured.Unstructured) { o.SetUID("listed-uid") })
-	res.Placed[0].Object.Annotations = map[string]string{federation.DeleteOptionAnnotation: `{"preconditions": {"resourceVersion": "7"}, "propagationPolicy": "Orphan"}`}
+	res.Placed[0].Object.Annotations = map[string]string{federation.DeleteOptionAnnotation: `{"preconditions": {"resourceVersion": "7", "uid": "some-other-members-uid"}, "propagationPolicy": "Orphan"}`}
 	rec := &deleteRecorder{Fake: f}
 	rep := Delete(context.Background(), Input{Result: res, Clusters: []string{"m"}, Clients: func(string) (members.Client, error) { return rec, nil }})
 	require.Empty(t, rep.Failed(), "%+v", rep.Clusters)
