@@ -312,9 +312,18 @@ func (s *memberSync) remove(ctx context.Context, r *removal) {
 			// Written since the LIST: the managedFields the patch sets
 			// would drop the new writer's entry. Read it again.
 			var fresh *unstructured.Unstructured
-			if fresh, err = s.client.Get(ctx, r.mapping, res.Namespace, res.Name); err == nil {
+			fresh, err = s.client.Get(ctx, r.mapping, res.Namespace, res.Name)
+			if err == nil && fresh.GetUID() != r.obj.GetUID() {
+				// a namesake made since the LIST: the object listed is gone
+				err = apierrors.NewNotFound(r.mapping.Resource.GroupResource(), res.Name)
+			}
+			if err == nil {
 				patched, err = s.client.MergePatch(ctx, r.mapping, res.Namespace, res.Name, releasePatch(fresh, s.in.FieldManager), opts)
 			}
+		}
+		if apierrors.IsConflict(err) {
+			res.Action, res.Error = Failed, "remove fedctl's markers: written by another writer at every try; run the command again"
+			return
 		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			res.Action, res.Error = Failed, fmt.Sprintf("remove fedctl's markers: %v", members.RequestErrorIn(ctx, err))

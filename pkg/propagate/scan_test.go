@@ -341,6 +341,16 @@ func TestReleaseReadsAgainOnAConflict(t *testing.T) {
 	assert.Contains(t, c.patches[0], `"resourceVersion":"1"`)
 	assert.Contains(t, c.patches[1], `"resourceVersion":"2"`)
 	assert.Contains(t, c.patches[1], `"manager":"helm"`, "the entry written since the LIST is kept")
+
+	// deleted and made again since the LIST: the namesake is not fedctl's
+	// to release, and is left as it is
+	f.Remove(key)
+	run(t, res, map[string]*memberstest.Fake{"m": f}, Options{})
+	f.Edit(key, func(o *unstructured.Unstructured) { o.SetUID("listed"); o.SetResourceVersion("3") })
+	c = &conflictOnce{Fake: f, write: func() { f.Edit(key, func(o *unstructured.Unstructured) { o.SetUID("namesake") }) }}
+	rep = Release(context.Background(), Input{Result: res, Clusters: []string{"m"}, Clients: func(string) (members.Client, error) { return c, nil }})
+	require.Empty(t, rep.Failed(), "%+v", rep.Clusters)
+	assert.Len(t, c.patches, 1, "no patch of the namesake")
 }
 
 // TestDeleteReadsAnotherVersion: a member that serves the input's type at
