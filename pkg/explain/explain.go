@@ -207,10 +207,6 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, idx se
 		}
 	}
 	fatal := false
-	if err := overrides.Validate(eff.Spec.Overrides); err != nil {
-		errs = append(errs, positioned(o, err)...)
-		fatal = true
-	}
 
 	// Placement: the object's own, or the planned members.
 	pl := &out.Placement
@@ -260,6 +256,13 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, idx se
 		var moved []placement.Moved
 		clusters, moved = placement.Migrated(clusters, o.Labels, members)
 		pl.Migrated = migratedReport(moved)
+	}
+	if err := overrides.Validate(eff.Spec.Overrides); err != nil && (len(clusters) > 0 || fatal) {
+		// as render: wrong overrides fail an object that is placed, or
+		// fails already, and are a warning (render's, printed) for one
+		// placed nowhere
+		errs = append(errs, positioned(o, err)...)
+		fatal = true
 	}
 	if fatal {
 		clusters = nil

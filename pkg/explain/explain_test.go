@@ -427,3 +427,39 @@ spec: {targetKind: FederatedDeployment, totalReplicas: 6}
 	require.Len(t, out.Warnings, 1)
 	assert.Contains(t, out.Warnings[0].Error(), s.Skipped)
 }
+
+// TestBuildOverridesOfAnObjectPlacedNowhere: as render, wrong overrides
+// fail an object that is placed, and not one placed nowhere (render
+// warns), so explain does not count it as failing.
+func TestBuildOverridesOfAnObjectPlacedNowhere(t *testing.T) {
+	t.Parallel()
+	text := func(clusters string) string {
+		return `apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop, namespace: shop}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedConfigMap
+metadata: {name: cfg, namespace: shop}
+spec:
+  placement: {clusters: ` + clusters + `}
+  overrides:
+  - clusterName: a
+    clusterOverrides: [{path: /metadata/name, value: other}]
+`
+	}
+	errorsOf := func(clusters string) []string {
+		rep, err := explain.Build(explain.Input{Set: decode(t, text(clusters)), Types: typeconfig.Builtin(), Members: []placement.Cluster{{Name: "a"}}})
+		require.NoError(t, err)
+		for _, o := range rep.Objects {
+			if o.Name == "cfg" {
+				return o.Errors
+			}
+		}
+		t.Fatal("cfg not explained")
+		return nil
+	}
+	assert.Empty(t, errorsOf("[]"), "placed nowhere: render only warns")
+	assert.NotEmpty(t, errorsOf("[{name: a}]"), "placed: the object fails")
+}

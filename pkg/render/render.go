@@ -230,19 +230,20 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 		return
 	}
 	clusters, nsMissing, err := selectClusters(in, res, o, eff, t, idx)
+	overridesErr := overrides.Validate(eff.Spec.Overrides)
 	if err != nil {
-		res.fail("", o, err)
+		res.fail("", o, errors.Join(err, overridesErr)) // every problem of a failing object, at once
 		return
 	}
-	if err := overrides.Validate(eff.Spec.Overrides); err != nil {
+	if overridesErr != nil {
 		if len(clusters) > 0 {
-			res.fail("", o, err)
+			res.fail("", o, overridesErr)
 			return
 		}
 		// KubeFed reads the overrides of an object as it propagates it to
 		// a member (and its RSP's): one placed nowhere is not refused for
 		// them, which would stop the whole run here. Said, all the same.
-		for _, e := range positioned(o, err) {
+		for _, e := range positioned(o, overridesErr) {
 			var me *manifest.Error
 			if errors.As(e, &me) {
 				w := *me
