@@ -76,7 +76,7 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		switch {
 		case err != nil && rsp.Spec.IntersectWithClusterSelector:
 			// as render: KubeFed's scheduler fails and writes nothing
-			s.info.Skipped = fmt.Sprintf("plans nothing, as KubeFed's scheduler fails: %v; %s keeps its own placement and replicas", err, target.ID())
+			s.info.Skipped = render.SchedulerFailsText(err, target)
 			continue
 		case err != nil:
 			if s.info.Error == "" {

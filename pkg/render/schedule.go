@@ -40,7 +40,7 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			// which then writes nothing: the target keeps its own
 			// placement (its clusters list, which ignores the selector,
 			// or the selector, which fails it there too).
-			res.Warnings = append(res.Warnings, rsp.Errorf("spec.intersectWithClusterSelector", "plans nothing, as KubeFed's scheduler fails: %v; %s keeps its own placement and replicas", err, target.ID()))
+			res.Warnings = append(res.Warnings, rsp.Errorf("spec.intersectWithClusterSelector", "%s", SchedulerFailsText(err, target)))
 			continue
 		case err != nil:
 			res.fail("", target, err)
@@ -96,6 +96,13 @@ func (pm MemberPlanning) StrandedText(members []placement.Cluster, live *Live) s
 		parts = append(parts, fmt.Sprintf("%s (migrated to %s, %s)", from, to, why))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// SchedulerFailsText says what becomes of target when its RSP's
+// intersectWithClusterSelector meets a selector that cannot be read (err),
+// for render's warning and explain's report alike.
+func SchedulerFailsText(err error, target *federation.Object) string {
+	return fmt.Sprintf("plans nothing, as KubeFed's scheduler fails: %v; %s keeps its own placement and replicas", err, target.ID())
 }
 
 // NoMemberText says, when Clusters is empty while Considered is not, why
