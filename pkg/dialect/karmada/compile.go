@@ -142,8 +142,7 @@ func (ps *policySet) compile(in dialect.Input, p plain) (*federation.Object, *ma
 			continue
 		}
 		entry := federation.ClusterOverrides{ClusterName: m.Name}
-		pristine := baseObject(tmpl, p)
-		for _, o := range folded(a.ops, func(path string) bool { return pointerHas(pristine, path) }) {
+		for _, o := range folded(a.ops) {
 			ov, err := o.override()
 			if err != nil {
 				return nil, nil, errorf("", "%s: %v", o.Source, err)

@@ -35,8 +35,11 @@ type applier struct {
 // order; like Karmada's applyJSONPatch it fails as a whole.
 func (a *applier) run(ops []op) error {
 	doc := any(a.obj)
-	for _, o := range ops {
+	for i, o := range ops {
 		var err error
+		if m, ok := doc.(map[string]any); ok {
+			_, ops[i].existed = lookup(m, o.Path)
+		}
 		doc, err = applyOp(doc, o)
 		if err != nil {
 			return fmt.Errorf("%s: %s %s: %w", o.Source, o.Op, o.Path, err)

@@ -17,6 +17,9 @@ type op struct {
 	Value any // decoded JSON; unused by remove
 	// Source names the policy, rule and overrider.
 	Source string
+	// existed says the member object held something at Path just before
+	// the op ran (applier.run records it), for folded.
+	existed bool
 }
 
 // override is op in the model's form.
@@ -210,13 +213,13 @@ func deepCopy(v any) any {
 // overrides name a path once per member. The member object is the same:
 // a later set sets the value whatever was there (KubeFed's replace of a
 // missing key adds it); a later remove leaves the field out, and when the
-// template (has) had no such field, the set added it and the remove takes
-// it away again, so both go. Additions to a list ("-", an index) insert
+// object had no such field before the set (op.existed), the set added it
+// and the remove takes it away again, so both go. Additions to a list ("-", an index) insert
 // rather than set, and are kept.
-func folded(ops []op, has func(path string) bool) []op {
+func folded(ops []op) []op {
 	drop := make([]bool, len(ops))
 	for i, o := range ops {
-		if drop[i] || o.Op != "replace" && o.Op != "add" || inserts(o) {
+		if o.Op != "replace" && o.Op != "add" || inserts(o) {
 			continue
 		}
 		for j := i + 1; j < len(ops); j++ {
@@ -227,7 +230,7 @@ func folded(ops []op, has func(path string) bool) []op {
 					drop[i] = true
 				case l.Op == "remove":
 					drop[i] = true
-					drop[j] = !has(o.Path)
+					drop[j] = !o.existed
 				}
 				break
 			}
@@ -243,31 +246,6 @@ func folded(ops []op, has func(path string) bool) []op {
 		}
 	}
 	return out
-}
-
-// pointerHas says whether obj holds something at the JSON pointer path.
-func pointerHas(obj map[string]any, path string) bool {
-	var cur any = obj
-	for _, tok := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[tok]
-			if !ok {
-				return false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return false
-			}
-			cur = c[i]
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // inserts says an add puts an item into a list rather than set a key.
