@@ -166,6 +166,9 @@ func selfContained(item *yamlv3.Node) bool {
 	if item.Kind != yamlv3.MappingNode || item.Style&yamlv3.FlowStyle != 0 || item.Anchor != "" {
 		return false
 	}
+	if !hasAlias(item) {
+		return true // the usual item: nothing to look up
+	}
 	inside := map[*yamlv3.Node]bool{}
 	var aliases []*yamlv3.Node
 	var walk func(*yamlv3.Node)
@@ -196,6 +199,9 @@ const maxExpansion = 10
 // no more than maxExpansion times n's own nodes (at least 10,000): what
 // resolved and sameNode walk.
 func boundedAliases(n *yamlv3.Node) bool {
+	if !hasAlias(n) {
+		return true // without aliases, nothing is followed twice
+	}
 	size := map[*yamlv3.Node]int{}
 	visiting := map[*yamlv3.Node]bool{}
 	written := 0
@@ -228,6 +234,19 @@ func boundedAliases(n *yamlv3.Node) bool {
 	}
 	total := walk(n)
 	return total != unbounded && total <= max(10_000, maxExpansion*written)
+}
+
+// hasAlias says whether n holds an alias, without following any.
+func hasAlias(n *yamlv3.Node) bool {
+	if n.Kind == yamlv3.AliasNode {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasAlias(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // resolved is n with every alias replaced by a copy of what it names, so
