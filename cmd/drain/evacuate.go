@@ -194,7 +194,7 @@ func (e *evacuation) move(ctx context.Context, res *render.Result) error {
 	// would otherwise apply them there.
 	report = propagate.Run(ctx, propagate.Input{Result: only(res, e.Selected), Clusters: []string{e.From}, Clients: e.Clients})
 	if failed := report.Failed(); len(failed) > 0 {
-		return fmt.Errorf("removing from %s failed: %v", e.From, clusterError(report, e.From))
+		return fmt.Errorf("removing from %s failed: %v; the moved objects run in %s, and the federation file keeps the %s: run it again to retry the removal", e.From, clusterError(report, e.From), strings.Join(e.Destinations, ", "), e.What)
 	}
 	removed := 0
 	var namespaces []string
@@ -275,8 +275,11 @@ func clusterError(r *propagate.Report, cluster string) error {
 			}
 		}
 	}
-	if len(failed) == 0 {
+	switch {
+	case len(failed) == 0:
 		return errors.New("some objects failed")
+	case len(failed) > 3: // a member gone halfway fails thousands, with one error
+		return fmt.Errorf("%s and %d more", strings.Join(failed[:3], "; "), len(failed)-3)
 	}
 	return errors.New(strings.Join(failed, "; "))
 }

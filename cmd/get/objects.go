@@ -72,7 +72,7 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 		}
 	}
 	if len(failed) == len(list) {
-		return fmt.Errorf("no member cluster could be listed: %v", failed)
+		return fmt.Errorf("no member cluster could be listed: %s", strings.Join(failed, ", "))
 	}
 	if o.Name != "" && rows == 0 {
 		// kubectl get TYPE NAME fails on a name that is not there

@@ -3,8 +3,6 @@ package propagate
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -95,13 +93,7 @@ func (s *memberSync) releaseApplySet(ctx context.Context, cr ClusterResult) (Obj
 		}
 	}
 	if len(still) > 0 {
-		slices.Sort(still)
-		more := ""
-		if len(still) > 3 {
-			more = fmt.Sprintf(" and %d more", len(still)-3)
-			still = still[:3]
-		}
-		res.Error = fmt.Sprintf("the ApplySet parent stays: the set still holds %s%s", strings.Join(still, ", "), more)
+		res.Error = "the ApplySet parent stays: the set still holds " + firstThree(still)
 		return res, nil
 	}
 	// The parent read at the start, not one made since: its UID.
