@@ -274,9 +274,10 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 			it.result.Action, it.result.Reason = Skipped, ReasonCRDNotCreated
 			it.result.Error = "its CRD is not created in a dry run, so it cannot be checked"
 			continue
-		case errors.As(err, &ns) && s.cordoned():
+		case errors.As(err, &ns) && cordonedCRD(items[:first], it.gvk.GroupKind()):
 			// Its CRD, new, was not created in a cordoned member: the
-			// object would be new too.
+			// object would be new too. (A CRD that was applied and
+			// failed says why, as TypeNotServed.)
 			it.result.Action, it.result.Reason = Skipped, ReasonCordoned
 			it.result.Error = "the member is cordoned: no new objects (fedctl uncordon lifts it)"
 			continue
@@ -366,6 +367,22 @@ func (s *memberSync) parallel(ctx context.Context, n int, fn func(i int)) {
 		})
 	}
 	g.Wait()
+}
+
+// cordonedCRD says whether the CRD of gk is among crds, skipped because
+// the member is cordoned.
+func cordonedCRD(crds []*item, gk schema.GroupKind) bool {
+	for _, c := range crds {
+		if c.gvk.Kind != "CustomResourceDefinition" || c.result.Action != Skipped || c.result.Reason != ReasonCordoned {
+			continue
+		}
+		group, _, _ := unstructured.NestedString(c.target.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(c.target.Object, "spec", "names", "kind")
+		if group == gk.Group && kind == gk.Kind {
+			return true
+		}
+	}
+	return false
 }
 
 // cordoned says whether the member is cordoned (Options.Cordoned).

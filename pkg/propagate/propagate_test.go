@@ -267,6 +267,12 @@ func TestRunCordonedSkipsANewCRDAndItsObjects(t *testing.T) {
 		assert.Equal(t, ReasonCordoned, o.Reason, o.Kind)
 	}
 	assert.Empty(t, fake.Writes())
+
+	// a type not served whose CRD is not the input's to create is the
+	// member's problem, cordoned or not
+	rep = run(t, resultFor(spec{t: widgetType, name: "w", clusters: []string{"a"}}), map[string]*memberstest.Fake{"a": newFake(nsType)}, Options{Cordoned: []string{"a"}})
+	assert.Equal(t, []string{"a"}, rep.Failed())
+	assert.Contains(t, rep.Clusters[0].Error, "not served", "%+v", rep.Clusters[0])
 }
 
 // panickyClient panics on its first apply, as a bug in fedctl would.
