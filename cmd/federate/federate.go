@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,9 +71,10 @@ cluster assigns are dropped (a Service's clusterIP, clusterIPs and nodePorts,
 a ServiceAccount's secrets, a Namespace's finalizers). Placement selects every
 member (clusterSelector: {matchLabels: {}}); edit it to taste.
 
-With -f (or -k, a kustomization's output), manifests are converted offline. With TYPE NAME, the object is read
-from a member cluster (--cluster, default the first member); for a namespace,
---contents also federates every namespaced object in it.
+With -f (or -k, a kustomization's output), manifests are converted offline.
+With TYPE NAME, the object is read from a member cluster (--cluster, default
+the first member); for a namespace, --contents also federates every
+namespaced object in it.
 
 --to karmada (the same as "fedctl convert --to karmada --verify") goes the
 other way for federated input, whatever its dialect (KubeFed, Federation v1,
@@ -166,6 +168,9 @@ func (o *FederateOptions) runOffline(ctx context.Context) error {
 		// directory or stdin
 		if o.Kustomize != "" {
 			return fmt.Errorf("-k %s builds no objects to federate; check the kustomization's resources", o.Kustomize)
+		}
+		if slices.Equal(o.Filenames, []string{"-"}) {
+			return errors.New("standard input (-f -) holds no objects to federate; check what is piped in")
 		}
 		return fmt.Errorf("-f %s holds no objects to federate; check the -f path", strings.Join(o.Filenames, " -f "))
 	}

@@ -52,7 +52,7 @@ func TestFederateOfflineErrors(t *testing.T) {
 
 	// nothing to federate is an error, not an empty List
 	_, _, err = runOffline(t, "", "-f", "-")
-	require.EqualError(t, err, "-f - holds no objects to federate; check the -f path")
+	require.EqualError(t, err, "standard input (-f -) holds no objects to federate; check what is piped in")
 	_, _, err = runOffline(t, "", "-f", t.TempDir())
 	require.ErrorContains(t, err, "holds no objects to federate")
 
