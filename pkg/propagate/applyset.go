@@ -183,7 +183,12 @@ func (s *memberSync) readApplySet(ctx context.Context) error {
 		}
 		return fmt.Errorf("%s is the parent of ApplySet %s, not %s; choose another --applyset name", set.Ref(), id, set.ID())
 	}
-	if tool := live.GetAnnotations()[ApplySetToolingAnnotation]; tool != "" && !strings.HasPrefix(tool, federation.ApplySetTooling) {
+	switch tool := live.GetAnnotations()[ApplySetToolingAnnotation]; {
+	case tool == "":
+		// as kubectl refuses it: nothing says which tool's set it is
+		return fmt.Errorf("%s is an ApplySet parent without the %s annotation, so no tool is known to manage it; fedctl does not prune a set it cannot tell is its own (add %s: %s<version> if it is fedctl's)",
+			set.Ref(), ApplySetToolingAnnotation, ApplySetToolingAnnotation, federation.ApplySetTooling)
+	case !strings.HasPrefix(tool, federation.ApplySetTooling):
 		return fmt.Errorf("%s is managed by %s, not fedctl; fedctl does not prune a set another tool manages", set.Ref(), tool)
 	}
 	st.live = live

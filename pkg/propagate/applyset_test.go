@@ -132,6 +132,8 @@ func TestRunKeepsAnotherSetsParent(t *testing.T) {
 		{name: "another set", labels: map[string]string{ApplySetIDLabel: "applyset-other-v1"}, wantErr: "Secret default/shop is the parent of ApplySet applyset-other-v1, not " + set.ID() + "; choose another --applyset name"},
 		{name: "another tool", labels: map[string]string{ApplySetIDLabel: set.ID()}, ann: map[string]string{ApplySetToolingAnnotation: "kubectl/v1.33.0"},
 			wantErr: "Secret default/shop is managed by kubectl/v1.33.0, not fedctl; fedctl does not prune a set another tool manages"},
+		{name: "no tool", labels: map[string]string{ApplySetIDLabel: set.ID()}, ann: map[string]string{ApplySetGroupKindsAnnotation: "ConfigMap"},
+			wantErr: "Secret default/shop is an ApplySet parent without the applyset.kubernetes.io/tooling annotation, so no tool is known to manage it; fedctl does not prune a set it cannot tell is its own (add applyset.kubernetes.io/tooling: fedctl/<version> if it is fedctl's)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -291,6 +293,70 @@ func TestRunNeverPrunesOnPartialKnowledge(t *testing.T) {
 		Clients: func(string) (members.Client, error) { return fakes["a"], nil }})
 	assert.Contains(t, rep.Clusters[0].Error, "objects of these types were not deleted here")
 	assert.True(t, fakes["a"].Has(memberstest.KeyOf(mappingOf(deployType), "shop", "web")), "web stays: it could not be listed")
+}
+
+// TestRunPrunesNothingAfterAFailure: as kubectl apply --prune, a member
+// where one of the input's objects failed to apply or to render is not
+// pruned (what failed may be what replaces the pruned object); the
+// objects are reported NotPruned and the next run that applies everything
+// prunes them. A member where everything applied is pruned.
+func TestRunPrunesNothingAfterAFailure(t *testing.T) {
+	t.Parallel()
+	set := setOf(t, "shop")
+	fakes := map[string]*memberstest.Fake{"a": newFake(cmType, deployType), "b": newFake(cmType, deployType)}
+	first := resultFor(
+		spec{t: cmType, name: "cfg", clusters: []string{"a", "b"}},
+		spec{t: deployType, name: "web", clusters: []string{"a", "b"}},
+	)
+	require.Empty(t, run(t, first, fakes, Options{ApplySet: set}).Failed())
+
+	// web is renamed web2, whose apply a refuses
+	fakes["a"].ApplyErr = func(obj *unstructured.Unstructured, _ int) error {
+		if obj.GetName() == "web2" {
+			return apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web2", nil)
+		}
+		return nil
+	}
+	next := resultFor(
+		spec{t: cmType, name: "cfg", clusters: []string{"a", "b"}},
+		spec{t: deployType, name: "web2", clusters: []string{"a", "b"}},
+	)
+	rep := run(t, next, fakes, Options{ApplySet: set})
+	assert.Equal(t, []string{"a"}, rep.Failed())
+	a := rep.Clusters[0]
+	assert.Equal(t, []string{"unchanged ConfigMap cfg", "failed Deployment web2", "skipped Deployment web"}, actions(a))
+	assert.Equal(t, ReasonNotPruned, a.Objects[2].Reason)
+	assert.Equal(t, "not pruned: 1 of the input's objects failed in this cluster; prune runs once they apply", a.Objects[2].Error)
+	assert.Zero(t, fakes["a"].Count("DELETE"))
+	assert.True(t, fakes["a"].Has(memberstest.KeyOf(mappingOf(deployType), "shop", "web")), "the old Deployment keeps running")
+	assert.Contains(t, parentIn(fakes["a"], set).GetAnnotations()[ApplySetGroupKindsAnnotation], "Deployment.apps")
+	assert.Equal(t, []string{"created Deployment web2", "deleted Deployment web", "unchanged ConfigMap cfg"}, sortedActions(rep.Clusters[1]))
+
+	// a render failure in a holds the prune back too
+	fakes["a"].ApplyErr = nil
+	failing := resultFor(
+		spec{t: cmType, name: "cfg", clusters: []string{"a", "b"}},
+		spec{t: deployType, name: "web2", clusters: []string{"a", "b"}},
+	)
+	var web2 *federation.Object
+	var kept []render.Target
+	for _, tg := range failing.Targets {
+		if tg.Cluster == "a" && tg.Type.Kind == "Deployment" {
+			web2 = tg.Source
+			continue
+		}
+		kept = append(kept, tg)
+	}
+	failing.Targets = kept
+	failing.Errors = append(failing.Errors, &render.TargetError{Cluster: "a", Object: web2, Err: errors.New("override 0: path not found")})
+	rep = run(t, failing, fakes, Options{ApplySet: set})
+	assert.Equal(t, []string{"unchanged ConfigMap cfg", "failed Deployment web2", "skipped Deployment web"}, actions(rep.Clusters[0]))
+	assert.Zero(t, fakes["a"].Count("DELETE"))
+
+	// once everything applies, the prune happens
+	rep = run(t, next, fakes, Options{ApplySet: set})
+	require.Empty(t, rep.Failed(), "%+v", rep)
+	assert.Equal(t, []string{"created Deployment web2", "deleted Deployment web", "unchanged ConfigMap cfg"}, sortedActions(rep.Clusters[0]))
 }
 
 // TestDNSContextsOn: the parent's recorded DNS clusters are what it had,

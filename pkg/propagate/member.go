@@ -160,6 +160,9 @@ type memberSync struct {
 	unread map[schema.GroupKind]string
 	// dryNamespaces are the Namespaces a dry run would create.
 	dryNamespaces map[string]bool
+	// failed counts the input's objects that failed to render or apply in
+	// the member; the ApplySet is not pruned then (see removeAll).
+	failed int
 	// comparisons are kept in compare mode (under mu).
 	comparisons []Comparison
 }
@@ -300,6 +303,11 @@ func (s *memberSync) run(ctx context.Context) ClusterResult {
 		cr.Objects = append(cr.Objects, *it.result)
 	}
 	cr.Objects = append(cr.Objects, failures...)
+	for _, o := range cr.Objects {
+		if o.Action == Failed {
+			s.failed++
+		}
+	}
 	removed := s.removeUnplaced(ctx)
 	cr.Objects = append(cr.Objects, removed...)
 	cr.Error = s.unreadReason()

@@ -204,6 +204,7 @@ func (s *memberSync) removeUnplaced(ctx context.Context) []ObjectResult {
 func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) bool) []ObjectResult {
 	var removals []*removal
 	incomplete := s.unreadReason() != ""
+	failed := s.failed
 	for _, k := range slices.SortedFunc(maps.Keys(s.live), compareKeys) {
 		obj := s.live[k]
 		if !federation.Owned(obj) {
@@ -225,11 +226,19 @@ func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) b
 		}}
 		if pruned {
 			r.result.Reason = ReasonPruned
-			if incomplete {
+			switch {
+			case incomplete:
 				// Pruning needs to know every object of the set: what
 				// could not be read might be what the input still holds.
 				r.result.Action, r.result.Reason = Skipped, ReasonNotPruned
 				r.result.Error = "not pruned: some of fedctl's objects in this cluster could not be read (see the cluster's error)"
+			case failed > 0:
+				// As kubectl apply --prune, which prunes only after every
+				// apply succeeded: what failed may be what replaces this
+				// object (a renamed Deployment), and pruning now would
+				// leave the member with neither.
+				r.result.Action, r.result.Reason = Skipped, ReasonNotPruned
+				r.result.Error = fmt.Sprintf("not pruned: %d of the input's objects failed in this cluster; prune runs once they apply", failed)
 			}
 		}
 		if err != nil {

@@ -70,7 +70,9 @@ const (
 	ReasonPruned = "Pruned"
 	// ReasonNotPruned: an object of the ApplySet whose federated object
 	// left the input, not deleted because some of fedctl's objects in the
-	// member could not be read: pruning needs to know the whole set.
+	// member could not be read (pruning needs to know the whole set), or
+	// because some of the input's objects failed there (as kubectl apply
+	// --prune prunes only after every apply succeeded).
 	ReasonNotPruned = "NotPruned"
 	// ReasonTooManyDeletions: not deleted because the member had more
 	// deletions than --max-deletions allows.
