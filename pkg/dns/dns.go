@@ -258,13 +258,11 @@ func serviceRecord(in Input, members []string, domain *federation.Domain, r *fed
 	if domain == nil {
 		return rec, r.Errorf("spec.domainRef", "no Domain %s in the input", r.Spec.DomainRef)
 	}
-	part := r.Name
 	var labels map[string]string
 	if r.Spec.ExternalName != "" {
-		part = r.Spec.ExternalName
 		labels = map[string]string{"serviceName": r.Name}
 	}
-	prefix := strings.Join([]string{part, r.Namespace, r.Spec.DomainRef, "svc"}, ".")
+	prefix := r.NamePrefix()
 	global := prefix + "." + domain.Domain
 	ttl := cmp.Or(r.Spec.RecordTTL, DefaultTTL)
 	weighted := in.Weights || r.Spec.Weighting == federation.WeightingReplicas

@@ -359,9 +359,10 @@ func TestEndpointsErrors(t *testing.T) {
 		assert.LessOrEqual(t, len(ep.Targets), 1, "%s %s %s", ep.DNSName, ep.RecordType, ep.SetIdentifier)
 	}
 
-	// an Ingress host that is the Service record's dnsPrefix name: the two
-	// DNSEndpoints would fight over it
-	set, res = rendered(t, shop+strings.Replace(serviceRecordDoc, "  domainRef: example\n", "  domainRef: example\n  dnsPrefix: shop\n", 1)+ingressRecordDoc)
+	// an Ingress host that is the Service record's name in a member's
+	// region: the two DNSEndpoints would fight over it. (A clash the input
+	// alone decides is the pipeline's error; this one needs the regions.)
+	set, res = rendered(t, shop+serviceRecordDoc+strings.Replace(ingressRecordDoc, "hosts: [shop.example.com,", "hosts: [web.shop.example.svc.eu-west-1.example.com,", 1))
 	in = inputFor(t, set, res, false)
 	in.States = map[string]*MemberState{
 		"a": up("eu-west-1", "eu-west-1a").service(true, "10.0.0.1").ingress("10.1.0.1"),
@@ -370,7 +371,7 @@ func TestEndpointsErrors(t *testing.T) {
 	}
 	_, err = Endpoints(in)
 	require.Error(t, err)
-	assert.Regexp(t, `IngressDNSRecord shop/front \(in.yaml:\d+\) and ServiceDNSRecord shop/web \(in.yaml:\d+\) both write the DNS name shop.example.com`, err.Error())
+	assert.Regexp(t, `IngressDNSRecord shop/front \(in.yaml:\d+\) and ServiceDNSRecord shop/web \(in.yaml:\d+\) both write the DNS name web.shop.example.svc.eu-west-1.example.com`, err.Error())
 
 	noDeploy := strings.Replace(shop, "selector: {app: web}, ports", "selector: {app: other}, ports", 1)
 	set, res = rendered(t, noDeploy+strings.Replace(serviceRecordDoc, "  domainRef: example\n", "  domainRef: example\n  weighting: replicas\n", 1))

@@ -1,6 +1,9 @@
 package federation
 
 import (
+	"cmp"
+	"strings"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fedctl/fedctl/pkg/manifest"
@@ -95,6 +98,14 @@ type IngressDNSRecord struct {
 type IngressDNSSpec struct {
 	Hosts     []string `json:"hosts,omitempty"`
 	RecordTTL int64    `json:"recordTTL,omitempty"`
+}
+
+// NamePrefix is what the record's DNS names start with, KubeFed's
+// "SERVICE.NAMESPACE.DOMAINREF.svc" (spec.externalName for SERVICE when
+// set): its global name adds the Domain's domain, its region and zone names
+// the region, or the zone and region, before it.
+func (r *ServiceDNSRecord) NamePrefix() string {
+	return strings.Join([]string{cmp.Or(r.Spec.ExternalName, r.Name), r.Namespace, r.Spec.DomainRef, "svc"}, ".")
 }
 
 // ID and Errorf name and locate the DNS inputs in messages.

@@ -1,13 +1,16 @@
 package pipeline
 
 import (
+	"fmt"
+
 	"github.com/fedctl/fedctl/pkg/federation"
 )
 
 // checkDNS checks what the DNS inputs refer to, across dialects: a Domain
 // named once; a record's domainRef naming a Domain; its Service or Ingress
 // in the input as a federated object of the same namespace and name (KubeFed
-// paired them by name); one record per Service or Ingress.
+// paired them by name); one record per Service or Ingress; no DNS name
+// written by two records (checkNames).
 func checkDNS(set *federation.Set) []error {
 	var errs []error
 	domains := map[string]*federation.Domain{}
@@ -44,6 +47,55 @@ func checkDNS(set *federation.Set) []error {
 			errs = append(errs, r.Errorf("metadata.name", "a second IngressDNSRecord for the Ingress %s/%s", r.Namespace, r.Name))
 		} else {
 			seen[key] = true
+		}
+	}
+	return append(errs, checkNames(set.DNS)...)
+}
+
+// checkNames checks, before any member is read, that no two records write
+// one of the DNS names the input alone decides: a Service record's global
+// name and its dnsPrefix name, an Ingress record's hosts. Their
+// DNSEndpoints would fight over it, each apply and ExternalDNS run undoing
+// the other's; found only once both have load balancers, the clash would
+// pass the first apply and fail a later one. Each clash is reported at the
+// second record, naming the first. (Region and zone names depend on the
+// members, and dns.Endpoints checks them.)
+func checkNames(d federation.DNS) []error {
+	domains := map[string]string{}
+	for _, dom := range d.Domains {
+		domains[dom.Name] = dom.Domain
+	}
+	type writer struct{ id, at string }
+	first := map[string]writer{}
+	var errs []error
+	claim := func(name string, w writer, errorf func(string, string, ...any) error, field string) {
+		if prev, seen := first[name]; seen && prev.id != w.id {
+			errs = append(errs, errorf(field, "writes the DNS name %s, which %s (%s) writes too; give one of them another", name, prev.id, prev.at))
+			return
+		}
+		first[name] = w
+	}
+	for _, r := range d.Services {
+		domain, ok := domains[r.Spec.DomainRef]
+		if !ok {
+			continue // checkDNS reports the missing Domain
+		}
+		w := writer{id: r.ID(), at: fmt.Sprintf("%s:%d", r.Pos.File(), r.Pos.Line(""))}
+		errorf := func(field, format string, args ...any) error { return r.Errorf(field, format, args...) }
+		field := "metadata.name"
+		if r.Spec.ExternalName != "" {
+			field = "spec.externalName"
+		}
+		claim(r.NamePrefix()+"."+domain, w, errorf, field)
+		if r.Spec.DNSPrefix != "" {
+			claim(r.Spec.DNSPrefix+"."+domain, w, errorf, "spec.dnsPrefix")
+		}
+	}
+	for _, r := range d.Ingresses {
+		w := writer{id: r.ID(), at: fmt.Sprintf("%s:%d", r.Pos.File(), r.Pos.Line(""))}
+		errorf := func(field, format string, args ...any) error { return r.Errorf(field, format, args...) }
+		for i, host := range r.Spec.Hosts {
+			claim(host, w, errorf, fmt.Sprintf("spec.hosts[%d]", i))
 		}
 	}
 	return errs

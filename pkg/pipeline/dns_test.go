@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -70,4 +71,55 @@ spec: {hosts: [shop.example.com]}
 	assert.Contains(t, err.Error(), "in.yaml:4: ServiceDNSRecord shop/web: spec.domainRef: no Domain nowhere in the input")
 	assert.Contains(t, err.Error(), "in.yaml:3: ServiceDNSRecord shop/web: metadata.name: no FederatedService shop/web in the input: a record names the Service it is for")
 	assert.Contains(t, err.Error(), "in.yaml:8: IngressDNSRecord shop/front: metadata.name: no FederatedIngress shop/front in the input")
+}
+
+// TestDNSNamesWrittenTwice: a DNS name two records write, where the input
+// alone decides it (a Service record's global or dnsPrefix name, an Ingress
+// host), is an error at the second record, naming the first, before any
+// member is read; a record's own names may repeat.
+func TestDNSNamesWrittenTwice(t *testing.T) {
+	docs, err := manifest.Split("in.yaml", []byte(`apiVersion: multiclusterdns.kubefed.io/v1alpha1
+kind: Domain
+metadata: {name: example}
+domain: example.com
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedService
+metadata: {name: web, namespace: shop}
+spec: {template: {spec: {ports: [{port: 80}]}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedService
+metadata: {name: api, namespace: shop}
+spec: {template: {spec: {ports: [{port: 80}]}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedIngress
+metadata: {name: front, namespace: shop}
+spec: {template: {spec: {defaultBackend: {service: {name: web, port: {number: 80}}}}}}
+---
+apiVersion: multiclusterdns.kubefed.io/v1alpha1
+kind: ServiceDNSRecord
+metadata: {name: web, namespace: shop}
+spec: {domainRef: example, dnsPrefix: shop}
+---
+apiVersion: multiclusterdns.kubefed.io/v1alpha1
+kind: ServiceDNSRecord
+metadata: {name: api, namespace: shop}
+spec: {domainRef: example, externalName: web, dnsPrefix: api}
+---
+apiVersion: multiclusterdns.kubefed.io/v1alpha1
+kind: IngressDNSRecord
+metadata: {name: front, namespace: shop}
+spec: {hosts: [www.example.com, shop.example.com, www.example.com]}
+`))
+	require.NoError(t, err)
+	_, err = pipeline.Decode(docs, typeconfig.Builtin(), "default", nil)
+	require.Error(t, err)
+	msg := err.Error()
+	assert.Contains(t, msg, "in.yaml:29: ServiceDNSRecord shop/api: spec.externalName: writes the DNS name web.shop.example.svc.example.com, which ServiceDNSRecord shop/web (in.yaml:21) writes too; give one of them another")
+	assert.Contains(t, msg, "in.yaml:34: IngressDNSRecord shop/front: spec.hosts[1]: writes the DNS name shop.example.com, which ServiceDNSRecord shop/web (in.yaml:21) writes too")
+	assert.NotContains(t, msg, "www.example.com", "a record's own names may repeat")
+	assert.NotContains(t, msg, "api.example.com")
+	assert.Equal(t, 2, strings.Count(msg, "writes the DNS name"), msg)
 }
