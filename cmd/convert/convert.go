@@ -13,6 +13,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/export"
 	"github.com/fedctl/fedctl/pkg/iostreams"
+	"github.com/fedctl/fedctl/pkg/manifest"
 	"github.com/fedctl/fedctl/pkg/members"
 )
 
@@ -35,6 +36,9 @@ type ConvertOptions struct {
 	Filenames []string
 	Recursive bool
 	Kustomize string
+	// Docs, when set, are the input already read (federate --to karmada),
+	// in place of Filenames and Kustomize.
+	Docs      []manifest.Document
 	Selector  string
 	Namespace string
 	// To is the system: "karmada" or "argocd".
@@ -221,7 +225,7 @@ func (o *ConvertOptions) Validate() error {
 func (o *ConvertOptions) Run(ctx context.Context) error {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Context:    ctx,
-		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace,
+		Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Docs: o.Docs, Selector: o.Selector, Namespace: o.Namespace,
 		Failing: cmdutil.FailOnAny, // a conversion of an input with errors would silently differ
 		Live:    cmdutil.OptInLive(o.Live, cmdutil.NewMemberClients(o.Access, nil, cmdutil.Tuning{})),
 	})

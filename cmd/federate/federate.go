@@ -78,7 +78,7 @@ namespaced object in it.
 
 --to karmada (the same as "fedctl convert --to karmada --verify") goes the
 other way for federated input, whatever its dialect (KubeFed, Federation v1,
-Karmada): it writes plain manifests plus Karmada
+Karmada; plain objects are federated first, as above): it writes plain manifests plus Karmada
 PropagationPolicies and OverridePolicies (Cluster* for cluster-scoped kinds)
 that make Karmada create, in the current members, the member objects fedctl
 renders: placement as cluster names, replica splits as
@@ -143,6 +143,7 @@ would differ is listed on stderr, and the exit code is then 3.`,
 		},
 	}
 	cmdutil.AddFilenameFlags(cmd, &opts.Filenames, &opts.Recursive)
+	cmd.Flags().Lookup("filename").Usage = "File, directory or - (standard input) holding the objects to federate, plain or another dialect's (repeatable)"
 	cmd.Flags().StringVarP(&opts.Kustomize, "kustomize", "k", "", "Build the kustomization in this directory and federate its output instead of -f")
 	_ = cmd.MarkFlagDirname("kustomize")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "yaml", "Output format: yaml or json")
@@ -158,40 +159,47 @@ would differ is listed on stderr, and the exit code is then 3.`,
 // offline says the input is manifests (-f or -k), not a live TYPE NAME.
 func (o *FederateOptions) offline() bool { return len(o.Filenames) > 0 || o.Kustomize != "" }
 
-func (o *FederateOptions) runOffline(ctx context.Context) error {
+// readDocs reads -f or -k; nothing to federate is no success (a mistyped
+// path, an empty directory or stdin).
+func (o *FederateOptions) readDocs(ctx context.Context) ([]manifest.Document, error) {
 	docs, err := input.Read(ctx, input.Options{Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Stdin: o.IO.In, Warnings: o.IO.ErrOut})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(docs) == 0 {
-		// nothing to federate is no success: a mistyped path, an empty
-		// directory or stdin
 		if o.Kustomize != "" {
-			return fmt.Errorf("-k %s builds no objects to federate; check the kustomization's resources", o.Kustomize)
+			return nil, fmt.Errorf("-k %s builds no objects to federate; check the kustomization's resources", o.Kustomize)
 		}
 		if slices.Equal(o.Filenames, []string{"-"}) {
-			return errors.New("standard input (-f -) holds no objects to federate; check what is piped in")
+			return nil, errors.New("standard input (-f -) holds no objects to federate; check what is piped in")
 		}
-		return fmt.Errorf("-f %s holds no objects to federate; check the -f path", strings.Join(o.Filenames, " -f "))
+		return nil, fmt.Errorf("-f %s holds no objects to federate; check the -f path", strings.Join(o.Filenames, " -f "))
 	}
+	return docs, nil
+}
+
+// federatePlain federates the plain objects among docs, in place of each:
+// out[i] is docs[i]'s federated object, nil when read[i], a document of
+// another input dialect. KubeFed's own federated objects are read when
+// kubefedToo, and refused as federated already when not.
+func (o *FederateOptions) federatePlain(docs []manifest.Document, kubefedToo bool) (out []map[string]any, read []bool, err error) {
 	file, err := o.Federation()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	reg, err := file.Federation.Registry()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	// Documents another input dialect reads (Karmada's policies and the
 	// objects they select, Federation v1's annotated workloads) are
-	// compiled and written as KubeFed's; the others are plain objects.
+	// compiled as they are; the others are plain objects.
 	readers := pipeline.Readers(docs)
-	var dialectDocs []manifest.Document
-	var out []map[string]any
+	out, read = make([]map[string]any, len(docs)), make([]bool, len(docs))
 	var errs []error
 	for i, doc := range docs {
-		if r := readers[i]; r != "" && r != (kubefed.Dialect{}).Name() {
-			dialectDocs = append(dialectDocs, doc)
+		if r := readers[i]; r != "" && (kubefedToo || r != (kubefed.Dialect{}).Name()) {
+			read[i] = true
 			continue
 		}
 		obj, err := decodePlain(doc)
@@ -207,10 +215,28 @@ func (o *FederateOptions) runOffline(ctx context.Context) error {
 		for _, n := range notes {
 			printWarning(o, &manifest.Error{File: doc.File, Line: doc.Line, Object: describe(obj), Err: errors.New(n)})
 		}
-		out = append(out, fed)
+		out[i] = fed
 	}
-	if err := errors.Join(errs...); err != nil {
+	return out, read, errors.Join(errs...)
+}
+
+func (o *FederateOptions) runOffline(ctx context.Context) error {
+	docs, err := o.readDocs(ctx)
+	if err != nil {
 		return err
+	}
+	federated, read, err := o.federatePlain(docs, false)
+	if err != nil {
+		return err
+	}
+	var out []map[string]any
+	var dialectDocs []manifest.Document
+	for i, doc := range docs {
+		if read[i] {
+			dialectDocs = append(dialectDocs, doc)
+		} else {
+			out = append(out, federated[i])
+		}
 	}
 	if len(dialectDocs) == 0 {
 		return o.print(out)

@@ -149,6 +149,55 @@ func TestFederateToKarmada(t *testing.T) {
 	assert.NotContains(t, out, "types.kubefed.io")
 }
 
+// TestFederateToKarmadaPlain: plain manifests under --to karmada are
+// federated first, and the output is what the two halves of federate
+// piped into each other write; before, they were refused with a hint to
+// run federate, the command just run.
+func TestFederateToKarmadaPlain(t *testing.T) {
+	t.Parallel()
+	const fedFile = "../../testdata/federation/three-clusters.yaml"
+	plain := filepath.Join(t.TempDir(), "plain.yaml")
+	require.NoError(t, os.WriteFile(plain, []byte(`apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx:1.27}]}
+`), 0o600))
+	out, errOut, err := runWithFederation(t, fedFile, "-f", plain, "--to", "karmada")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, out, "kind: PropagationPolicy")
+	assert.NotContains(t, out, "types.kubefed.io")
+
+	federated, _, err := runWithFederation(t, fedFile, "-f", plain)
+	require.NoError(t, err)
+	ios, in, piped, _ := iostreams.Test()
+	in.WriteString(federated)
+	f := &cmdutil.Factory{IOStreams: ios, Federation: func() (*members.File, error) { return members.Load(fedFile) },
+		Access: func() (members.Access, error) { return members.Access{}, nil }}
+	cmd := NewCmdFederate(f, nil)
+	cmd.SetArgs([]string{"-f", "-", "--to", "karmada"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	require.NoError(t, cmd.Execute())
+	assert.Equal(t, piped.String(), out)
+
+	// an object federated already is read as it is, beside a plain one
+	mixed := filepath.Join(t.TempDir(), "mixed.yaml")
+	require.NoError(t, os.WriteFile(mixed, []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain, namespace: shop}\ndata: {k: v}\n---\n"+
+		"apiVersion: types.kubefed.io/v1beta1\nkind: FederatedConfigMap\nmetadata: {name: fed, namespace: shop}\nspec:\n  template: {data: {k: w}}\n  placement: {clusters: [{name: cluster1}]}\n"), 0o600))
+	out, errOut, err = runWithFederation(t, fedFile, "-f", mixed, "--to", "karmada")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, out, "name: plain", errOut)
+	assert.Contains(t, out, "name: fed")
+}
+
 // TestFederateToKarmadaApproximated: a member planned 0 replicas gets no
 // object from Karmada: said with the file and line, exit code 3; an object
 // placed nowhere is left out, said as a note.
