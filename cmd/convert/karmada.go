@@ -84,11 +84,4 @@ func withCAPIKubeconfig(m members.Member, cmd string) string {
 func capiKubeconfigFile(m members.Member) string { return shellQuote(m.Name + ".kubeconfig") }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=+,", r))
-	}) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func shellQuote(s string) string { return members.ShellQuote(s) }

@@ -161,7 +161,7 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 		parents, parentsErr = members.ApplySetParents(lookupCtx, client, file.Federation.Namespace)
 		lookupErr = errors.Join(lookupErr, parentsErr)
 	}
-	o.reportLeftovers(m, file.Federation.Namespace, left, parents, lookupErr)
+	o.reportLeftovers(m, access.Kubectl(m), file.Federation.Namespace, left, parents, lookupErr)
 	return nil
 }
 
@@ -173,8 +173,9 @@ const namesShown = 10
 const namespaces = "namespaces"
 
 // reportLeftovers says what stays in the member, with the commands that
-// delete it: in namespace alone for a namespace-scoped federation.
-func (o *UnjoinOptions) reportLeftovers(m members.Member, namespace string, left []members.ResourceCount, parents []string, lookupErr error) {
+// delete it, run with kubectl (Access.Kubectl): in namespace alone for a
+// namespace-scoped federation.
+func (o *UnjoinOptions) reportLeftovers(m members.Member, kubectl, namespace string, left []members.ResourceCount, parents []string, lookupErr error) {
 	cs := o.IO.ErrColorScheme()
 	if len(left) > 0 {
 		selector := federation.ManagedByLabel + "=" + federation.ManagedByValue
@@ -200,18 +201,18 @@ func (o *UnjoinOptions) reportLeftovers(m members.Member, namespace string, left
 			if namespace != "" {
 				where = "-n " + namespace
 			}
-			fmt.Fprintf(o.IO.ErrOut, "  to delete them, namespaces excepted: %s delete %s %s -l %s\n", m.Kubectl(), strings.Join(deletable, ","), where, selector)
+			fmt.Fprintf(o.IO.ErrOut, "  to delete them, namespaces excepted: %s delete %s %s -l %s\n", kubectl, strings.Join(deletable, ","), where, selector)
 		}
 		if nsLeft != nil {
 			fmt.Fprintf(o.IO.ErrOut, "  namespaces: %s\n", names(nsLeft.Names))
-			fmt.Fprintf(o.IO.ErrOut, "  namespaces are in no delete command: deleting one deletes everything in it, not only what fedctl created; check what each holds (%s get all -n NAMESPACE) first\n", m.Kubectl())
+			fmt.Fprintf(o.IO.ErrOut, "  namespaces are in no delete command: deleting one deletes everything in it, not only what fedctl created; check what each holds (%s get all -n NAMESPACE) first\n", kubectl)
 		}
 	}
 	if len(parents) > 0 {
 		fmt.Fprintf(o.IO.ErrOut, "%s fedctl's ApplySet parents left in cluster %s (secrets, bookkeeping of apply --prune --applyset): %s\n", cs.WarningIcon(), m.Name, names(parents))
 		for _, p := range parents {
 			ns, name, _ := strings.Cut(p, "/")
-			fmt.Fprintf(o.IO.ErrOut, "  %s delete secret -n %s %s\n", m.Kubectl(), ns, name)
+			fmt.Fprintf(o.IO.ErrOut, "  %s delete secret -n %s %s\n", kubectl, ns, name)
 		}
 	}
 	switch {

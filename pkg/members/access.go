@@ -99,6 +99,38 @@ func (a Access) KubeconfigPath(m Member) string {
 	return p
 }
 
+// Kubectl is the kubectl command line that reaches member m as fedctl
+// reaches it, for the commands messages suggest. It names the kubeconfig
+// file whenever fedctl reads one other than the standard rules' (the
+// member's own, or fedctl's --kubeconfig, resolved as fedctl resolves it):
+// "--context" alone would reach whatever the user's default kubeconfig
+// calls by that name, and kubeadm names every cluster's context alike. A
+// member from Cluster API gets a kubectl given the kubeconfig clusterctl
+// reads from its management cluster.
+func (a Access) Kubectl(m Member) string {
+	if c := m.CAPI; c != nil {
+		resolved := *c
+		resolved.ManagementKubeconfig = a.managementKubeconfigPath(*c)
+		return fmt.Sprintf("kubectl --kubeconfig <(%s)", resolved.Clusterctl("get kubeconfig "+c.Cluster))
+	}
+	cmd := "kubectl"
+	if p := a.KubeconfigPath(m); p != "" {
+		cmd += " --kubeconfig " + ShellQuote(p)
+	}
+	return cmd + " --context " + ShellQuote(m.ContextName())
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it, for the command
+// lines fedctl prints.
+func ShellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=+,", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // ContextFile is the kubeconfig file that holds m's context, for commands
 // fedctl prints that another tool runs (karmadactl, argocd), whose own
 // default kubeconfig may be another cluster's: KubeconfigPath when set,

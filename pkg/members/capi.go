@@ -59,9 +59,9 @@ func (c CAPI) String() string {
 // kubectlFlags are the flags that make kubectl reach the management
 // cluster: "--context mgmt", with --kubeconfig when the member names one.
 func (c CAPI) kubectlFlags() string {
-	flags := "--context " + c.ManagementContext
+	flags := "--context " + ShellQuote(c.ManagementContext)
 	if c.ManagementKubeconfig != "" {
-		flags = "--kubeconfig " + c.ManagementKubeconfig + " " + flags
+		flags = "--kubeconfig " + ShellQuote(c.ManagementKubeconfig) + " " + flags
 	}
 	return flags
 }
@@ -75,9 +75,9 @@ func (c CAPI) Kubectl(args string) string {
 // Clusterctl is a clusterctl command on the management cluster, in the
 // Cluster's namespace: Clusterctl("get kubeconfig web-1").
 func (c CAPI) Clusterctl(args string) string {
-	flags := "--kubeconfig-context " + c.ManagementContext
+	flags := "--kubeconfig-context " + ShellQuote(c.ManagementContext)
 	if c.ManagementKubeconfig != "" {
-		flags = "--kubeconfig " + c.ManagementKubeconfig + " " + flags
+		flags = "--kubeconfig " + ShellQuote(c.ManagementKubeconfig) + " " + flags
 	}
 	return fmt.Sprintf("clusterctl %s -n %s %s", args, c.Namespace, flags)
 }

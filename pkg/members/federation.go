@@ -128,16 +128,6 @@ func (m Member) Origin() string {
 	return fmt.Sprintf("context %q", m.ContextName())
 }
 
-// Kubectl is the kubectl command line that reaches the member, for the
-// commands that messages suggest: "kubectl --context eu-1", or for a
-// member from Cluster API a kubectl given the kubeconfig that clusterctl
-// reads from the management cluster, as fedctl does.
-func (m Member) Kubectl() string {
-	if c := m.CAPI; c != nil {
-		return fmt.Sprintf("kubectl --kubeconfig <(%s)", c.Clusterctl("get kubeconfig "+c.Cluster))
-	}
-	return "kubectl --context " + m.ContextName()
-}
 
 // Defaults are defaults for fedctl's global flags.
 type Defaults struct {

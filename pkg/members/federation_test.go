@@ -344,11 +344,16 @@ func TestMemberOrigin(t *testing.T) {
 	t.Parallel()
 	ctx := members.Member{Name: "eu-1", Context: "kind-eu-1"}
 	assert.Equal(t, `context "kind-eu-1"`, ctx.Origin())
-	assert.Equal(t, "kubectl --context kind-eu-1", ctx.Kubectl())
+	assert.Equal(t, "kubectl --context kind-eu-1", members.Access{}.Kubectl(ctx), "the standard rules: what kubectl reads too")
+	// a kubeconfig fedctl reads is named, resolved as fedctl resolves it:
+	// --context alone would reach the default kubeconfig's namesake
+	own := members.Member{Name: "eu-1", Context: "kubernetes-admin@kubernetes", Kubeconfig: "kube/eu 1.yaml"}
+	assert.Equal(t, "kubectl --kubeconfig '/git/fed/kube/eu 1.yaml' --context kubernetes-admin@kubernetes", members.Access{BaseDir: "/git/fed"}.Kubectl(own))
+	assert.Equal(t, "kubectl --kubeconfig /home/me/all.yaml --context kind-eu-1", members.Access{Kubeconfig: "/home/me/all.yaml"}.Kubectl(ctx), "fedctl's --kubeconfig")
 	capi := members.Member{Name: "web", CAPI: &members.CAPI{ManagementContext: "mgmt", ManagementKubeconfig: "kube/mgmt.yaml", Namespace: "capi", Cluster: "web-1"}}
 	assert.Equal(t, "", capi.ContextName(), "a member from Cluster API has no context")
 	assert.Equal(t, "Cluster API cluster capi/web-1 in management cluster mgmt", capi.Origin())
-	assert.Equal(t, "kubectl --kubeconfig <(clusterctl get kubeconfig web-1 -n capi --kubeconfig kube/mgmt.yaml --kubeconfig-context mgmt)", capi.Kubectl())
+	assert.Equal(t, "kubectl --kubeconfig <(clusterctl get kubeconfig web-1 -n capi --kubeconfig /git/fed/kube/mgmt.yaml --kubeconfig-context mgmt)", members.Access{BaseDir: "/git/fed"}.Kubectl(capi))
 	assert.Equal(t, "kubectl --kubeconfig kube/mgmt.yaml --context mgmt -n capi get cluster web-1", capi.CAPI.Kubectl("get cluster web-1"))
 	assert.EqualError(t, &members.ExistsError{Member: capi}, `cluster "web" is already a member (Cluster API cluster capi/web-1 in management cluster mgmt); use --overwrite to replace it`)
 }
