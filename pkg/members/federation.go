@@ -128,7 +128,6 @@ func (m Member) Origin() string {
 	return fmt.Sprintf("context %q", m.ContextName())
 }
 
-
 // Defaults are defaults for fedctl's global flags.
 type Defaults struct {
 	// Color is auto, always or never.
