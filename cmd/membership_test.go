@@ -15,6 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/testenv"
@@ -91,6 +93,14 @@ func TestJoinRejectsUnusableClusters(t *testing.T) {
 	// A kubeconfig with one more context, pointing at a port nobody listens on.
 	refusedServer := "https://127.0.0.1:" + fmt.Sprint(testenv.ClosedPort(t))
 	refusedKubeconfig := e.KubeconfigWith(t, "refused", refusedServer)
+	// and one whose user has no credentials: the API server's anonymous
+	// user, which default RBAC lets read /readyz and /version
+	anonymous, err := clientcmd.LoadFromFile(e.Kubeconfig)
+	require.NoError(t, err)
+	anonymous.AuthInfos["nobody"] = clientcmdapi.NewAuthInfo()
+	anonymous.Contexts["anonymous"] = &clientcmdapi.Context{Cluster: anonymous.Contexts["cluster1"].Cluster, AuthInfo: "nobody"}
+	anonymousKubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, clientcmd.WriteToFile(*anonymous, anonymousKubeconfig))
 
 	tests := []struct {
 		name    string
@@ -111,6 +121,11 @@ func TestJoinRejectsUnusableClusters(t *testing.T) {
 			name:    "a refused connection asks whether the cluster runs",
 			args:    []string{"join", "x", "--cluster-context", "refused", "--kubeconfig", refusedKubeconfig},
 			wantErr: "error: cannot join x: cluster x: API server " + refusedServer + " (context \"refused\") refused the connection; is the cluster running?\n",
+		},
+		{
+			name:    "no credentials is refused",
+			args:    []string{"join", "x", "--cluster-context", "anonymous", "--kubeconfig", anonymousKubeconfig},
+			wantErr: "error: cannot join x: cluster x: context \"anonymous\" reaches " + e.Cluster("cluster1").Server + " without credentials (as system:anonymous); add a user with credentials to the context\n",
 		},
 		{
 			name:    "an invalid name is a usage error",
