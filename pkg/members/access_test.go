@@ -1,10 +1,12 @@
 package members_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -117,4 +119,23 @@ contexts:
 `), 0o600))
 	t.Setenv("KUBECONFIG", split+string(os.PathListSeparator)+first)
 	assert.Empty(t, members.Access{}.ContextFile(members.Member{Name: "m", Context: "ctx-d"}))
+}
+
+// TestServerPasswordIsNotPrinted: a server URL with a password in it
+// (which client-go sends as basic auth) is printed with the password
+// redacted, by get clusters' message and join's errors alike.
+func TestServerPasswordIsNotPrinted(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(strings.Replace(twoContexts, "https://127.0.0.1:1", "https://admin:s3cret@127.0.0.1:1", 1)), 0o600))
+	a := members.Access{Kubeconfig: kubeconfig, BaseDir: dir, Timeout: 2 * time.Second}
+	m := members.Member{Name: "x", Context: "ctx-a"}
+	h := members.Probe(context.Background(), a, m)
+	require.NotEmpty(t, h.Conditions)
+	msg := h.Conditions[0].Message
+	assert.Contains(t, msg, "https://admin:xxxxx@127.0.0.1:1", "the server is named")
+	assert.NotContains(t, msg, "s3cret")
+	_, err := members.Verify(context.Background(), a, m)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "s3cret")
 }

@@ -292,7 +292,7 @@ func (a Access) connectManagement(mg *management, c CAPI) error {
 		cfg.Timeout = managementTimeout
 	}
 	cfg.WarningHandler = rest.NoWarnings{}
-	mg.host = cfg.Host
+	mg.host = redactedHost(cfg.Host) // for messages
 	if mg.core, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fmt.Errorf("management context %q: %w", c.ManagementContext, err)
 	}

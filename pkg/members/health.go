@@ -186,7 +186,7 @@ func Verify(ctx context.Context, a Access, m Member) (string, error) {
 		return "", explain(cfg.Host, m, err)
 	}
 	if !strings.EqualFold(strings.TrimSpace(string(body)), "ok") {
-		return "", fmt.Errorf("cluster %s: the API server at %s is not ready: /readyz answered %q", m.Name, cfg.Host, strings.TrimSpace(string(body)))
+		return "", fmt.Errorf("cluster %s: the API server at %s is not ready: /readyz answered %q", m.Name, redactedHost(cfg.Host), strings.TrimSpace(string(body)))
 	}
 	gitVersion, err := serverVersion(ctx, client)
 	if err != nil {
@@ -206,9 +206,9 @@ func Verify(ctx context.Context, a Access, m Member) (string, error) {
 	case err != nil:
 		return "", explain(cfg.Host, m, err)
 	case review.Status.UserInfo.Username == "system:anonymous" && m.CAPI != nil:
-		return "", fmt.Errorf("cluster %s: the kubeconfig in Secret %s/%s in management cluster %s reaches %s without credentials (as system:anonymous)", m.Name, m.CAPI.Namespace, m.CAPI.SecretName(), m.CAPI.ManagementContext, cfg.Host)
+		return "", fmt.Errorf("cluster %s: the kubeconfig in Secret %s/%s in management cluster %s reaches %s without credentials (as system:anonymous)", m.Name, m.CAPI.Namespace, m.CAPI.SecretName(), m.CAPI.ManagementContext, redactedHost(cfg.Host))
 	case review.Status.UserInfo.Username == "system:anonymous":
-		return "", fmt.Errorf("cluster %s: context %q reaches %s without credentials (as system:anonymous); add a user with credentials to the context", m.Name, m.ContextName(), cfg.Host)
+		return "", fmt.Errorf("cluster %s: context %q reaches %s without credentials (as system:anonymous); add a user with credentials to the context", m.Name, m.ContextName(), redactedHost(cfg.Host))
 	}
 	return gitVersion, nil
 }
@@ -216,7 +216,19 @@ func Verify(ctx context.Context, a Access, m Member) (string, error) {
 // explain turns a client error into a sentence that says what went wrong
 // with which server and what to do about it.
 func explain(host string, m Member, err error) error {
+	host = redactedHost(host)
 	return explainAs(fmt.Sprintf("cluster %s: API server %s (%s)", m.Name, host, m.Origin()), m, err)
+}
+
+// redactedHost is an API server's URL for messages: a password in it
+// (https://user:pass@host, which client-go sends as basic auth) is
+// replaced by "xxxxx", as the request log does.
+func redactedHost(host string) string {
+	u, err := url.Parse(host)
+	if err != nil || u.User == nil {
+		return host
+	}
+	return u.Redacted()
 }
 
 // explainAs is explain with the words that name the server.
