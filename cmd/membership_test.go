@@ -252,6 +252,14 @@ func TestLabelCluster(t *testing.T) {
 	require.Equal(t, ExitOK, r.code, r.errOut)
 	assert.Equal(t, "region=eu\ntier=dev\n", r.out)
 
+	// with changes, as kubectl label --list: the labels they would give,
+	// and nothing written
+	before = mustRead(t, path)
+	r = execute(t, "label", "cluster", "cluster1", "tier=staging", "region-", "team=web", "--overwrite", "--list")
+	require.Equal(t, ExitOK, r.code, r.errOut)
+	assert.Equal(t, "team=web\ntier=staging\n", r.out)
+	assert.Equal(t, before, mustRead(t, path))
+
 	r = execute(t, "label", "cluster", "cluster9", "a=b")
 	assert.Equal(t, ExitError, r.code)
 	assert.Equal(t, "error: cluster \"cluster9\" is not a member (members: cluster1)\n", r.errOut)

@@ -93,7 +93,7 @@ client, as in kubectl.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Overwrite, "overwrite", false, "Allow changing the value of an existing label")
-	cmd.Flags().BoolVar(&opts.List, "list", false, "Print the member's labels as KEY=VALUE lines")
+	cmd.Flags().BoolVar(&opts.List, "list", false, "Print the member's labels as KEY=VALUE lines, with the changes given applied, and write nothing (as kubectl label --list)")
 	cmdutil.AddDryRunFlag(cmd, &opts.DryRun, "none, or client or server: show the result without writing the federation file")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the updated member: yaml, json or name")
 	return cmd
@@ -152,17 +152,17 @@ func (o *LabelOptions) Run() error {
 	if !ok {
 		return &members.NotMemberError{Name: o.Name, Members: fed.Names()}
 	}
-	if o.List {
-		for _, k := range slices.Sorted(maps.Keys(m.Labels)) {
-			fmt.Fprintf(o.IO.Out, "%s=%s\n", k, m.Labels[k])
-		}
-		if len(o.Set) == 0 && len(o.Remove) == 0 {
-			return nil
-		}
-	}
 	labels, changed, err := Change(m.Labels, o.Set, o.Remove, o.Overwrite)
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", o.Name, err)
+	}
+	if o.List {
+		// As kubectl label --list: the labels the changes would give,
+		// worked out locally; nothing is written.
+		for _, k := range slices.Sorted(maps.Keys(labels)) {
+			fmt.Fprintf(o.IO.Out, "%s=%s\n", k, labels[k])
+		}
+		return nil
 	}
 	cs := o.IO.ErrColorScheme()
 	for _, k := range o.Remove {
