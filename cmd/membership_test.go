@@ -101,6 +101,8 @@ func TestJoinRejectsUnusableClusters(t *testing.T) {
 	anonymous.Contexts["anonymous"] = &clientcmdapi.Context{Cluster: anonymous.Contexts["cluster1"].Cluster, AuthInfo: "nobody"}
 	anonymousKubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, clientcmd.WriteToFile(*anonymous, anonymousKubeconfig))
+	// and one more context for cluster3, a member already
+	againKubeconfig := e.KubeconfigVia(t, "cluster3-again", "cluster3", e.Cluster("cluster3").Server)
 
 	tests := []struct {
 		name    string
@@ -126,6 +128,11 @@ func TestJoinRejectsUnusableClusters(t *testing.T) {
 			name:    "no credentials is refused",
 			args:    []string{"join", "x", "--cluster-context", "anonymous", "--kubeconfig", anonymousKubeconfig},
 			wantErr: "error: cannot join x: cluster x: context \"anonymous\" reaches " + e.Cluster("cluster1").Server + " without credentials (as system:anonymous); add a user with credentials to the context\n",
+		},
+		{
+			name:    "a second member of one cluster is refused",
+			args:    []string{"join", "x", "--cluster-context", "cluster3-again", "--kubeconfig", againKubeconfig},
+			wantErr: "error: cannot join x: context \"cluster3-again\" reaches the API server of member cluster3 (context \"cluster3\"); a second member of the same cluster would get every object twice (fedctl unjoin cluster3 first to rename it)\n",
 		},
 		{
 			name:    "an invalid name is a usage error",

@@ -415,6 +415,11 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot join %s: %w", o.Name, err)
 	}
+	if same, ok := access.SameCluster(file.Federation, m); ok {
+		// as a Cluster API cluster joined twice is refused
+		return fmt.Errorf("cannot join %s: %s reaches the API server of member %s (%s); a second member of the same cluster would get every object twice (fedctl unjoin %s first to rename it)",
+			o.Name, m.Origin(), same.Name, same.Origin(), same.Name)
+	}
 	fed := file.Federation.Clone()
 	if m, err = fed.Join(m, o.Overwrite); err != nil {
 		return err

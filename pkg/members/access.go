@@ -1,6 +1,7 @@
 package members
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -118,6 +119,36 @@ func (a Access) Kubectl(m Member) string {
 		cmd += " --kubeconfig " + ShellQuote(p)
 	}
 	return cmd + " --context " + ShellQuote(m.ContextName())
+}
+
+// SameCluster finds the member of fed, other than m's name, that reaches
+// the API server m reaches: the same server URL with the same certificate
+// authority (two contexts, or two kubeconfig files, for one cluster). A
+// second member of one cluster would get every object twice and count
+// twice in every replica plan. Only the kubeconfig files are read; members
+// whose configuration cannot be resolved, and those from Cluster API (whose
+// kubeconfig is in the management cluster), are passed over.
+func (a Access) SameCluster(fed *Federation, m Member) (Member, bool) {
+	if m.CAPI != nil {
+		return Member{}, false
+	}
+	want, err := a.RESTConfig(m)
+	if err != nil {
+		return Member{}, false
+	}
+	for _, other := range fed.Clusters {
+		if other.Name == m.Name || other.CAPI != nil {
+			continue
+		}
+		cfg, err := a.RESTConfig(other)
+		if err != nil {
+			continue
+		}
+		if strings.TrimSuffix(cfg.Host, "/") == strings.TrimSuffix(want.Host, "/") && cfg.CAFile == want.CAFile && bytes.Equal(cfg.CAData, want.CAData) {
+			return other, true
+		}
+	}
+	return Member{}, false
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs it, for the command
