@@ -623,7 +623,7 @@ func TestJoinFromClusterAPIRejects(t *testing.T) {
 		wantErr string
 	}{
 		{"a Cluster that does not exist", []string{"join", "nope", "--from-capi", "--management-context", mgmt}, cmd.ExitError,
-			"error: cannot join nope: Cluster capi-no/nope not found in management cluster mgmt: deleted? kubectl --context mgmt -n capi-no get cluster nope\n"},
+			"error: cannot join nope: no Cluster nope in namespace capi-no of management cluster mgmt; list them with kubectl --context mgmt -n capi-no get clusters.cluster.x-k8s.io\n"},
 		{"a Cluster without its Secret", []string{"join", "x", "--from-capi", "gone", "--management-context", mgmt}, cmd.ExitError,
 			"error: cannot join x: cluster x: Secret capi-no/gone-kubeconfig not found in management cluster mgmt: is the Cluster provisioned? kubectl --context mgmt -n capi-no get cluster gone\n"},
 		{"credentials the member rejects", []string{"join", "bad", "--from-capi", "--management-context", mgmt}, cmd.ExitError,

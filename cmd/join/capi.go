@@ -43,6 +43,11 @@ func (o *JoinOptions) fromCAPI(ctx context.Context, fed *members.Federation, acc
 	if err != nil {
 		return err
 	}
+	if cl.Status.Phase == members.CAPIPhaseNotFound {
+		// at join a typo or another namespace, not a deletion
+		return fmt.Errorf("no Cluster %s in namespace %s of management cluster %s; list them with %s", ref.Cluster, ref.Namespace, ref.ManagementContext,
+			ref.Kubectl("get clusters.cluster.x-k8s.io"))
+	}
 	if _, msg, gone := cl.Status.NotServing(ref); gone {
 		return errors.New(msg)
 	}
