@@ -204,6 +204,34 @@ func TestGetTypeLive(t *testing.T) {
 		assert.Empty(t, r.out)
 	}
 
+	// kubectl's NAME.GROUP forms, what -o name prints among them
+	r = runGet(t, "deployment.apps", "web", "-n", "shop", "-o", "name", "--cluster", "cluster1")
+	require.NoError(t, r.err)
+	assert.Equal(t, "cluster1 deployment.apps/web\n", r.out)
+	r = runGet(t, "deployments.v1.apps", "-n", "shop", "-o", "name", "--cluster", "cluster1")
+	require.NoError(t, r.err)
+	assert.Equal(t, "cluster1 deployment.apps/web\n", r.out)
+
+	// without -n, the contexts' namespace, and the message names it
+	r = runGet(t, "configmaps")
+	require.NoError(t, r.err)
+	assert.Equal(t, "No configmaps managed by fedctl found in namespace default of the member clusters.\n", r.errOut)
+
+	// a federation scoped to shop is read there, whatever -A says; another
+	// -n is refused
+	scoped := testFederation()
+	scoped.Namespace = "shop"
+	r = runGetVia(t, scoped, testenv.Require(t, env).Kubeconfig, "cm", "-A", "-o", "name", "--cluster", "cluster2")
+	require.NoError(t, r.err)
+	assert.Equal(t, "cluster2 configmap/settings\n", r.out)
+	r = runGetVia(t, scoped, testenv.Require(t, env).Kubeconfig, "cm", "-o", "name", "--cluster", "cluster2")
+	require.NoError(t, r.err)
+	assert.Equal(t, "cluster2 configmap/settings\n", r.out)
+	r = runGetVia(t, scoped, testenv.Require(t, env).Kubeconfig, "cm", "-n", "elsewhere")
+	require.Error(t, r.err)
+	assert.Equal(t, 2, cmdutil.ExitCodeOf(r.err))
+	assert.Contains(t, r.err.Error(), "-n elsewhere: the federation is scoped to namespace shop")
+
 	r = runGet(t, "gadgets")
 	require.Error(t, r.err)
 	assert.Contains(t, r.err.Error(), `cluster cluster1: no API resource named "gadgets"; "kubectl --context cluster1 api-resources" lists the names the cluster serves`)

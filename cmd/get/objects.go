@@ -3,6 +3,7 @@ package get
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,6 +36,15 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 	t, err := inventory.ResolveType(ctx, clients, selected, o.TypeName, o.Timeout)
 	if err != nil {
 		return err
+	}
+	if fed.Namespace != "" {
+		// A federation scoped to a namespace is read there alone, as
+		// render and apply read it: -A and no -n mean that namespace.
+		ns, err := cmdutil.ScopedNamespace(fed, o.Namespace)
+		if err != nil {
+			return err
+		}
+		o.Namespace, o.AllNamespaces = ns, false
 	}
 	namespaces := map[string]string{}
 	for _, m := range selected {
@@ -77,15 +87,15 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 	if o.Name != "" && rows == 0 {
 		// kubectl get TYPE NAME fails on a name that is not there
 		what := fmt.Sprintf("%s %q", t.Name(), o.Name)
-		if t.Namespaced() && o.Namespace != "" {
-			what += " in namespace " + o.Namespace
+		if t.Namespaced() && !o.AllNamespaces {
+			what += " " + listedIn(namespaces)
 		}
 		if len(failed) > 0 {
 			return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("none of the %d member cluster(s) listed holds %s managed by fedctl; %s could not be listed and may", len(list)-len(failed), what, strings.Join(failed, ", "))}
 		}
 		return fmt.Errorf("no member cluster holds %s managed by fedctl", what)
 	}
-	if err := o.printObjects(list, rows, t.Namespaced()); err != nil {
+	if err := o.printObjects(list, rows, t.Namespaced(), namespaces); err != nil {
 		return err
 	}
 	if len(failed) > 0 {
@@ -94,7 +104,25 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 	return nil
 }
 
-func (o *GetOptions) printObjects(list []inventory.MemberObjects, rows int, namespaced bool) error {
+// listedIn says which namespaces were listed, for messages: "in namespace
+// shop", or each member's context namespace when they differ.
+func listedIn(namespaces map[string]string) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, ns := range namespaces {
+		if !seen[ns] {
+			seen[ns] = true
+			names = append(names, ns)
+		}
+	}
+	slices.Sort(names)
+	if len(names) == 1 {
+		return "in namespace " + names[0]
+	}
+	return "in namespaces " + strings.Join(names, ", ") + " (each member's context namespace; -n or -A to choose)"
+}
+
+func (o *GetOptions) printObjects(list []inventory.MemberObjects, rows int, namespaced bool, namespaces map[string]string) error {
 	if !o.Print.IsTable() && o.Print.CustomColumns() == nil && o.Print.Output != "name" {
 		_, err := o.Print.PrintData(o.IO.Out, inventory.ObjectList(list, o.ShowManagedFields))
 		return err
@@ -110,8 +138,9 @@ func (o *GetOptions) printObjects(list []inventory.MemberObjects, rows int, name
 	}
 	if rows == 0 {
 		where := "in the member clusters"
-		if namespaced && !o.AllNamespaces && o.Namespace != "" {
-			where = fmt.Sprintf("in namespace %s of the member clusters", o.Namespace)
+		if namespaced && !o.AllNamespaces {
+			// as kubectl's "No resources found in default namespace."
+			where = listedIn(namespaces) + " of the member clusters"
 		}
 		fmt.Fprintf(o.IO.ErrOut, "No %s managed by fedctl found %s.\n", o.TypeName, where)
 		return nil

@@ -43,6 +43,9 @@ func ResolveType(ctx context.Context, clients func(string) (members.Client, erro
 		t         typeconfig.Type
 		err       error // what the member's discovery says of name
 		unreached error // the member did not answer
+		// partial says which API groups the member could not discover:
+		// name may be among them
+		partial *members.DiscoveryError
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -62,8 +65,8 @@ func ResolveType(ctx context.Context, clients func(string) (members.Client, erro
 			if err != nil && !errors.As(err, &de) {
 				return answer{unreached: err}
 			}
-			t, err := typeconfig.Resolve(name, "", lists)
-			return answer{t: t, err: err}
+			t, err := typeconfig.ResolveKubectl(name, lists)
+			return answer{t: t, err: err, partial: de}
 		}
 		ran := members.ForEach(ctx, DefaultConcurrency, timeout, len(ms), func(mctx context.Context, i int) {
 			answers[i] = discover(mctx, i)
@@ -89,6 +92,11 @@ func ResolveType(ctx context.Context, clients func(string) (members.Client, erro
 			if notFound == nil {
 				nf.Context = m.ContextName()
 				notFound = fmt.Errorf("cluster %s: %w", m.Name, nf)
+				if a.partial != nil {
+					// as enable says it: the type may be in a group
+					// that did not answer
+					notFound = fmt.Errorf("cluster %s: %w (or it is in an API group that could not be discovered: %v)", m.Name, nf, a.partial)
+				}
 			}
 		default:
 			return a.t, a.err

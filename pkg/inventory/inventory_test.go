@@ -190,3 +190,30 @@ func TestResolveTypeDoesNotWaitForLaterMembers(t *testing.T) {
 		assert.ErrorIs(t, <-hung.ended, context.Canceled, "b's discovery was cancelled, not left to its minute")
 	}
 }
+
+// partialClient is a member whose discovery failed for one group.
+type partialClient struct{ *memberstest.Fake }
+
+func (c partialClient) Resources(ctx context.Context) ([]*metav1.APIResourceList, error) {
+	lists, _ := c.Fake.Resources(ctx)
+	return lists, &members.DiscoveryError{Groups: map[string]error{"metrics.k8s.io/v1beta1": errors.New("the server is currently unable to handle the request")}}
+}
+
+// TestResolveTypeSaysWhatDiscoveryMissed: a type not found where an API
+// group could not be discovered may be in that group, and the error says
+// so, as enable's does; kubectl's NAME.GROUP forms resolve.
+func TestResolveTypeSaysWhatDiscoveryMissed(t *testing.T) {
+	t.Parallel()
+	cmType := typeconfig.Type{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Scope: typeconfig.Namespaced}
+	clients := func(string) (members.Client, error) { return partialClient{memberstest.New(cmType)}, nil }
+	ms := []members.Member{{Name: "a", Context: "ctx-a"}}
+	_, err := ResolveType(context.Background(), clients, ms, "podmetrics", time.Minute)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `cluster a: no API resource named "podmetrics"`)
+	assert.Contains(t, err.Error(), "(or it is in an API group that could not be discovered: ")
+	assert.Contains(t, err.Error(), "metrics.k8s.io/v1beta1")
+
+	got, err := ResolveType(context.Background(), clients, ms, "configmap.v1", time.Minute)
+	require.NoError(t, err, "a partial discovery still resolves what it holds")
+	assert.Equal(t, "configmaps", got.Name())
+}

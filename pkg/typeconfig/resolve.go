@@ -1,6 +1,7 @@
 package typeconfig
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -80,6 +81,49 @@ func (e *AmbiguousError) Error() string {
 func Resolve(name, version string, lists []*metav1.APIResourceList) (Type, error) {
 	r, err := Lookup(name, version, lists)
 	return r.Type, err
+}
+
+// ResolveKubectl finds the type called name among lists as kubectl get
+// does, for fedctl get TYPE: kubefedctl's names (Lookup), and then the
+// forms kubectl takes besides, NAME.GROUP and NAME.VERSION.GROUP where NAME
+// is the plural, the singular, the kind or a short name ("deployment.apps",
+// what -o name prints; "Deployment.apps"; "deployments.v1.apps"). A core
+// match wins, as in Lookup; several others are an *AmbiguousError.
+func ResolveKubectl(name string, lists []*metav1.APIResourceList) (Type, error) {
+	t, err := Resolve(name, "", lists)
+	var nf *NotFoundError
+	if !errors.As(err, &nf) {
+		return t, err
+	}
+	first, rest, qualified := strings.Cut(strings.ToLower(name), ".")
+	if !qualified {
+		return Type{}, err
+	}
+	var found []Resource
+	for _, r := range candidates(lists, "") {
+		if rest != r.Group && rest != r.Version+"."+r.Group && (r.Group != "" || rest != r.Version) {
+			continue
+		}
+		if !r.matches(first) {
+			continue
+		}
+		if r.Group == "" {
+			return r.Type, nil
+		}
+		found = append(found, r)
+	}
+	switch len(found) {
+	case 0:
+		return Type{}, err
+	case 1:
+		return found[0].Type, nil
+	}
+	names := make([]string, len(found))
+	for i, r := range found {
+		names[i] = r.Name()
+	}
+	slices.Sort(names)
+	return Type{}, &AmbiguousError{Name: name, Candidates: slices.Compact(names)}
 }
 
 // Lookup finds the resource called name among lists with kubefedctl's rules

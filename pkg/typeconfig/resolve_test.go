@@ -168,3 +168,39 @@ func TestLookupErrorTypes(t *testing.T) {
 	nf.Context = "eu-1"
 	assert.EqualError(t, nf, `no API resource named "frobs"; "kubectl --context eu-1 api-resources" lists the names the cluster serves`)
 }
+
+// TestResolveKubectl: fedctl get TYPE takes the names kubectl get takes
+// besides kubefedctl's: NAME.GROUP and NAME.VERSION.GROUP with NAME the
+// singular, kind or short name too (what -o name prints reads back).
+func TestResolveKubectl(t *testing.T) {
+	t.Parallel()
+	deploy := typeconfig.Type{Group: "apps", Version: "v1", Kind: "Deployment", Plural: "deployments", Scope: typeconfig.Namespaced}
+	exampleDeploy := typeconfig.Type{Group: "example.com", Version: "v1alpha1", Kind: "Deployment", Plural: "deployments", Scope: typeconfig.Namespaced}
+	cm := typeconfig.Type{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Scope: typeconfig.Namespaced}
+	for _, tt := range []struct {
+		key     string
+		want    typeconfig.Type
+		wantErr string
+	}{
+		{key: "deployments", wantErr: `"deployments" matches more than one resource`},
+		{key: "deployment.apps", want: deploy},
+		{key: "Deployment.apps", want: deploy},
+		{key: "deploy.apps", want: deploy},
+		{key: "deployments.v1.apps", want: deploy},
+		{key: "Deployment.v1.apps", want: deploy},
+		{key: "deployment.example.com", want: exampleDeploy},
+		{key: "deployments.v1alpha1.example.com", want: exampleDeploy},
+		{key: "configmap.v1", want: cm},
+		{key: "deployments.v2.apps", wantErr: `no API resource named "deployments.v2.apps"`},
+		{key: "deployment.nope", wantErr: `no API resource named "deployment.nope"`},
+		{key: "widget.example.com", want: typeconfig.Type{Group: "example.com", Version: "v1alpha1", Kind: "Widget", Plural: "widgets", Scope: typeconfig.Namespaced}},
+	} {
+		got, err := typeconfig.ResolveKubectl(tt.key, crowdedLists())
+		if tt.wantErr != "" {
+			assert.ErrorContains(t, err, tt.wantErr, tt.key)
+			continue
+		}
+		require.NoError(t, err, tt.key)
+		assert.Equal(t, tt.want, got, tt.key)
+	}
+}
