@@ -30,10 +30,13 @@ func NewCmdDisable(f *cmdutil.Factory, runF func(*DisableOptions) error) *cobra.
 	cmd := &cobra.Command{
 		Use:   "disable TYPE [--force]",
 		Short: "Stop federating a Kubernetes type",
-		Long: `Stop federating a type: fedctl no longer renders or propagates its
-Federated<Kind> objects. Objects of the type that were already propagated
-stay in the member clusters as they are; fedctl neither updates nor deletes
-them (kubefedctl disable leaves them too).
+		Long: `Stop federating a type: fedctl no longer reads its Federated<Kind>
+objects, and an input that holds one is refused (render, apply, delete and
+the rest exit 1 naming it), where KubeFed's controllers would pass them
+over. Objects of the type that were already propagated stay in the member
+clusters as they are; fedctl neither updates nor deletes them (kubefedctl
+disable leaves them too). To remove them, run fedctl delete -f with the
+input that holds them before disabling the type.
 
 TYPE is looked up in the federation file, without asking any cluster: the
 plural, the singular, the kind, <plural>.<group> or the federated kind
@@ -109,7 +112,7 @@ func (o *DisableOptions) Run() error {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "%s federatedtypeconfig/%s disabled%s\n", cs.SuccessIcon(), t.Name(), what)
-	fmt.Fprintf(o.IO.ErrOut, "fedctl no longer renders %s objects; %s objects it already propagated stay in the member clusters, neither updated nor deleted\n", t.FederatedKind(), t.Kind)
+	fmt.Fprintf(o.IO.ErrOut, "fedctl no longer reads %s objects: an input that holds one is refused (render, apply, delete), so delete their member objects first (fedctl delete -f) if they should go; %s objects it already propagated stay in the member clusters, neither updated nor deleted\n", t.FederatedKind(), t.Kind)
 	return nil
 }
 

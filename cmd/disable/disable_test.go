@@ -98,7 +98,7 @@ func TestDisableRun(t *testing.T) {
 			types: []typeconfig.Type{statefulSets},
 			opts:  disable.DisableOptions{Name: "StatefulSet"},
 			wantErrOut: "✓ federatedtypeconfig/statefulsets.apps disabled\n" +
-				"fedctl no longer renders FederatedStatefulSet objects; StatefulSet objects it already propagated stay in the member clusters, neither updated nor deleted\n",
+				"fedctl no longer reads FederatedStatefulSet objects: an input that holds one is refused (render, apply, delete), so delete their member objects first (fedctl delete -f) if they should go; StatefulSet objects it already propagated stay in the member clusters, neither updated nor deleted\n",
 			wantTypes: []typeconfig.Type{},
 		},
 		{
@@ -112,7 +112,7 @@ func TestDisableRun(t *testing.T) {
 			disabled: []string{"secrets"},
 			opts:     disable.DisableOptions{Name: "svc", Force: true},
 			wantErrOut: "✓ federatedtypeconfig/services disabled (a default type, now listed in disabledTypes)\n" +
-				"fedctl no longer renders FederatedService objects; Service objects it already propagated stay in the member clusters, neither updated nor deleted\n",
+				"fedctl no longer reads FederatedService objects: an input that holds one is refused (render, apply, delete), so delete their member objects first (fedctl delete -f) if they should go; Service objects it already propagated stay in the member clusters, neither updated nor deleted\n",
 			wantTypes:    []typeconfig.Type{},
 			wantDisabled: []string{"secrets", "services"},
 		},

@@ -414,7 +414,7 @@ func TestEnableAmbiguousNames(t *testing.T) {
 		},
 		{
 			args:    []string{"deployments.example.com", "--cluster", "cluster2"},
-			wantErr: `cannot enable deployments.example.com: deployments.apps and deployments.example.com cannot both be enabled: both would be federated as FederatedDeployment`,
+			wantErr: `cannot enable deployments.example.com: deployments.apps and deployments.example.com cannot both be enabled: both would be federated as FederatedDeployment; to federate deployments.example.com, run "fedctl disable deployments.apps" first (--force for one of KubeFed's defaults)`,
 		},
 	}
 	for _, tt := range tests {
@@ -443,7 +443,7 @@ func TestEnableAmbiguousNames(t *testing.T) {
 
 	// ...and the default can only come back once it is given up.
 	r = fx.run(t, "enable", "deployments.apps")
-	require.EqualError(t, r.err, "cannot enable deployments.apps: deployments.example.com and deployments.apps cannot both be enabled: both would be federated as FederatedDeployment")
+	require.EqualError(t, r.err, "cannot enable deployments.apps: deployments.example.com and deployments.apps cannot both be enabled: both would be federated as FederatedDeployment; to federate deployments.apps, run \"fedctl disable deployments.example.com\" first (--force for one of KubeFed's defaults)")
 }
 
 func TestEnableDisableRoundTrip(t *testing.T) {
@@ -458,7 +458,7 @@ func TestEnableDisableRoundTrip(t *testing.T) {
 	r = fx.run(t, "disable", "deploy", "--force")
 	require.NoError(t, r.err)
 	assert.Equal(t, "✓ federatedtypeconfig/deployments.apps disabled (a default type, now listed in disabledTypes)\n"+
-		"fedctl no longer renders FederatedDeployment objects; Deployment objects it already propagated stay in the member clusters, neither updated nor deleted\n", r.errOut)
+		"fedctl no longer reads FederatedDeployment objects: an input that holds one is refused (render, apply, delete), so delete their member objects first (fedctl delete -f) if they should go; Deployment objects it already propagated stay in the member clusters, neither updated nor deleted\n", r.errOut)
 	assert.Equal(t, []string{"deployments.apps"}, fx.load(t).DisabledTypes)
 	assert.Contains(t, string(fx.read(t)), "types: []\ndisabledTypes:\n  - deployments.apps\n")
 
@@ -476,7 +476,7 @@ func TestEnableDisableRoundTrip(t *testing.T) {
 	r = fx.run(t, "disable", "sts") // as it was enabled, without a cluster
 	require.NoError(t, r.err)
 	assert.Equal(t, "✓ federatedtypeconfig/statefulsets.apps disabled\n"+
-		"fedctl no longer renders FederatedStatefulSet objects; StatefulSet objects it already propagated stay in the member clusters, neither updated nor deleted\n", r.errOut)
+		"fedctl no longer reads FederatedStatefulSet objects: an input that holds one is refused (render, apply, delete), so delete their member objects first (fedctl delete -f) if they should go; StatefulSet objects it already propagated stay in the member clusters, neither updated nor deleted\n", r.errOut)
 	assert.Equal(t, string(empty), string(fx.read(t)))
 }
 

@@ -132,7 +132,8 @@ type KindConflictError struct {
 }
 
 func (e *KindConflictError) Error() string {
-	return fmt.Sprintf("%s and %s cannot both be enabled: both would be federated as %s", e.Other.Name(), e.Type.Name(), e.Type.FederatedKind())
+	return fmt.Sprintf("%s and %s cannot both be enabled: both would be federated as %s; to federate %s, run \"fedctl disable %s\" first (--force for one of KubeFed's defaults)",
+		e.Other.Name(), e.Type.Name(), e.Type.FederatedKind(), e.Type.Name(), e.Other.Name())
 }
 
 // ByFederatedKind returns the type whose federated kind is kind

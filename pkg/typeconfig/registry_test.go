@@ -192,7 +192,7 @@ func TestNewRegistry(t *testing.T) {
 		{
 			name:    "two types of one federated kind",
 			enabled: []typeconfig.Type{exampleDeploy},
-			wantErr: []string{`deployments.apps and deployments.example.com cannot both be enabled: both would be federated as FederatedDeployment`},
+			wantErr: []string{`deployments.apps and deployments.example.com cannot both be enabled: both would be federated as FederatedDeployment; to federate deployments.example.com, run "fedctl disable deployments.apps" first (--force for one of KubeFed's defaults)`},
 		},
 		{
 			name:    "two kinds that differ only in case",
@@ -302,11 +302,11 @@ func TestRegistryEnable(t *testing.T) {
 		},
 		{
 			name: "a type of another group cannot take a default's federated kind", enable: exampleDeploy,
-			wantErr: `deployments.apps and deployments.example.com cannot both be enabled: both would be federated as FederatedDeployment`,
+			wantErr: `deployments.apps and deployments.example.com cannot both be enabled: both would be federated as FederatedDeployment; to federate deployments.example.com, run "fedctl disable deployments.apps" first (--force for one of KubeFed's defaults)`,
 		},
 		{
 			name: "a disabled default cannot take back a federated kind now in use", enabled: []typeconfig.Type{exampleDeploy}, disabled: []string{"deployments.apps"}, enable: deployV1,
-			wantErr: `deployments.example.com and deployments.apps cannot both be enabled: both would be federated as FederatedDeployment`,
+			wantErr: `deployments.example.com and deployments.apps cannot both be enabled: both would be federated as FederatedDeployment; to federate deployments.apps, run "fedctl disable deployments.example.com" first (--force for one of KubeFed's defaults)`,
 		},
 	}
 	for _, tt := range tests {
