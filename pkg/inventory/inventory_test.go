@@ -158,12 +158,16 @@ func (r releasing) Resources(ctx context.Context) ([]*metav1.APIResourceList, er
 // its request ended.
 type hangingClient struct {
 	members.Client
-	started *atomic.Bool
-	ended   chan error
+	started   *atomic.Bool
+	startedCh chan struct{} // closed when it is asked, when set
+	ended     chan error
 }
 
 func (c hangingClient) Resources(ctx context.Context) ([]*metav1.APIResourceList, error) {
 	c.started.Store(true)
+	if c.startedCh != nil {
+		close(c.startedCh)
+	}
 	<-ctx.Done()
 	c.ended <- ctx.Err()
 	return nil, ctx.Err()
@@ -176,19 +180,40 @@ func (c hangingClient) Resources(ctx context.Context) ([]*metav1.APIResourceList
 func TestResolveTypeDoesNotWaitForLaterMembers(t *testing.T) {
 	t.Parallel()
 	cmType := typeconfig.Type{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Scope: typeconfig.Namespaced}
-	hung := hangingClient{Client: memberstest.New(cmType), started: &atomic.Bool{}, ended: make(chan error, 1)}
+	hung := hangingClient{Client: memberstest.New(cmType), started: &atomic.Bool{}, startedCh: make(chan struct{}), ended: make(chan error, 1)}
 	clients := func(name string) (members.Client, error) {
 		if name == "b" {
 			return hung, nil
 		}
-		return memberstest.New(cmType), nil
+		// a answers once b is asked, so that b's request is under way
+		// when the type is decided
+		return gated{Fake: memberstest.New(cmType), gate: hung.startedCh}, nil
 	}
 	got, err := ResolveType(context.Background(), clients, []members.Member{{Name: "a"}, {Name: "b"}}, "configmaps", time.Minute)
 	require.NoError(t, err)
 	assert.Equal(t, "configmaps", got.Name())
-	if hung.started.Load() { // b may not even have been asked yet
-		assert.ErrorIs(t, <-hung.ended, context.Canceled, "b's discovery was cancelled, not left to its minute")
+	require.True(t, hung.started.Load())
+	select {
+	case err := <-hung.ended:
+		assert.ErrorIs(t, err, context.Canceled, "b's discovery was cancelled, not left to its minute")
+	case <-time.After(30 * time.Second):
+		t.Fatal("b's discovery was not cancelled")
 	}
+}
+
+// gated is a member whose discovery answers once gate is closed.
+type gated struct {
+	*memberstest.Fake
+	gate <-chan struct{}
+}
+
+func (g gated) Resources(ctx context.Context) ([]*metav1.APIResourceList, error) {
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return g.Fake.Resources(ctx)
 }
 
 // partialClient is a member whose discovery failed for one group.

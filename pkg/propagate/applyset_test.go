@@ -235,22 +235,26 @@ func TestRunKeepsTheKindOfAnObjectThatFailedToRender(t *testing.T) {
 	require.Empty(t, rep.Failed(), "%+v", rep)
 
 	// now web's overrides fail for a
-	res := resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: deployType, name: "web", clusters: []string{"a"}})
-	var web *federation.Object
+	res := failRender(resultFor(spec{t: cmType, name: "cfg", clusters: []string{"a"}}, spec{t: deployType, name: "web", clusters: []string{"a"}}), "a", "Deployment")
+	rep = run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set})
+	assert.Equal(t, "ConfigMap,Deployment.apps", parentIn(fake, set).GetAnnotations()[ApplySetGroupKindsAnnotation])
+	assert.True(t, fake.Has(memberstest.KeyOf(mappingOf(deployType), "shop", "web")), "not deleted either")
+	assert.Equal(t, []string{"unchanged ConfigMap cfg", "failed Deployment web"}, actions(rep.Clusters[0]))
+}
+
+// failRender makes the objects of kind in cluster fail to render in res
+// (their overrides do not apply there), as render reports it.
+func failRender(res *render.Result, cluster, kind string) *render.Result {
 	var kept []render.Target
 	for _, tg := range res.Targets {
-		if tg.Type.Kind == "Deployment" {
-			web = tg.Source
+		if tg.Cluster == cluster && tg.Type.Kind == kind {
+			res.Errors = append(res.Errors, &render.TargetError{Cluster: cluster, Object: tg.Source, Err: errors.New("override 0: path not found")})
 			continue
 		}
 		kept = append(kept, tg)
 	}
 	res.Targets = kept
-	res.Errors = append(res.Errors, &render.TargetError{Cluster: "a", Object: web, Err: errors.New("override 0: path not found")})
-	rep = run(t, res, map[string]*memberstest.Fake{"a": fake}, Options{ApplySet: set})
-	assert.Equal(t, "ConfigMap,Deployment.apps", parentIn(fake, set).GetAnnotations()[ApplySetGroupKindsAnnotation])
-	assert.True(t, fake.Has(memberstest.KeyOf(mappingOf(deployType), "shop", "web")), "not deleted either")
-	assert.Equal(t, []string{"unchanged ConfigMap cfg", "failed Deployment web"}, actions(rep.Clusters[0]))
+	return res
 }
 
 // TestRunNeverPrunesOnPartialKnowledge: in a member where one kind of the
@@ -334,21 +338,10 @@ func TestRunPrunesNothingAfterAFailure(t *testing.T) {
 
 	// a render failure in a holds the prune back too
 	fakes["a"].ApplyErr = nil
-	failing := resultFor(
+	failing := failRender(resultFor(
 		spec{t: cmType, name: "cfg", clusters: []string{"a", "b"}},
 		spec{t: deployType, name: "web2", clusters: []string{"a", "b"}},
-	)
-	var web2 *federation.Object
-	var kept []render.Target
-	for _, tg := range failing.Targets {
-		if tg.Cluster == "a" && tg.Type.Kind == "Deployment" {
-			web2 = tg.Source
-			continue
-		}
-		kept = append(kept, tg)
-	}
-	failing.Targets = kept
-	failing.Errors = append(failing.Errors, &render.TargetError{Cluster: "a", Object: web2, Err: errors.New("override 0: path not found")})
+	), "a", "Deployment")
 	rep = run(t, failing, fakes, Options{ApplySet: set})
 	assert.Equal(t, []string{"unchanged ConfigMap cfg", "failed Deployment web2", "skipped Deployment web"}, actions(rep.Clusters[0]))
 	assert.Zero(t, fakes["a"].Count("DELETE"))
