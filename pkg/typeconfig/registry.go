@@ -268,7 +268,14 @@ func (r *Registry) Enable(t Type) (Edit, error) {
 	if other, ok := r.byFederatedKind[t.FederatedKind()]; ok && !sameGroupKind(other, t) {
 		return Edit{}, &KindConflictError{Type: t, Other: other}
 	}
-	return e.normalized(), nil
+	e = e.normalized()
+	// The file must load again: a kind that differs from another's only in
+	// case, say, would make every later command (disable included) refuse
+	// it.
+	if _, err := NewRegistry(e.Types, e.Disabled); err != nil {
+		return Edit{}, err
+	}
+	return e, nil
 }
 
 // Disable stops federating the type called name, which Find resolves. A

@@ -305,6 +305,11 @@ func TestRegistryEnable(t *testing.T) {
 			wantErr: `deployments.apps and deployments.example.com cannot both be enabled: both would be federated as FederatedDeployment; to federate deployments.example.com, run "fedctl disable deployments.apps" first (--force for one of KubeFed's defaults)`,
 		},
 		{
+			name: "a kind that differs from an enabled one's only in case is refused, not written", enabled: []typeconfig.Type{widgets},
+			enable:  typeconfig.Type{Group: "other.example.com", Version: "v1", Kind: "WIDGET", Plural: "widgets", Scope: typeconfig.Namespaced},
+			wantErr: `types: widgets.example.com and widgets.other.example.com cannot both be enabled: their kinds Widget and WIDGET differ only in case, and fedctl's output files and Karmada policy names spell kinds in lower case`,
+		},
+		{
 			name: "a disabled default cannot take back a federated kind now in use", enabled: []typeconfig.Type{exampleDeploy}, disabled: []string{"deployments.apps"}, enable: deployV1,
 			wantErr: `deployments.example.com and deployments.apps cannot both be enabled: both would be federated as FederatedDeployment; to federate deployments.apps, run "fedctl disable deployments.example.com" first (--force for one of KubeFed's defaults)`,
 		},
@@ -321,7 +326,7 @@ func TestRegistryEnable(t *testing.T) {
 			if tt.wantErr != "" {
 				require.EqualError(t, err, tt.wantErr)
 				var conflict *typeconfig.KindConflictError
-				assert.True(t, errors.As(err, &conflict))
+				assert.Equal(t, strings.Contains(tt.wantErr, "both would be federated as"), errors.As(err, &conflict))
 				return
 			}
 			require.NoError(t, err)
