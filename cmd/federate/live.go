@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,7 +31,10 @@ func (o *FederateOptions) runLive(cmd *cobra.Command) error {
 	ctx, cancel := context.WithTimeout(cmd.Context(), o.Timeout)
 	defer cancel()
 	err := o.readLive(ctx)
-	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	// The request's own timeout (the same --timeout) can end it a moment
+	// before the context's timer marks ctx done: the clock says which.
+	deadline, _ := ctx.Deadline()
+	if err != nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) || !time.Now().Before(deadline)) {
 		return fmt.Errorf("%w (not read within --timeout %s)", err, o.Timeout)
 	}
 	return err
