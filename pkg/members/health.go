@@ -193,22 +193,21 @@ func Verify(ctx context.Context, a Access, m Member) (string, error) {
 		return "", explain(cfg.Host, m, err)
 	}
 	review, err := client.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
-	if apierrors.IsForbidden(err) && strings.Contains(err.Error(), `User "system:anonymous"`) {
-		// Default RBAC lets anyone read /readyz and /version but only
-		// authenticated users ask who they are: the refusal names the
-		// anonymous user.
-		review, err = &authnv1.SelfSubjectReview{Status: authnv1.SelfSubjectReviewStatus{UserInfo: authnv1.UserInfo{Username: "system:anonymous"}}}, nil
-	}
+	// The review says so, or, under default RBAC (which lets anyone read
+	// /readyz and /version but only authenticated users ask who they are),
+	// its refusal names the anonymous user.
+	anonymous := err == nil && review.Status.UserInfo.Username == "system:anonymous" ||
+		apierrors.IsForbidden(err) && strings.Contains(err.Error(), `User "system:anonymous"`)
 	switch {
+	case anonymous && m.CAPI != nil:
+		return "", fmt.Errorf("cluster %s: the kubeconfig in Secret %s/%s in management cluster %s reaches %s without credentials (as system:anonymous)", m.Name, m.CAPI.Namespace, m.CAPI.SecretName(), m.CAPI.ManagementContext, redactedHost(cfg.Host))
+	case anonymous:
+		return "", fmt.Errorf("cluster %s: context %q reaches %s without credentials (as system:anonymous); add a user with credentials to the context", m.Name, m.ContextName(), redactedHost(cfg.Host))
 	case apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) || apierrors.IsForbidden(err):
 		// Servers older than 1.28, or RBAC without the review API: the
 		// /readyz and /version checks above are all we can do.
 	case err != nil:
 		return "", explain(cfg.Host, m, err)
-	case review.Status.UserInfo.Username == "system:anonymous" && m.CAPI != nil:
-		return "", fmt.Errorf("cluster %s: the kubeconfig in Secret %s/%s in management cluster %s reaches %s without credentials (as system:anonymous)", m.Name, m.CAPI.Namespace, m.CAPI.SecretName(), m.CAPI.ManagementContext, redactedHost(cfg.Host))
-	case review.Status.UserInfo.Username == "system:anonymous":
-		return "", fmt.Errorf("cluster %s: context %q reaches %s without credentials (as system:anonymous); add a user with credentials to the context", m.Name, m.ContextName(), redactedHost(cfg.Host))
 	}
 	return gitVersion, nil
 }
