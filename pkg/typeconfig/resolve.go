@@ -99,31 +99,17 @@ func ResolveKubectl(name string, lists []*metav1.APIResourceList) (Type, error) 
 	if !qualified {
 		return Type{}, err
 	}
-	var found []Resource
-	for _, r := range candidates(lists, "") {
-		if rest != r.Group && rest != r.Version+"."+r.Group && (r.Group != "" || rest != r.Version) {
-			continue
-		}
-		if !r.matches(first) {
-			continue
-		}
-		if r.Group == "" {
-			return r.Type, nil
-		}
-		found = append(found, r)
-	}
-	switch len(found) {
-	case 0:
+	r, found, ambiguous := pick(name, candidates(lists, ""), func(r Resource) bool {
+		// GROUP, VERSION.GROUP, or VERSION alone for the core group
+		return (rest == r.Group || rest == r.Version+"."+r.Group || r.Group == "" && rest == r.Version) && r.matches(first)
+	})
+	switch {
+	case ambiguous != nil:
+		return Type{}, ambiguous
+	case !found:
 		return Type{}, err
-	case 1:
-		return found[0].Type, nil
 	}
-	names := make([]string, len(found))
-	for i, r := range found {
-		names[i] = r.Name()
-	}
-	slices.Sort(names)
-	return Type{}, &AmbiguousError{Name: name, Candidates: slices.Compact(names)}
+	return r.Type, nil
 }
 
 // Lookup finds the resource called name among lists with kubefedctl's rules
@@ -146,37 +132,48 @@ func ResolveKubectl(name string, lists []*metav1.APIResourceList) (Type, error) 
 // Lists it cannot parse are skipped, as are lists discovery could not
 // fetch: they are absent from lists.
 func Lookup(name, version string, lists []*metav1.APIResourceList) (Resource, error) {
+	r, found, err := pick(name, candidates(lists, version), func(r Resource) bool { return r.matches(name) })
+	if found || err != nil {
+		return r, err
+	}
+	nf := &NotFoundError{Name: name, Version: version}
+	if version != "" {
+		for _, r := range candidates(lists, "") {
+			if r.matches(name) {
+				nf.Elsewhere = append(nf.Elsewhere, r.Name()+" at "+r.Version)
+			}
+		}
+		slices.Sort(nf.Elsewhere)
+	}
+	return Resource{}, nf
+}
+
+// pick is the resource among rs that match accepts: the first core one at
+// once, else the only one; several are an *AmbiguousError naming them,
+// and none is found false.
+func pick(name string, rs []Resource, match func(Resource) bool) (Resource, bool, error) {
 	var found []Resource
-	for _, r := range candidates(lists, version) {
-		if !r.matches(name) {
+	for _, r := range rs {
+		if !match(r) {
 			continue
 		}
 		if r.Group == "" {
-			return r, nil
+			return r, true, nil
 		}
 		found = append(found, r)
 	}
 	switch len(found) {
 	case 0:
-		nf := &NotFoundError{Name: name, Version: version}
-		if version != "" {
-			for _, r := range candidates(lists, "") {
-				if r.matches(name) {
-					nf.Elsewhere = append(nf.Elsewhere, r.Name()+" at "+r.Version)
-				}
-			}
-			slices.Sort(nf.Elsewhere)
-		}
-		return Resource{}, nf
+		return Resource{}, false, nil
 	case 1:
-		return found[0], nil
+		return found[0], true, nil
 	}
 	names := make([]string, len(found))
 	for i, r := range found {
 		names[i] = r.Name()
 	}
 	slices.Sort(names)
-	return Resource{}, &AmbiguousError{Name: name, Candidates: slices.Compact(names)}
+	return Resource{}, false, &AmbiguousError{Name: name, Candidates: slices.Compact(names)}
 }
 
 // candidates turns discovery lists into resources, in the lists' order,
