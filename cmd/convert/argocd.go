@@ -96,11 +96,11 @@ func (o *ConvertOptions) runArgoCD(in *cmdutil.Rendered) error {
 func argoCDClusterAdd(access members.Access, m members.Member) string {
 	if m.CAPI != nil {
 		f := capiKubeconfigFile(m)
-		return withCAPIKubeconfig(m, fmt.Sprintf(`argocd cluster add "$(kubectl --kubeconfig %s config current-context)" --name %s --yes --kubeconfig %s`, f, shellQuote(m.Name), f))
+		return withCAPIKubeconfig(m, fmt.Sprintf(`argocd cluster add "$(kubectl --kubeconfig %s config current-context)" --name %s --yes --kubeconfig %s`, f, members.ShellQuote(m.Name), f))
 	}
-	cmd := []string{"argocd", "cluster", "add", shellQuote(m.ContextName()), "--name", shellQuote(m.Name), "--yes"}
+	cmd := []string{"argocd", "cluster", "add", members.ShellQuote(m.ContextName()), "--name", members.ShellQuote(m.Name), "--yes"}
 	if path := access.ContextFile(m); path != "" {
-		cmd = append(cmd, "--kubeconfig", shellQuote(path))
+		cmd = append(cmd, "--kubeconfig", members.ShellQuote(path))
 	}
 	return strings.Join(cmd, " ")
 }

@@ -56,13 +56,13 @@ func (o *ConvertOptions) runKarmada(in *cmdutil.Rendered) error {
 // else --kubeconfig, else the standard rules).
 func karmadaJoin(access members.Access, m members.Member, name string) string {
 	if m.CAPI != nil {
-		return withCAPIKubeconfig(m, "karmadactl join "+shellQuote(name)+" --cluster-kubeconfig "+capiKubeconfigFile(m))
+		return withCAPIKubeconfig(m, "karmadactl join "+members.ShellQuote(name)+" --cluster-kubeconfig "+capiKubeconfigFile(m))
 	}
-	cmd := []string{"karmadactl", "join", name, "--cluster-context", shellQuote(m.ContextName())}
+	cmd := []string{"karmadactl", "join", name, "--cluster-context", members.ShellQuote(m.ContextName())}
 	// Named whenever one file holds the context: karmadactl's own
 	// kubeconfig is the Karmada control plane's, which does not.
 	if path := access.ContextFile(m); path != "" {
-		cmd = append(cmd, "--cluster-kubeconfig", shellQuote(path))
+		cmd = append(cmd, "--cluster-kubeconfig", members.ShellQuote(path))
 	}
 	return strings.Join(cmd, " ")
 }
@@ -81,7 +81,4 @@ func withCAPIKubeconfig(m members.Member, cmd string) string {
 	return fmt.Sprintf("(umask 077; trap 'rm -f %s' EXIT; trap 'exit 130' INT TERM HUP; %s > %s && %s)", file, m.CAPI.Clusterctl("get kubeconfig "+m.CAPI.Cluster), file, cmd)
 }
 
-func capiKubeconfigFile(m members.Member) string { return shellQuote(m.Name + ".kubeconfig") }
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string { return members.ShellQuote(s) }
+func capiKubeconfigFile(m members.Member) string { return members.ShellQuote(m.Name + ".kubeconfig") }

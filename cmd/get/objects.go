@@ -3,6 +3,7 @@ package get
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -107,15 +108,7 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 // listedIn says which namespaces were listed, for messages: "in namespace
 // shop", or each member's context namespace when they differ.
 func listedIn(namespaces map[string]string) string {
-	seen := map[string]bool{}
-	var names []string
-	for _, ns := range namespaces {
-		if !seen[ns] {
-			seen[ns] = true
-			names = append(names, ns)
-		}
-	}
-	slices.Sort(names)
+	names := slices.Compact(slices.Sorted(maps.Values(namespaces)))
 	if len(names) == 1 {
 		return "in namespace " + names[0]
 	}

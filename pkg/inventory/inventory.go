@@ -95,7 +95,7 @@ func ResolveType(ctx context.Context, clients func(string) (members.Client, erro
 				if a.partial != nil {
 					// as enable says it: the type may be in a group
 					// that did not answer
-					notFound = fmt.Errorf("cluster %s: %w (or it is in an API group that could not be discovered: %v)", m.Name, nf, a.partial)
+					notFound = fmt.Errorf("%w (or it is in an API group that could not be discovered: %v)", notFound, a.partial)
 				}
 			}
 		default:

@@ -66,36 +66,45 @@ func checkNames(d federation.DNS) []error {
 		domains[dom.Name] = dom.Domain
 	}
 	type writer struct{ id, at string }
-	first := map[string]writer{}
-	var errs []error
-	claim := func(name string, w writer, errorf func(string, string, ...any) error, field string) {
-		if prev, seen := first[name]; seen && prev.id != w.id {
-			errs = append(errs, errorf(field, "writes the DNS name %s, which %s (%s) writes too; give one of them another", name, prev.id, prev.at))
-			return
+	writers := map[string]writer{}
+	// taken records w as name's writer, or returns the record that wrote
+	// it first when that is another
+	taken := func(name string, w writer) (writer, bool) {
+		first, seen := writers[name]
+		if !seen {
+			writers[name] = w
 		}
-		first[name] = w
+		return first, seen && first.id != w.id
 	}
+	const clash = "writes the DNS name %s, which %s (%s) writes too; give one of them another"
+	var errs []error
 	for _, r := range d.Services {
 		domain, ok := domains[r.Spec.DomainRef]
 		if !ok {
 			continue // checkDNS reports the missing Domain
 		}
 		w := writer{id: r.ID(), at: fmt.Sprintf("%s:%d", r.Pos.File(), r.Pos.Line(""))}
-		errorf := func(field, format string, args ...any) error { return r.Errorf(field, format, args...) }
 		field := "metadata.name"
 		if r.Spec.ExternalName != "" {
 			field = "spec.externalName"
 		}
-		claim(r.NamePrefix()+"."+domain, w, errorf, field)
+		global := r.NamePrefix() + "." + domain
+		if first, ok := taken(global, w); ok {
+			errs = append(errs, r.Errorf(field, clash, global, first.id, first.at))
+		}
 		if r.Spec.DNSPrefix != "" {
-			claim(r.Spec.DNSPrefix+"."+domain, w, errorf, "spec.dnsPrefix")
+			name := r.Spec.DNSPrefix + "." + domain
+			if first, ok := taken(name, w); ok {
+				errs = append(errs, r.Errorf("spec.dnsPrefix", clash, name, first.id, first.at))
+			}
 		}
 	}
 	for _, r := range d.Ingresses {
 		w := writer{id: r.ID(), at: fmt.Sprintf("%s:%d", r.Pos.File(), r.Pos.Line(""))}
-		errorf := func(field, format string, args ...any) error { return r.Errorf(field, format, args...) }
 		for i, host := range r.Spec.Hosts {
-			claim(host, w, errorf, fmt.Sprintf("spec.hosts[%d]", i))
+			if first, ok := taken(host, w); ok {
+				errs = append(errs, r.Errorf(fmt.Sprintf("spec.hosts[%d]", i), clash, host, first.id, first.at))
+			}
 		}
 	}
 	return errs
