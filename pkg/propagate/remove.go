@@ -67,11 +67,7 @@ func (s *memberSync) foreignContents(ctx context.Context, namespace string) stri
 		if made {
 			continue
 		}
-		what := o.GetKind() + " " + o.GetName()
-		if federation.Owned(o) && !federation.HandsOff(o) {
-			what += " (another input's)"
-		}
-		foreign = append(foreign, what)
+		foreign = append(foreign, anotherInputs(o, o.GetKind()+" "+o.GetName()))
 	}
 	if len(foreign) == 0 {
 		return ""
@@ -94,6 +90,15 @@ func (s *memberSync) removedWith(o metav1.Object) bool {
 		return true
 	}
 	return s.pruning() && o.GetLabels()[federation.ApplySetPartOfLabel] == s.applySet.set.ID()
+}
+
+// anotherInputs is name, said to be another input's when o is fedctl's:
+// what keeps a namespace or a CRD without being another tool's.
+func anotherInputs(o metav1.Object, name string) string {
+	if federation.Owned(o) && !federation.HandsOff(o) {
+		return name + " (another input's)"
+	}
+	return name
 }
 
 // foreignResources says why crd must not be deleted on de-placement or
@@ -136,10 +141,7 @@ func (s *memberSync) foreignResources(ctx context.Context, crd *unstructured.Uns
 		if o.GetNamespace() != "" {
 			name = o.GetNamespace() + "/" + name
 		}
-		if federation.Owned(o) && !federation.HandsOff(o) {
-			name += " (another input's)"
-		}
-		foreign = append(foreign, name)
+		foreign = append(foreign, anotherInputs(o, name))
 	}
 	if len(foreign) == 0 {
 		return ""
@@ -204,7 +206,6 @@ func (s *memberSync) removeUnplaced(ctx context.Context) []ObjectResult {
 func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) bool) []ObjectResult {
 	var removals []*removal
 	incomplete := s.unreadReason() != ""
-	failed := s.failed
 	for _, k := range slices.SortedFunc(maps.Keys(s.live), compareKeys) {
 		obj := s.live[k]
 		if !federation.Owned(obj) {
@@ -232,13 +233,13 @@ func (s *memberSync) removeAll(ctx context.Context, remove func(render.Placed) b
 				// could not be read might be what the input still holds.
 				r.result.Action, r.result.Reason = Skipped, ReasonNotPruned
 				r.result.Error = "not pruned: some of fedctl's objects in this cluster could not be read (see the cluster's error)"
-			case failed > 0:
+			case s.failed > 0:
 				// As kubectl apply --prune, which prunes only after every
 				// apply succeeded: what failed may be what replaces this
 				// object (a renamed Deployment), and pruning now would
 				// leave the member with neither.
 				r.result.Action, r.result.Reason = Skipped, ReasonNotPruned
-				r.result.Error = fmt.Sprintf("not pruned: %d of the input's objects failed in this cluster; prune runs once they apply", failed)
+				r.result.Error = fmt.Sprintf("not pruned: %d of the input's objects failed in this cluster; prune runs once they apply", s.failed)
 			}
 		}
 		if err != nil {
