@@ -78,11 +78,11 @@ namespaced object in it.
 
 --to karmada (the same as "fedctl convert --to karmada --verify") goes the
 other way for federated input, whatever its dialect (KubeFed, Federation v1,
-Karmada; plain objects are federated first, as above): it writes plain manifests plus Karmada
-PropagationPolicies and OverridePolicies (Cluster* for cluster-scoped kinds)
-that make Karmada create, in the current members, the member objects fedctl
-renders: placement as cluster names, replica splits as
-static weights, per-member differences as plaintext overrides,
+Karmada; plain objects are federated first, as above): it writes plain
+manifests plus Karmada PropagationPolicies and OverridePolicies (Cluster*
+for cluster-scoped kinds) that make Karmada create, in the current members,
+the member objects fedctl renders: placement as cluster names, replica
+splits as static weights, per-member differences as plaintext overrides,
 conflictResolution Overwrite so that Karmada adopts what fedctl applied. The
 output is read back as Karmada input and rendered; every member object that
 would differ is listed on stderr, and the exit code is then 3.`,
