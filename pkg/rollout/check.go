@@ -14,8 +14,9 @@ import (
 )
 
 // check reads a wave before --from-wave, never writing to it: for an
-// apply, every object must be there and Current (within the wave's
-// bound); for a delete, none of the input's objects may be left.
+// apply, every object must be there as the input gives it (not Drifted, no
+// object the input removed left) and Current (within the wave's bound);
+// for a delete, none of the input's objects may be left.
 func (r *runner) check(ctx context.Context, res *WaveResult) {
 	if r.in.DryRun {
 		res.State, res.Message = Checked, "before --from-wave: not written"
@@ -38,6 +39,26 @@ func (r *runner) check(ctx context.Context, res *WaveResult) {
 			notReady = append(notReady, n)
 		}
 	}
+	// An object that does not hold the input (another version's, or one
+	// the input no longer places there) is not this change rolled out:
+	// passing it would let the change skip the wave, a canary say, that
+	// was rolled out at an earlier commit.
+	stale := map[string][]string{}
+	for _, o := range rep.Items {
+		for _, c := range o.Status.Clusters {
+			if c.Status != status.Drifted && c.Status != status.WaitingForRemoval {
+				continue
+			}
+			n := status.NotReady{Cluster: c.Name, FederatedObject: o.Ref(), Readiness: c.Readiness, Status: c.Status, Message: c.Message}
+			what := n.FederatedObject
+			if c.Object != nil {
+				n.Object = c.Object.Ref()
+				what = n.Object
+			}
+			stale[c.Name] = append(stale[c.Name], what+" ("+c.Status+")")
+			notReady = append(notReady, n)
+		}
+	}
 	failed := slices.Sorted(maps.Keys(absent))
 	var problems []string
 	if len(failed) > 0 {
@@ -46,6 +67,16 @@ func (r *runner) check(ctx context.Context, res *WaveResult) {
 			parts = append(parts, c+": "+refList(absent[c])) // thousands of objects are three and a count
 		}
 		problems = append(problems, fmt.Sprintf("not applied, so never rolled out there: %s; start from an earlier wave", strings.Join(parts, "; ")))
+	}
+	if len(stale) > 0 {
+		var parts []string
+		for _, c := range slices.Sorted(maps.Keys(stale)) {
+			parts = append(parts, c+": "+refList(stale[c]))
+			if !slices.Contains(failed, c) {
+				failed = append(failed, c)
+			}
+		}
+		problems = append(problems, fmt.Sprintf("not what the input gives, so this change was never rolled out there: %s; start from an earlier wave", strings.Join(parts, "; ")))
 	}
 	// the members that hold their objects are waited for still, unless
 	// the absent ones already fail the wave

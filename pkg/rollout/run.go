@@ -519,6 +519,12 @@ func (r *runner) waitCurrent(ctx context.Context, clusters []string, tolerate in
 				}
 			}
 		}
+		if len(failedNow) == 0 {
+			// Wait gave up on objects no member can be blamed for (a
+			// placement that failed): waiting again would give up again
+			// at once, so every member waited for is bad.
+			return append(bad, waiting...), append(notReady, nr.Objects...), errors.Join(append(errs, err)...)
+		}
 		bad = append(bad, failedNow...)
 		errs = append(errs, err)
 		waiting = without(waiting, failedNow)

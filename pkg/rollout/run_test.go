@@ -193,6 +193,77 @@ func TestRunFromWaveChecksWithoutWaiting(t *testing.T) {
 	assert.Empty(t, f.members["c1"].Writes(), "a checked wave is never written")
 }
 
+// TestRunObjectGoneAfterApply: an object that is gone after the wave's
+// apply (a Job's TTL, another tool's cleanup) cannot become Current by
+// waiting: its member is bad at once, and the wait neither spins reading
+// the members again and again nor runs to the wave's bound.
+func TestRunObjectGoneAfterApply(t *testing.T) {
+	f := newRunFixture(t)
+	web := memberstest.KeyOf(memberstest.MappingOf(deployType), "shop", "web")
+	f.afterSync = func(c string) {
+		if c == "c1" {
+			f.members["c1"].Remove(web)
+		} else {
+			f.setDeployment(c, true)
+		}
+	}
+	rep, err := Run(guard(t), f.input(&Plan{Timeout: time.Hour, MaxFailures: 1, Waves: []Wave{{Name: "all", Clusters: []string{"c1", "c2"}}}}))
+	require.NoError(t, err)
+	w := rep.Waves[0]
+	assert.Equal(t, Succeeded, w.State, "not Interrupted by the test's guard: %s", w.Message)
+	assert.Equal(t, []string{"c1"}, w.FailedClusters)
+	lists := 0
+	for _, call := range f.members["c1"].Calls() {
+		if strings.HasPrefix(call, "LIST ") {
+			lists++
+		}
+	}
+	assert.Less(t, lists, 10, "c1 was not read again and again")
+	require.NotEmpty(t, w.NotReady)
+	assert.Equal(t, "c1", w.NotReady[0].Cluster)
+	assert.Equal(t, "NotApplied", w.NotReady[0].Status)
+}
+
+// TestRunFromWaveChecksTheVersion: a wave before --from-wave that holds
+// another version of an object (rolled out at an earlier commit) has not
+// had this change: the check fails, naming it, rather than let the change
+// skip the wave.
+func TestRunFromWaveChecksTheVersion(t *testing.T) {
+	f := newRunFixture(t)
+	report := propagate.Run(context.Background(), propagate.Input{Result: f.res, Clusters: []string{"c1"}, Clients: f.clients})
+	require.Empty(t, report.Failed())
+	f.setDeployment("c1", true) // v1 rolled out to the canary, and Current
+
+	path := filepath.Join(t.TempDir(), "app.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(webApp, "image: nginx", "image: nginx:2", 1)), 0o600))
+	fed := members.New()
+	for _, name := range []string{"c1", "c2", "c3"} {
+		require.NoError(t, fed.Put(members.Member{Name: name}, false))
+	}
+	out, err := pipeline.Run(pipeline.Input{Docs: testutil.Documents(t, path), DefaultNamespace: "default", Members: fed.PlacementClusters(), Types: testutil.Registry(t, fed)})
+	require.NoError(t, err)
+	f.res = out.Result // v2
+
+	in := f.input(&Plan{Timeout: time.Hour, Waves: []Wave{{Name: "canary", Clusters: []string{"c1"}}, {Name: "rest", Clusters: []string{"c2"}}}})
+	in.From = "rest"
+	rep, err := Run(guard(t), in)
+	var stopped *StoppedError
+	require.ErrorAs(t, err, &stopped)
+	assert.Equal(t, Failed, rep.Waves[0].State, rep.Waves[0].Message)
+	assert.Contains(t, rep.Waves[0].Message, "not what the input gives, so this change was never rolled out there: c1: Deployment shop/web (Drifted); start from an earlier wave")
+	assert.Equal(t, []string{"c1"}, rep.Waves[0].FailedClusters)
+	assert.Zero(t, f.syncs.Load(), "rest got nothing")
+
+	// once the canary has v2, the check passes
+	report = propagate.Run(context.Background(), propagate.Input{Result: f.res, Clusters: []string{"c1"}, Clients: f.clients})
+	require.Empty(t, report.Failed())
+	f.setDeployment("c1", true)
+	f.afterSync = func(c string) { f.setDeployment(c, true) }
+	rep, err = Run(guard(t), in)
+	require.NoError(t, err)
+	assert.Equal(t, Checked, rep.Waves[0].State, rep.Waves[0].Message)
+}
+
 // TestRunFromWaveChecksEveryMember: with maxFailures 1, one member of a
 // checked wave without its objects is the wave's one failure, and the
 // other members are still waited for: one that is not Current fails the

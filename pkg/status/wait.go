@@ -47,13 +47,18 @@ type NotReady struct {
 	Readiness       string `json:"readiness"`
 	Status          string `json:"status,omitempty"`
 	Message         string `json:"message,omitempty"`
+
+	// failed says Wait gave up on it at once: waiting cannot make it
+	// Current (notReady's verdict, which CannotBecomeCurrent repeats)
+	failed bool
 }
 
 // CannotBecomeCurrent says waiting cannot make the object Current: it is
 // Failed, or its propagation status is one fedctl will not change by
-// itself (see Wait).
+// itself, or it is not applied after an apply (see Wait and
+// WaitInput.Applied).
 func (n NotReady) CannotBecomeCurrent() bool {
-	return n.Readiness == Failed || slices.Contains(hopeless, n.Status)
+	return n.failed || n.Readiness == Failed || slices.Contains(hopeless, n.Status)
 }
 
 func (n NotReady) String() string {
@@ -192,7 +197,7 @@ func notReady(r *Report, applied bool) (pending, failed []NotReady) {
 		// placed nowhere on purpose, as in KubeFed (render warns): there
 		// is nothing to wait for, and nothing failed.
 		if cond := o.Status.Conditions; len(cond) > 0 && cond[0].Reason == ComputePlacementFailed {
-			failed = append(failed, NotReady{FederatedObject: o.Ref(), Readiness: NotFound, Status: cond[0].Reason, Message: cond[0].Message})
+			failed = append(failed, NotReady{FederatedObject: o.Ref(), Readiness: NotFound, Status: cond[0].Reason, Message: cond[0].Message, failed: true})
 		}
 		for _, c := range o.Status.Clusters {
 			if !c.placed {
@@ -210,6 +215,7 @@ func notReady(r *Report, applied bool) (pending, failed []NotReady) {
 				n.Message = c.Message
 			}
 			if c.Readiness == Failed || hopelessStatus {
+				n.failed = true
 				failed = append(failed, n)
 			} else {
 				pending = append(pending, n)
