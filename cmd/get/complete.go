@@ -6,10 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
-	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/inventory"
 	"github.com/fedctl/fedctl/pkg/members"
-	"github.com/fedctl/fedctl/pkg/parallel"
 )
 
 // complete completes "get": clusters or a type in effect first (offline),
@@ -56,40 +54,16 @@ func (o *GetOptions) objectNames(ctx context.Context, f *cmdutil.Factory, typeNa
 		_ = fed.Put(m, true)
 	}
 	clients := members.Clients(fed, access, members.NewMemberClient)
-	t, err := inventory.ResolveType(ctx, clients, ms, typeName, cmdutil.CompletionTimeout)
+	_, list, err := inventory.List(ctx, inventory.ListInput{Clients: clients, Members: ms, TypeName: typeName,
+		Namespaces: o.memberNamespaces(access, ms), Read: inventory.ReadNames, Timeout: cmdutil.CompletionTimeout})
 	if err != nil {
 		return nil
 	}
-	mapping := members.MappingOf(t.Group, t.Version, t.Plural, t.Namespaced())
-	found := make([][]string, len(ms))
-	var g parallel.Group
-	for i, m := range ms {
-		g.Go(func() {
-			c, err := clients(m.Name)
-			if err != nil {
-				return
-			}
-			opts := members.ListOptions{LabelSelector: federation.ManagedByLabel + "=" + federation.ManagedByValue}
-			switch {
-			case !t.Namespaced() || o.AllNamespaces:
-			case o.Namespace != "":
-				opts.Namespace = o.Namespace
-			default:
-				opts.Namespace = members.ContextNamespace(access, m)
-			}
-			items, err := c.ListMetadata(ctx, mapping, opts)
-			if err != nil {
-				return
-			}
-			for _, it := range items {
-				found[i] = append(found[i], it.Name)
-			}
-		})
-	}
-	g.Wait()
 	var names []string
-	for _, n := range found {
-		names = append(names, n...)
+	for _, mo := range list {
+		for _, obj := range mo.Objects {
+			names = append(names, obj.GetName())
+		}
 	}
 	return cmdutil.WithPrefix(names, prefix)
 }

@@ -13,10 +13,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/federation"
@@ -27,6 +31,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/testenv"
 	"github.com/fedctl/fedctl/pkg/testutil"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
 var clusterNames = []string{"cluster1", "cluster2", "cluster3"}
@@ -280,7 +285,7 @@ func TestGetMemberDown(t *testing.T) {
 	var partial *cmdutil.PartialError
 	require.ErrorAs(t, r.err, &partial)
 	assert.Equal(t, []string{"cluster2"}, partial.Failed)
-	assert.Contains(t, r.errOut, "error: cluster cluster2: list configmaps: the API server refused the connection")
+	assert.Regexp(t, `error: cluster cluster2: API server \S+ \(context "cluster2"\) refused the connection; is the cluster running\?`, r.errOut)
 	assert.Regexp(t, `cluster1\s+shop\s+settings\s+2\s`, r.out)
 	assert.Regexp(t, `cluster3\s+shop\s+settings\s+2\s`, r.out)
 	assert.NotContains(t, r.out, "cluster2")
@@ -326,4 +331,82 @@ func TestGetMemberHangs(t *testing.T) {
 	assert.Less(t, took, 15*time.Second, "bounded by --timeout 3s")
 	assert.Regexp(t, `cluster1\s+settings\s+2\s`, r.out)
 	assert.Regexp(t, `cluster3\s+settings\s+2\s`, r.out)
+}
+
+// TestGetTypeCRDOnSomeMembers: a custom type is listed in each member at
+// the version that member serves, and a member without its CRD holds none
+// of its objects: a note, not a failure.
+func TestGetTypeCRDOnSomeMembers(t *testing.T) {
+	e := testenv.Require(t, env)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for cluster, version := range map[string]string{"cluster1": "v1", "cluster2": "v1beta1"} {
+		cfg, err := e.RESTConfig(cluster)
+		require.NoError(t, err)
+		createGizmoCRD(ctx, t, cfg, version)
+		dc, err := dynamic.NewForConfig(cfg)
+		require.NoError(t, err)
+		gizmo := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "gizmo.example.com/" + version, "kind": "Gizmo",
+			"metadata": map[string]any{"name": "g-" + cluster, "namespace": "default",
+				"labels": map[string]any{federation.ManagedByLabel: federation.ManagedByValue}}}}
+		_, err = dc.Resource(schema.GroupVersionResource{Group: "gizmo.example.com", Version: version, Resource: "gizmos"}).
+			Namespace("default").Create(ctx, gizmo, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+
+	r := runGet(t, "gizmos")
+	require.NoError(t, r.err, "cluster3 has no CRD for gizmos: it holds none, it has not failed")
+	assert.Regexp(t, `^CLUSTER\s+NAME\s+AGE\ncluster1\s+g-cluster1\s+\S+\ncluster2\s+g-cluster2\s+\S+\n$`, r.out)
+	assert.Contains(t, r.errOut, "note: gizmos.gizmo.example.com not served by cluster3\n")
+
+	r = runGet(t, "gizmo.gizmo.example.com", "-o", "json")
+	require.NoError(t, r.err)
+	var list inventory.MemberObjectList
+	require.NoError(t, json.Unmarshal([]byte(r.out), &list))
+	require.Len(t, list.Items, 2)
+	assert.Equal(t, "gizmo.example.com/v1", list.Items[0].Object["apiVersion"])
+	assert.Equal(t, "gizmo.example.com/v1beta1", list.Items[1].Object["apiVersion"], "cluster2 is read at the version it serves")
+
+	r = runGet(t, "gizmos", "g-cluster1", "--cluster", "cluster2", "--cluster", "cluster3")
+	require.Error(t, r.err)
+	assert.Equal(t, 1, cmdutil.ExitCodeOf(r.err))
+	assert.Equal(t, `no member cluster holds gizmos.gizmo.example.com "g-cluster1" in namespace default managed by fedctl`, r.err.Error())
+
+	r = runGet(t, "gizmos", "--cluster", "cluster3")
+	require.Error(t, r.err)
+	assert.Contains(t, r.err.Error(), `cluster cluster3: no API resource named "gizmos"`)
+}
+
+// createGizmoCRD creates the namespaced CRD gizmos.gizmo.example.com served
+// at version alone, and waits until discovery lists it.
+func createGizmoCRD(ctx context.Context, t *testing.T, cfg *rest.Config, version string) {
+	t.Helper()
+	client, err := apiextclient.NewForConfig(cfg)
+	require.NoError(t, err)
+	preserve := true
+	crd := &apiextv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "gizmos.gizmo.example.com"},
+		Spec: apiextv1.CustomResourceDefinitionSpec{
+			Group: "gizmo.example.com",
+			Names: apiextv1.CustomResourceDefinitionNames{Plural: "gizmos", Singular: "gizmo", Kind: "Gizmo", ListKind: "GizmoList"},
+			Scope: apiextv1.NamespaceScoped,
+			Versions: []apiextv1.CustomResourceDefinitionVersion{{Name: version, Served: true, Storage: true,
+				Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &apiextv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}}}},
+		},
+	}
+	_, err = client.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{})
+	require.NoError(t, err)
+	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	require.NoError(t, err)
+	for {
+		lists, _ := disco.ServerPreferredResources()
+		if _, err := typeconfig.ResolveKubectl("gizmos.gizmo.example.com", lists); err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("CRD gizmos.gizmo.example.com never served at %s", version)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }

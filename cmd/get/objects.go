@@ -15,10 +15,11 @@ import (
 	"github.com/fedctl/fedctl/pkg/printers"
 )
 
-// runObjects is "fedctl get TYPE [NAME]": the type is resolved through
-// the first member that answers discovery, then every selected member is
-// listed in parallel. Members that fail are reported on stderr and make
-// the exit code 3 (1 when every one failed).
+// runObjects is "fedctl get TYPE [NAME]": every selected member resolves
+// the type in its own discovery and is listed at the version it serves, in
+// parallel (inventory.List). Members that fail are reported on stderr and
+// make the exit code 3 (1 when every one failed); members that do not
+// serve the type hold none of its objects, which a note on stderr says.
 func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 	fed := file.Federation
 	selected, err := selectMembers(fed, o.Clusters)
@@ -34,10 +35,6 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 	}
 	access.Timeout = o.Timeout
 	clients := members.Clients(fed, access, members.NewMemberClient)
-	t, err := inventory.ResolveType(ctx, clients, selected, o.TypeName, o.Timeout)
-	if err != nil {
-		return err
-	}
 	if fed.Namespace != "" {
 		// A federation scoped to a namespace is read there alone, as
 		// render and apply read it: -A and no -n mean that namespace.
@@ -47,31 +44,32 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 		}
 		o.Namespace, o.AllNamespaces = ns, false
 	}
-	namespaces := map[string]string{}
-	for _, m := range selected {
-		switch {
-		case o.AllNamespaces:
-		case o.Namespace != "":
-			namespaces[m.Name] = o.Namespace
-		default:
-			namespaces[m.Name] = members.ContextNamespace(access, m)
-		}
+	namespaces := o.memberNamespaces(access, selected)
+	read := inventory.ReadObjects
+	if o.Print.IsTable() {
+		read = inventory.ReadTable
 	}
-	in := inventory.ListInput{
-		Clients: clients, Members: selected, Type: t, Namespaces: namespaces, Name: o.Name,
-		Objects:      !o.Print.IsTable(),
+	t, list, err := inventory.List(ctx, inventory.ListInput{
+		Clients: clients, Members: selected, TypeName: o.TypeName, Namespaces: namespaces, Name: o.Name,
+		Read:         read,
 		WholeObjects: o.Print.SortBy != "",
 		Timeout:      o.Timeout,
+	})
+	if err != nil {
+		return err
 	}
-	list := inventory.ListObjects(ctx, in)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 
 	cs := o.IO.ErrColorScheme()
-	var failed []string
+	var failed, notServed []string
 	rows := 0
 	for _, mo := range list {
+		if mo.NotServed {
+			notServed = append(notServed, mo.Cluster)
+			continue
+		}
 		if mo.Err != nil {
 			failed = append(failed, mo.Cluster)
 			fmt.Fprintf(o.IO.ErrOut, "%s %s\n", cs.Red("error:"), mo.Err)
@@ -82,8 +80,14 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 			rows += len(mo.Table.Rows)
 		}
 	}
-	if len(failed) == len(list) {
+	if len(failed) > 0 && len(failed) == len(list)-len(notServed) {
 		return fmt.Errorf("no member cluster could be listed: %s", strings.Join(failed, ", "))
+	}
+	if len(notServed) > 0 {
+		// It holds none of the type's objects: a CRD installed on
+		// some members only. Said on stderr, so that a missing CRD
+		// is not taken for objects that are missing.
+		fmt.Fprintf(o.IO.ErrOut, "%s %s not served by %s\n", cs.Yellow("note:"), t.Name(), strings.Join(notServed, ", "))
 	}
 	if o.Name != "" && rows == 0 {
 		// kubectl get TYPE NAME fails on a name that is not there
@@ -92,7 +96,7 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 			what += " " + listedIn(namespaces)
 		}
 		if len(failed) > 0 {
-			return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("none of the %d member cluster(s) listed holds %s managed by fedctl; %s could not be listed and may", len(list)-len(failed), what, strings.Join(failed, ", "))}
+			return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("none of the %d member cluster(s) listed holds %s managed by fedctl; %s could not be listed and may", len(list)-len(failed)-len(notServed), what, strings.Join(failed, ", "))}
 		}
 		return fmt.Errorf("no member cluster holds %s managed by fedctl", what)
 	}
@@ -153,4 +157,20 @@ func (o *GetOptions) printObjects(list []inventory.MemberObjects, rows int, name
 		return t.Write(o.IO.Out, opts)
 	}
 	return inventory.ObjectTable(list, namespaced && o.AllNamespaces).Write(o.IO.Out, opts)
+}
+
+// memberNamespaces is the namespace get lists in each member of ms: -n's,
+// every one with -A (""), else the member's context namespace.
+func (o *GetOptions) memberNamespaces(access members.Access, ms []members.Member) map[string]string {
+	namespaces := map[string]string{}
+	for _, m := range ms {
+		switch {
+		case o.AllNamespaces:
+		case o.Namespace != "":
+			namespaces[m.Name] = o.Namespace
+		default:
+			namespaces[m.Name] = members.ContextNamespace(access, m)
+		}
+	}
+	return namespaces
 }

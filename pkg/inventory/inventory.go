@@ -28,100 +28,35 @@ const (
 	DefaultTimeout     = 30 * time.Second
 )
 
-// ResolveType finds the type called name (a plural, singular, kind, short
-// name or <plural>.<group>, any case, as kubectl takes it) through the
-// discovery of ms, asked all at once (DefaultConcurrency at a time), each
-// given timeout: the first member in ms's order that answers decides, as
-// soon as every member before it has failed or does not serve the type,
-// and the discoveries still running are cancelled. So a member that does
-// not answer, or lacks a CRD others have, neither stops the others nor
-// makes them wait one timeout each. It returns the first member's
-// NotFoundError when no member serves it, and the errors of the members
-// when none answered.
-func ResolveType(ctx context.Context, clients func(string) (members.Client, error), ms []members.Member, name string, timeout time.Duration) (typeconfig.Type, error) {
-	type answer struct {
-		t         typeconfig.Type
-		err       error // what the member's discovery says of name
-		unreached error // the member did not answer
-		// partial says which API groups the member could not discover:
-		// name may be among them
-		partial *members.DiscoveryError
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	answers := make([]answer, len(ms))
-	done := make([]chan struct{}, len(ms))
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	go func() {
-		discover := func(mctx context.Context, i int) answer {
-			c, err := clients(ms[i].Name)
-			if err != nil {
-				return answer{unreached: err}
-			}
-			lists, err := members.ResourcesOf(mctx, c, ms[i])
-			var de *members.DiscoveryError
-			if err != nil && !errors.As(err, &de) {
-				return answer{unreached: err}
-			}
-			t, err := typeconfig.ResolveKubectl(name, lists)
-			return answer{t: t, err: err, partial: de}
-		}
-		ran := members.ForEach(ctx, DefaultConcurrency, timeout, len(ms), func(mctx context.Context, i int) {
-			answers[i] = discover(mctx, i)
-			close(done[i])
-		})
-		for i, err := range ran {
-			if err != nil { // never ran (ctx ended first), or panicked
-				answers[i] = answer{unreached: err}
-				close(done[i])
-			}
-		}
-	}()
-	var notFound error
-	var failed []error
-	for i, m := range ms {
-		<-done[i]
-		a := answers[i]
-		var nf *typeconfig.NotFoundError
-		switch {
-		case a.unreached != nil:
-			failed = append(failed, a.unreached)
-		case errors.As(a.err, &nf):
-			if notFound == nil {
-				nf.Context = m.ContextName()
-				notFound = fmt.Errorf("cluster %s: %w", m.Name, nf)
-				if a.partial != nil {
-					// as enable says it: the type may be in a group
-					// that did not answer
-					notFound = fmt.Errorf("%w (or it is in an API group that could not be discovered: %v)", notFound, a.partial)
-				}
-			}
-		default:
-			return a.t, a.err
-		}
-	}
-	if notFound != nil {
-		return typeconfig.Type{}, notFound
-	}
-	return typeconfig.Type{}, fmt.Errorf("resolve type %q: no member cluster answered: %w", name, errors.Join(failed...))
-}
+// Read says what List reads of each object.
+type Read int
 
-// ListInput says which member objects ListObjects lists.
+const (
+	// ReadTable reads the API server's table, the columns kubectl get
+	// prints.
+	ReadTable Read = iota
+	// ReadObjects reads the objects themselves (-o yaml|json|name,
+	// templates and custom-columns).
+	ReadObjects
+	// ReadNames reads each object's metadata alone (shell completion).
+	ReadNames
+)
+
+// ListInput says which member objects List lists.
 type ListInput struct {
 	// Clients returns the Client of a member (members.Clients).
 	Clients func(cluster string) (members.Client, error)
 	Members []members.Member
-	Type    typeconfig.Type
+	// TypeName is the type as the user named it: a plural, singular,
+	// kind, short name, NAME.GROUP or NAME.VERSION.GROUP, any case, as
+	// kubectl takes it.
+	TypeName string
 	// Namespaces gives the namespace to list in each member ("" for all
 	// namespaces); ignored for cluster-scoped types.
 	Namespaces map[string]string
 	// Name, when set, lists only the object of that name.
 	Name string
-	// Objects lists the objects themselves instead of the API server's
-	// table (for -o yaml|json|name, templates and custom-columns).
-	Objects bool
+	Read Read
 	// WholeObjects asks the API server to send each table row's whole
 	// object rather than its metadata, for --sort-by on any field.
 	WholeObjects bool
@@ -134,21 +69,54 @@ type ListInput struct {
 // MemberObjects is what one member holds.
 type MemberObjects struct {
 	Cluster string
+	// Type is the type as this member serves it: its preferred version,
+	// which may differ from another member's. Zero when NotServed or Err.
+	Type typeconfig.Type
+	// NotServed says the member does not serve the type (its CRD is not
+	// installed there), so it holds none of its objects.
+	NotServed bool
 	// Table is the API server's table, rows sorted by namespace and name;
-	// nil with ListInput.Objects.
+	// only with ReadTable.
 	Table *metav1.Table
-	// Objects are the objects, sorted by namespace and name; only with
-	// ListInput.Objects.
+	// Objects are the objects, sorted by namespace and name; with
+	// ReadObjects, and with ReadNames metadata alone.
 	Objects []unstructured.Unstructured
 	// Err says why the member could not be listed.
 	Err error
 }
 
-// ListObjects lists, in every member in parallel, the objects of in.Type
-// that fedctl manages (its managed-by label), one label-selected LIST per
-// member (paged), in in.Members' order.
-func ListObjects(ctx context.Context, in ListInput) []MemberObjects {
-	out := make([]MemberObjects, len(in.Members))
+// discovered is what one member's discovery says of the type.
+type discovered struct {
+	lists []*metav1.APIResourceList
+	// partial says which API groups the member could not discover: the
+	// type may be among them
+	partial *members.DiscoveryError
+	t       typeconfig.Type
+	err     error // what the member's discovery says of the name
+}
+
+// List finds the type in.TypeName names and lists, in every member in
+// parallel, the objects of it that fedctl manages (its managed-by label):
+// one discovery and one label-selected LIST per member (paged), each given
+// in.Timeout, results in in.Members' order.
+//
+// Each member lists the type at the version it serves itself, so members
+// that prefer different versions of a CRD are each read at theirs, and a
+// member that does not serve the type at all (its CRD is installed on some
+// members only) holds none of its objects: it is NotServed, not failed.
+// The name is resolved in each member's own discovery; the first member in
+// in.Members' order that answers decides which type it names (kubectl
+// resolves against one cluster), and a member where the name means another
+// type (a short name two CRDs share, say) is listed at the decided one's
+// group and resource. A member whose discovery failed, or missed the API
+// group the type is in, has Err: fedctl cannot tell what it holds.
+//
+// List returns the decided type, or the first member's NotFoundError when
+// no member serves it, and the members' errors when none answered.
+func List(ctx context.Context, in ListInput) (typeconfig.Type, []MemberObjects, error) {
+	n := len(in.Members)
+	out := make([]MemberObjects, n)
+	found := make([]discovered, n)
 	concurrency, timeout := in.Concurrency, in.Timeout
 	if concurrency <= 0 {
 		concurrency = DefaultConcurrency
@@ -156,7 +124,7 @@ func ListObjects(ctx context.Context, in ListInput) []MemberObjects {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	errs := members.ForEach(ctx, concurrency, timeout, len(in.Members), func(mctx context.Context, i int) {
+	errs := members.ForEach(ctx, concurrency, timeout, n, func(mctx context.Context, i int) {
 		m := in.Members[i]
 		out[i] = MemberObjects{Cluster: m.Name}
 		c, err := in.Clients(m.Name)
@@ -164,39 +132,146 @@ func ListObjects(ctx context.Context, in ListInput) []MemberObjects {
 			out[i].Err = err
 			return
 		}
-		if in.Objects {
-			out[i].Objects, err = c.List(mctx, in.mapping(), in.options(m))
-		} else {
-			out[i].Table, err = c.ListTable(mctx, in.mapping(), in.options(m))
-		}
-		if err != nil {
-			out[i].Err = fmt.Errorf("cluster %s: list %s: %w", m.Name, in.Type.Name(), members.RequestError(err))
+		lists, err := members.ResourcesOf(mctx, c, m)
+		var de *members.DiscoveryError
+		if err != nil && !errors.As(err, &de) {
+			out[i].Err = err
 			return
 		}
-		sortObjects(out[i].Objects)
-		sortRows(out[i].Table)
+		t, err := typeconfig.ResolveKubectl(in.TypeName, lists)
+		found[i] = discovered{lists: lists, partial: de, t: t, err: err}
+		if err == nil {
+			// most likely the type decided: list it now rather than
+			// after every member's discovery
+			out[i] = in.listIn(mctx, c, m, t)
+		}
 	})
 	for i, err := range errs {
-		if err != nil {
+		if err != nil { // never ran (ctx ended first), or panicked
 			out[i] = MemberObjects{Cluster: in.Members[i].Name, Err: fmt.Errorf("cluster %s: %w", in.Members[i].Name, err)}
 		}
 	}
-	return out
+	t, err := in.decide(out, found)
+	if err != nil {
+		return typeconfig.Type{}, out, err
+	}
+	var again []int // members to list at the decided type
+	for i := range out {
+		if out[i].Err != nil && found[i].lists == nil {
+			continue // not discovered: its error stands
+		}
+		if found[i].err == nil && found[i].t.Group == t.Group && found[i].t.Plural == t.Plural {
+			continue // listed already
+		}
+		out[i] = MemberObjects{Cluster: in.Members[i].Name}
+		mt, err := typeconfig.ResolveKubectl(qualified(t), found[i].lists)
+		var nf *typeconfig.NotFoundError
+		switch {
+		case errors.As(err, &nf) && found[i].partial != nil && found[i].partial.Missed(t.Group):
+			out[i].Err = fmt.Errorf("cluster %s: %s may be in an API group that could not be discovered: %w", in.Members[i].Name, t.Name(), found[i].partial)
+		case errors.As(err, &nf):
+			out[i].NotServed = true
+		case err != nil:
+			out[i].Err = fmt.Errorf("cluster %s: %w", in.Members[i].Name, err)
+		default:
+			found[i].t, found[i].err = mt, nil
+			again = append(again, i)
+		}
+	}
+	if len(again) > 0 {
+		errs := members.ForEach(ctx, concurrency, timeout, len(again), func(mctx context.Context, j int) {
+			i := again[j]
+			c, err := in.Clients(in.Members[i].Name)
+			if err != nil {
+				out[i].Err = err
+				return
+			}
+			out[i] = in.listIn(mctx, c, in.Members[i], found[i].t)
+		})
+		for j, err := range errs {
+			if err != nil {
+				i := again[j]
+				out[i] = MemberObjects{Cluster: in.Members[i].Name, Err: fmt.Errorf("cluster %s: %w", in.Members[i].Name, err)}
+			}
+		}
+	}
+	return t, out, nil
 }
 
-func (in ListInput) mapping() members.Mapping {
-	return members.MappingOf(in.Type.Group, in.Type.Version, in.Type.Plural, in.Type.Namespaced())
+// decide is the type the first member in order that answered discovery
+// finds in.TypeName to be (or its AmbiguousError); the first member's
+// NotFoundError when none serves it; the members' errors when none
+// answered.
+func (in ListInput) decide(out []MemberObjects, found []discovered) (typeconfig.Type, error) {
+	var notFound error
+	var failed []error
+	for i, m := range in.Members {
+		if found[i].lists == nil && out[i].Err != nil {
+			failed = append(failed, out[i].Err)
+			continue
+		}
+		var nf *typeconfig.NotFoundError
+		if !errors.As(found[i].err, &nf) {
+			return found[i].t, found[i].err
+		}
+		if notFound == nil {
+			nf.Context = m.ContextName()
+			notFound = fmt.Errorf("cluster %s: %w", m.Name, nf)
+			if found[i].partial != nil {
+				// as enable says it: the type may be in a group
+				// that did not answer
+				notFound = fmt.Errorf("%w (or it is in an API group that could not be discovered: %v)", notFound, found[i].partial)
+			}
+		}
+	}
+	if notFound != nil {
+		return typeconfig.Type{}, notFound
+	}
+	return typeconfig.Type{}, fmt.Errorf("resolve type %q: no member cluster answered: %w", in.TypeName, errors.Join(failed...))
 }
 
-func (in ListInput) options(m members.Member) members.ListOptions {
+// qualified is t's name as kubectl qualifies it, <plural>.<group>, which
+// only t's group and resource match (the plural alone for the core group,
+// where a core match wins).
+func qualified(t typeconfig.Type) string {
+	if t.Group == "" {
+		return t.Plural
+	}
+	return t.Plural + "." + t.Group
+}
+
+// listIn lists the objects of t in member m.
+func (in ListInput) listIn(ctx context.Context, c members.Client, m members.Member, t typeconfig.Type) MemberObjects {
+	mo := MemberObjects{Cluster: m.Name, Type: t}
+	mapping := members.MappingOf(t.Group, t.Version, t.Plural, t.Namespaced())
 	opts := members.ListOptions{LabelSelector: federation.ManagedBySelector, WholeTableObjects: in.WholeObjects}
-	if in.Type.Namespaced() {
+	if t.Namespaced() {
 		opts.Namespace = in.Namespaces[m.Name]
 	}
 	if in.Name != "" {
 		opts.FieldSelector = "metadata.name=" + in.Name
 	}
-	return opts
+	var err error
+	switch in.Read {
+	case ReadObjects:
+		mo.Objects, err = c.List(ctx, mapping, opts)
+	case ReadNames:
+		var metas []metav1.PartialObjectMetadata
+		metas, err = c.ListMetadata(ctx, mapping, opts)
+		for _, meta := range metas {
+			mo.Objects = append(mo.Objects, unstructured.Unstructured{Object: map[string]any{
+				"metadata": map[string]any{"namespace": meta.Namespace, "name": meta.Name},
+			}})
+		}
+	default:
+		mo.Table, err = c.ListTable(ctx, mapping, opts)
+	}
+	if err != nil {
+		return MemberObjects{Cluster: m.Name, Err: fmt.Errorf("cluster %s: list %s: %w", m.Name, t.Name(), members.RequestError(err))}
+	}
+	sortObjects(mo.Objects)
+	sortRows(mo.Table)
+	return mo
 }
 
 func sortObjects(items []unstructured.Unstructured) {

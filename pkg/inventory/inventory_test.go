@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
@@ -119,15 +120,14 @@ func (c stuckClient) Resources(ctx context.Context) ([]*metav1.APIResourceList, 
 	}
 }
 
-// TestResolveTypeAsksEveryMemberAtOnce: members that do not answer
-// discovery do not make the one that does wait behind them, one timeout
-// each: the answering member is asked while the others still hang (it
-// releases them), and decides the type.
-func TestResolveTypeAsksEveryMemberAtOnce(t *testing.T) {
+// TestListAsksEveryMemberAtOnce: members that do not answer discovery do
+// not make the one that does wait behind them, one timeout each: the
+// answering member is asked while the others still hang (it releases
+// them), decides the type and is listed.
+func TestListAsksEveryMemberAtOnce(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	var timedOut atomic.Int32
-	cmType := typeconfig.Type{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Scope: typeconfig.Namespaced}
 	good := memberstest.New(cmType)
 	clients := func(name string) (members.Client, error) {
 		if name == "c" {
@@ -136,10 +136,16 @@ func TestResolveTypeAsksEveryMemberAtOnce(t *testing.T) {
 		return stuckClient{Client: good, release: release, timedOut: &timedOut}, nil
 	}
 	ms := []members.Member{{Name: "a"}, {Name: "b"}, {Name: "c"}}
-	got, err := ResolveType(context.Background(), clients, ms, "configmaps", time.Minute)
+	got, list, err := List(context.Background(), ListInput{Clients: clients, Members: ms, TypeName: "configmaps", Read: ReadObjects, Timeout: time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, "configmaps", got.Name())
 	assert.Zero(t, timedOut.Load(), "a and b were released by c's discovery, not left to time out one after the other")
+	require.Len(t, list, 3)
+	for _, mo := range list[:2] {
+		assert.ErrorContains(t, mo.Err, "connection reset by peer", mo.Cluster)
+	}
+	assert.NoError(t, list[2].Err)
+	assert.Equal(t, "c", list[2].Cluster)
 }
 
 // releasing is a member that answers discovery, and then releases the
@@ -154,91 +160,162 @@ func (r releasing) Resources(ctx context.Context) ([]*metav1.APIResourceList, er
 	return r.Fake.Resources(ctx)
 }
 
-// hangingClient is a member whose discovery never answers; ended says how
-// its request ended.
-type hangingClient struct {
-	members.Client
-	started   *atomic.Bool
-	startedCh chan struct{} // closed when it is asked, when set
-	ended     chan error
-}
+// hangingClient is a member whose discovery never answers.
+type hangingClient struct{ members.Client }
 
 func (c hangingClient) Resources(ctx context.Context) ([]*metav1.APIResourceList, error) {
-	c.started.Store(true)
-	if c.startedCh != nil {
-		close(c.startedCh)
-	}
 	<-ctx.Done()
-	c.ended <- ctx.Err()
 	return nil, ctx.Err()
 }
 
-// TestResolveTypeDoesNotWaitForLaterMembers: once a member serves the
-// type and every member before it in order has answered, the type is
-// decided: a later member that never answers is cancelled, not waited for
-// until its timeout (which the listing that follows would cost again).
-func TestResolveTypeDoesNotWaitForLaterMembers(t *testing.T) {
+// TestListHangingMemberFailsAlone: a member whose discovery never answers
+// fails at its timeout; the members that answer are listed all the same.
+func TestListHangingMemberFailsAlone(t *testing.T) {
 	t.Parallel()
-	cmType := typeconfig.Type{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Scope: typeconfig.Namespaced}
-	hung := hangingClient{Client: memberstest.New(cmType), started: &atomic.Bool{}, startedCh: make(chan struct{}), ended: make(chan error, 1)}
+	a := memberstest.New(cmType)
+	a.Put(managed(cmType, "shop", "settings"))
 	clients := func(name string) (members.Client, error) {
 		if name == "b" {
-			return hung, nil
+			return hangingClient{memberstest.New(cmType)}, nil
 		}
-		// a answers once b is asked, so that b's request is under way
-		// when the type is decided
-		return gated{Fake: memberstest.New(cmType), gate: hung.startedCh}, nil
+		return a, nil
 	}
-	got, err := ResolveType(context.Background(), clients, []members.Member{{Name: "a"}, {Name: "b"}}, "configmaps", time.Minute)
+	got, list, err := List(context.Background(), ListInput{Clients: clients, Members: []members.Member{{Name: "a"}, {Name: "b"}},
+		TypeName: "configmap", Read: ReadObjects, Timeout: 200 * time.Millisecond})
 	require.NoError(t, err)
 	assert.Equal(t, "configmaps", got.Name())
-	require.True(t, hung.started.Load())
-	select {
-	case err := <-hung.ended:
-		assert.ErrorIs(t, err, context.Canceled, "b's discovery was cancelled, not left to its minute")
-	case <-time.After(30 * time.Second):
-		t.Fatal("b's discovery was not cancelled")
-	}
+	require.NoError(t, list[0].Err)
+	assert.Equal(t, []string{"shop/settings"}, names(list[0]))
+	assert.ErrorContains(t, list[1].Err, "cluster b")
+	assert.ErrorContains(t, list[1].Err, "did not answer in time")
 }
 
-// gated is a member whose discovery answers once gate is closed.
-type gated struct {
+// partialClient is a member whose discovery failed for the group versions
+// in failed.
+type partialClient struct {
 	*memberstest.Fake
-	gate <-chan struct{}
+	failed []string
 }
-
-func (g gated) Resources(ctx context.Context) ([]*metav1.APIResourceList, error) {
-	select {
-	case <-g.gate:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	return g.Fake.Resources(ctx)
-}
-
-// partialClient is a member whose discovery failed for one group.
-type partialClient struct{ *memberstest.Fake }
 
 func (c partialClient) Resources(ctx context.Context) ([]*metav1.APIResourceList, error) {
 	lists, _ := c.Fake.Resources(ctx)
-	return lists, &members.DiscoveryError{Groups: map[string]error{"metrics.k8s.io/v1beta1": errors.New("the server is currently unable to handle the request")}}
+	de := &members.DiscoveryError{Groups: map[string]error{}}
+	for _, gv := range c.failed {
+		de.Groups[gv] = errors.New("the server is currently unable to handle the request")
+	}
+	return lists, de
 }
 
-// TestResolveTypeSaysWhatDiscoveryMissed: a type not found where an API
-// group could not be discovered may be in that group, and the error says
-// so, as enable's does; kubectl's NAME.GROUP forms resolve.
-func TestResolveTypeSaysWhatDiscoveryMissed(t *testing.T) {
+// TestListSaysWhatDiscoveryMissed: a type not found where an API group
+// could not be discovered may be in that group, and the error says so, as
+// enable's does; kubectl's NAME.GROUP forms resolve.
+func TestListSaysWhatDiscoveryMissed(t *testing.T) {
 	t.Parallel()
-	cmType := typeconfig.Type{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Scope: typeconfig.Namespaced}
-	clients := func(string) (members.Client, error) { return partialClient{memberstest.New(cmType)}, nil }
+	clients := func(string) (members.Client, error) {
+		return partialClient{memberstest.New(cmType), []string{"metrics.k8s.io/v1beta1"}}, nil
+	}
 	ms := []members.Member{{Name: "a", Context: "ctx-a"}}
-	_, err := ResolveType(context.Background(), clients, ms, "podmetrics", time.Minute)
+	_, _, err := List(context.Background(), ListInput{Clients: clients, Members: ms, TypeName: "podmetrics", Read: ReadObjects})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `cluster a: no API resource named "podmetrics"`)
 	assert.Contains(t, err.Error(), "(or it is in an API group that could not be discovered: ")
 	assert.Contains(t, err.Error(), "metrics.k8s.io/v1beta1")
 
-	got, err := ResolveType(context.Background(), clients, ms, "configmap.v1", time.Minute)
+	got, _, err := List(context.Background(), ListInput{Clients: clients, Members: ms, TypeName: "configmap.v1", Read: ReadObjects})
 	require.NoError(t, err, "a partial discovery still resolves what it holds")
 	assert.Equal(t, "configmaps", got.Name())
+}
+
+var (
+	cmType       = typeconfig.Type{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Scope: typeconfig.Namespaced}
+	widgetV1     = typeconfig.Type{Group: "example.com", Version: "v1", Kind: "Widget", Plural: "widgets", Scope: typeconfig.Namespaced}
+	widgetV1beta = typeconfig.Type{Group: "example.com", Version: "v1beta1", Kind: "Widget", Plural: "widgets", Scope: typeconfig.Namespaced}
+	otherWidget  = typeconfig.Type{Group: "other.io", Version: "v1", Kind: "Widget", Plural: "widgets", Scope: typeconfig.Namespaced}
+)
+
+// managed is the key and an object of type t that fedctl manages.
+func managed(t typeconfig.Type, namespace, name string) (memberstest.Key, *unstructured.Unstructured) {
+	obj := &unstructured.Unstructured{}
+	obj.SetAPIVersion(schema.GroupVersion{Group: t.Group, Version: t.Version}.String())
+	obj.SetKind(t.Kind)
+	obj.SetNamespace(namespace)
+	obj.SetName(name)
+	obj.SetLabels(map[string]string{federation.ManagedByLabel: federation.ManagedByValue})
+	return memberstest.KeyOf(memberstest.MappingOf(t), namespace, name), obj
+}
+
+// names are the namespace/name of what mo lists.
+func names(mo MemberObjects) []string {
+	var out []string
+	for _, obj := range mo.Objects {
+		out = append(out, obj.GetNamespace()+"/"+obj.GetName())
+	}
+	return out
+}
+
+// TestListEachMemberAtItsVersion: each member is listed at the version it
+// serves; a member without the type (a CRD installed on some members
+// only) holds none of its objects and has not failed; a member that could
+// not discover the type's group has, as fedctl cannot tell what it holds.
+func TestListEachMemberAtItsVersion(t *testing.T) {
+	t.Parallel()
+	a, b := memberstest.New(cmType, widgetV1), memberstest.New(cmType, widgetV1beta)
+	a.Put(managed(widgetV1, "shop", "w1"))
+	b.Put(managed(widgetV1beta, "shop", "w2"))
+	fakes := map[string]members.Client{
+		"a": a, "b": b,
+		"c": memberstest.New(cmType),
+		"d": partialClient{memberstest.New(cmType), []string{"example.com/v1"}},
+		"e": partialClient{memberstest.New(cmType), []string{"metrics.k8s.io/v1beta1"}},
+	}
+	clients := func(name string) (members.Client, error) { return fakes[name], nil }
+	ms := []members.Member{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}}
+	for _, read := range []Read{ReadObjects, ReadNames} {
+		got, list, err := List(context.Background(), ListInput{Clients: clients, Members: ms, TypeName: "widgets", Read: read})
+		require.NoError(t, err)
+		assert.Equal(t, widgetV1, got, "decided by the first member")
+		require.Len(t, list, 5)
+		assert.Equal(t, "v1", list[0].Type.Version)
+		assert.Equal(t, []string{"shop/w1"}, names(list[0]))
+		assert.Equal(t, "v1beta1", list[1].Type.Version, "b is read at the version it serves")
+		assert.Equal(t, []string{"shop/w2"}, names(list[1]))
+		for _, mo := range list[:3] {
+			assert.NoError(t, mo.Err, mo.Cluster)
+		}
+		assert.True(t, list[2].NotServed, "c has no CRD for widgets")
+		assert.False(t, list[3].NotServed)
+		assert.ErrorContains(t, list[3].Err, "cluster d: widgets.example.com may be in an API group that could not be discovered")
+		assert.True(t, list[4].NotServed, "e missed another group only")
+		assert.NoError(t, list[4].Err)
+	}
+}
+
+// TestListNameMeansAnotherTypeElsewhere: the first member decides which
+// type the name means, as kubectl resolves against one cluster; a member
+// where the name is ambiguous, or means another group's type, is listed
+// at the decided type's group and resource, or holds none of it.
+func TestListNameMeansAnotherTypeElsewhere(t *testing.T) {
+	t.Parallel()
+	a := memberstest.New(widgetV1)
+	b := memberstest.New(widgetV1, otherWidget) // "widget" is ambiguous here
+	c := memberstest.New(otherWidget)           // and another type here
+	b.Put(managed(widgetV1, "shop", "ours"))
+	b.Put(managed(otherWidget, "shop", "theirs"))
+	c.Put(managed(otherWidget, "shop", "theirs"))
+	fakes := map[string]members.Client{"a": a, "b": b, "c": c}
+	clients := func(name string) (members.Client, error) { return fakes[name], nil }
+	got, list, err := List(context.Background(), ListInput{Clients: clients, Members: []members.Member{{Name: "a"}, {Name: "b"}, {Name: "c"}},
+		TypeName: "widget", Read: ReadObjects})
+	require.NoError(t, err)
+	assert.Equal(t, widgetV1, got)
+	require.NoError(t, list[1].Err)
+	assert.Equal(t, widgetV1, list[1].Type)
+	assert.Equal(t, []string{"shop/ours"}, names(list[1]))
+	assert.True(t, list[2].NotServed)
+	assert.Empty(t, list[2].Objects, "c's other.io widget is not the type asked for")
+
+	_, _, err = List(context.Background(), ListInput{Clients: clients, Members: []members.Member{{Name: "b"}, {Name: "a"}},
+		TypeName: "widget", Read: ReadObjects})
+	var amb *typeconfig.AmbiguousError
+	assert.ErrorAs(t, err, &amb, "the first member decides, and finds it ambiguous")
 }

@@ -38,6 +38,17 @@ func (e *DiscoveryError) Error() string {
 	return fmt.Sprintf("cluster %s: some API groups could not be discovered, so their types are unknown: %s", e.Member, strings.Join(parts, ", "))
 }
 
+// Missed reports whether group is among the groups that could not be
+// discovered, at any version.
+func (e *DiscoveryError) Missed(group string) bool {
+	for gv := range e.Groups {
+		if g, _, found := strings.Cut(gv, "/"); found && g == group || !found && group == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // APIResources returns the API resources m serves, each at the version its
 // group prefers, as client-go's ServerPreferredResources lists them: the
 // core group first, subresources left out. This is what kubefedctl enable
