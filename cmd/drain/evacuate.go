@@ -44,6 +44,13 @@ type evacuation struct {
 	File     *members.File
 	Next     *members.Federation
 	Recorded string
+	// RecordFirst records Next before any write, as a drain's cordon is:
+	// a cordon keeps what runs on From, whatever a later apply does.
+	// Otherwise (a migration) Next is recorded only once the moved objects
+	// are Current in the destinations: the record is what lets every
+	// later apply remove them from From, which must not happen before
+	// they run elsewhere.
+	RecordFirst bool
 	// Federation is the federation as it is, and Live the run's live
 	// reader: the replicas each planned workload runs with now are read
 	// through them (runningReplicas), after the checks that need no
@@ -119,16 +126,27 @@ func (e *evacuation) run(ctx context.Context) error {
 		}
 		return fmt.Errorf("not enough capacity to %s %s: %s; nothing was changed (--degrade scales the moved workloads down to fit, lowest %s first)", e.What, e.From, strings.Join(short, "; "), PriorityAnnotation)
 	}
+	res := e.After.Result
+	if len(cuts) > 0 {
+		res = withCuts(res, cuts)
+		// --degrade scales down, it does not remove: a workload cut to
+		// no replica anywhere is one the evacuation would leave without
+		// a member, which placedNowhere refuses without --force too.
+		if gone := cutToNothing(res, cuts, e.From); len(gone) > 0 {
+			if !e.Force {
+				return fmt.Errorf("--degrade would leave these with no replica on any member: %s; nothing was changed (give them a minReplicas in their ReplicaSchedulingPreference, a higher %s, or %s with --force)", strings.Join(gone, ", "), PriorityAnnotation, e.What)
+			}
+			for _, g := range gone {
+				fmt.Fprintf(e.IO.ErrOut, "Warning: --force: %s keeps no replica on any member\n", g)
+			}
+		}
+	}
 	for _, c := range cuts {
 		fmt.Fprintf(e.IO.ErrOut, "Warning: %s in %s scaled down from %d to %d replicas to fit (--degrade; the next apply plans all %d again)\n", c.Workload, c.Member, c.Planned, c.Kept, c.Planned)
 	}
 	if e.DryRun {
 		fmt.Fprintf(e.IO.ErrOut, "%s of %s fits (dry run): nothing was changed\n", e.What, e.From)
 		return nil
-	}
-	res := e.After.Result
-	if len(cuts) > 0 {
-		res = withCuts(res, cuts)
 	}
 	return e.move(ctx, res)
 }
@@ -163,17 +181,28 @@ func (e *evacuation) readFree(ctx context.Context, dests []string) (map[string]c
 	return free, nil
 }
 
-// move does the writes: record, apply, wait, remove.
+// move does the writes: record (RecordFirst), apply, wait, record
+// (otherwise), remove.
 func (e *evacuation) move(ctx context.Context, res *render.Result) error {
 	cs := e.IO.ErrColorScheme()
-	if err := e.File.Save(e.Next); err != nil {
-		return err
+	record := func() error {
+		if err := e.File.Save(e.Next); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.IO.ErrOut, "%s %s\n", cs.SuccessIcon(), e.Recorded)
+		return nil
 	}
-	fmt.Fprintf(e.IO.ErrOut, "%s %s\n", cs.SuccessIcon(), e.Recorded)
+	kept := fmt.Sprintf("%s keeps its objects, and the federation file does not record the %s", e.From, e.What)
+	if e.RecordFirst {
+		if err := record(); err != nil {
+			return err
+		}
+		kept = fmt.Sprintf("%s keeps its objects (the federation file keeps the %s)", e.From, e.What)
+	}
 
 	report := propagate.Run(ctx, propagate.Input{Result: res, Clusters: e.Destinations, Clients: e.Clients, Options: propagate.Options{Cordoned: e.Next.CordonedNames()}})
 	if failed := report.Failed(); len(failed) > 0 {
-		return fmt.Errorf("applying to %s failed; %s keeps its objects (the federation file keeps the %s: run it again once they answer)", strings.Join(failed, ", "), e.From, e.What)
+		return fmt.Errorf("applying to %s failed; %s: run it again once they answer", strings.Join(failed, ", "), kept)
 	}
 	fmt.Fprintf(e.IO.ErrOut, "%s applied to %s\n", cs.SuccessIcon(), strings.Join(e.Destinations, ", "))
 
@@ -184,9 +213,14 @@ func (e *evacuation) move(ctx context.Context, res *render.Result) error {
 		Applied:  true,
 		Progress: e.IO.ErrOut, ColorScheme: cs,
 	}); err != nil {
-		return fmt.Errorf("the moved objects are not Current in %s (%w); %s keeps its objects (the federation file keeps the %s)", strings.Join(e.Destinations, ", "), err, e.From, e.What)
+		return fmt.Errorf("the moved objects are not Current in %s (%w); %s", strings.Join(e.Destinations, ", "), err, kept)
 	}
 	fmt.Fprintf(e.IO.ErrOut, "%s every moved object is Current in %s\n", cs.SuccessIcon(), strings.Join(e.Destinations, ", "))
+	if !e.RecordFirst {
+		if err := record(); err != nil {
+			return fmt.Errorf("%w; the moved objects run in %s as well as in %s, which keeps them", err, strings.Join(e.Destinations, ", "), e.From)
+		}
+	}
 
 	// Not as a cordoned member: a cordon keeps what is unplaced there, and
 	// removing it is the point. Only the moved objects: the others (a
@@ -401,6 +435,26 @@ func withCuts(res *render.Result, cuts []capacity.Cut) *render.Result {
 		}
 	}
 	return &out
+}
+
+// cutToNothing lists the workloads of cuts that res (with the cuts) gives
+// no replica on any member but from, which they leave.
+func cutToNothing(res *render.Result, cuts []capacity.Cut, from string) []string {
+	replicas := res.Replicas()
+	var out []string
+	for _, c := range cuts {
+		total := int64(0)
+		for member, n := range replicas[c.Workload] {
+			if member != from {
+				total += n
+			}
+		}
+		if total == 0 && !slices.Contains(out, c.Workload) {
+			out = append(out, c.Workload)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // withoutMember is res with nothing placed in cluster: what a drain

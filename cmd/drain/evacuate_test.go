@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fedctl/fedctl/pkg/capacity"
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
@@ -154,4 +155,38 @@ spec: {targetKind: FederatedDeployment, totalReplicas: 9}
 	assert.Empty(t, gains(map[string]map[string]int64{web: plan(after)}), "cordoned and applied: the shares run there already")
 	short := map[string]map[string]int64{web: {"a": 3, "b": 3, "c": 1}}
 	assert.Equal(t, grow, gains(short), "c runs 1 of its 3: the drain adds its own share, not the 2 c lacked before")
+}
+
+// TestCutToNothing: --degrade cuts that leave a workload no replica on any
+// member but the one it leaves are found (the drain then needs --force);
+// cuts that leave some are not.
+func TestCutToNothing(t *testing.T) {
+	const input = `apiVersion: types.kubefed.io/v1beta1
+kind: FederatedNamespace
+metadata: {name: shop, namespace: shop}
+spec: {placement: {clusterSelector: {}}}
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop}
+spec:
+  template: {spec: {replicas: 1}}
+  placement: {clusterSelector: {}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: shop}
+spec: {targetKind: FederatedDeployment, totalReplicas: 9}
+`
+	_, afterRes := renderFor(t, input, "a")
+	after := withoutMember(afterRes, "a")
+	const web = "FederatedDeployment shop/web"
+	require.Equal(t, map[string]int64{"b": 4, "c": 5}, after.Replicas()[web], "a's share went to b and c")
+
+	some := []capacity.Cut{{Member: "b", Workload: web, Planned: 4, Kept: 0}, {Member: "c", Workload: web, Planned: 5, Kept: 1}}
+	assert.Empty(t, cutToNothing(withCuts(after, some), some, "a"), "c keeps one")
+
+	all := []capacity.Cut{{Member: "b", Workload: web, Planned: 4, Kept: 0}, {Member: "c", Workload: web, Planned: 5, Kept: 0}}
+	assert.Equal(t, []string{web}, cutToNothing(withCuts(after, all), all, "a"))
+	assert.Equal(t, map[string]int64{"b": 4, "c": 5}, after.Replicas()[web], "withCuts copies what it changes")
 }

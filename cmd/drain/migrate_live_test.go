@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -231,4 +232,30 @@ func TestMigrateRefusesToMovePastTo(t *testing.T) {
 	n, ok := replicasIn(t, "cluster1", ns)
 	assert.True(t, ok)
 	assert.Equal(t, int64(2), n, "cluster1 keeps its replicas")
+}
+
+// TestMigrateNotCurrentRecordsNothing: a migrate whose moved objects do
+// not get Current in the destination (their pods fit no node there) stops
+// before removing anything, and records no migration: the record is what
+// lets a plain apply remove them from the source, which must not happen
+// before they run elsewhere.
+func TestMigrateNotCurrentRecordsNothing(t *testing.T) {
+	const ns = "migrate-stuck"
+	content := strings.Replace(shop(ns), "  placement: {clusterSelector: {}}\n---\napiVersion: scheduling.kubefed.io/v1alpha1",
+		"  placement: {clusterSelector: {}}\n  overrides:\n  - clusterName: cluster3\n    clusterOverrides:\n    - path: /spec/template/spec/nodeSelector\n      value: {fedctl.io/no-such-node: \"true\"}\n---\napiVersion: scheduling.kubefed.io/v1alpha1", 1)
+	require.NotEqual(t, shop(ns), content)
+	d := newDrainEnv(t, content)
+
+	_, errOut, err := d.migrate(t, "--from", "cluster2", "--to", "cluster3", "-l", "app=web", "--force", "--wait-timeout", "5s")
+	require.Error(t, err, errOut)
+	assert.Contains(t, err.Error(), "the moved objects are not Current in cluster3")
+	assert.Contains(t, err.Error(), "cluster2 keeps its objects, and the federation file does not record the migrate")
+	assert.NotContains(t, errOut, "recorded in the federation file")
+	assert.Empty(t, migrations(t, d.fedPath), "nothing recorded")
+
+	d.apply(t)
+	n, ok := replicasIn(t, "cluster2", ns)
+	assert.True(t, ok, "a plain apply after the failed migrate keeps web in cluster2")
+	assert.Equal(t, int64(2), n)
+	assert.True(t, configMapIn(t, "cluster2", ns, "web-config"))
 }
