@@ -740,3 +740,46 @@ func TestStatusCordoned(t *testing.T) {
 	require.NoError(t, err, "nothing to wait for in the cordoned member, and nothing apply would change")
 	assert.Regexp(t, `ConfigMap\s+cordoned\s+fresh\s+cluster3\s+Cordoned\s+NotFound`, out.String())
 }
+
+// TestStatusRetrievalFailed: a member that answers its LISTs but refuses
+// the GET of an object fedctl's LIST did not find (403 here) has not shown
+// what it holds: RetrievalFailed, and the exit is 3, so that a CI gate
+// does not pass on it, with --exit-code or without.
+func TestStatusRetrievalFailed(t *testing.T) {
+	e := testenv.Require(t, env)
+	const ns = "unread"
+	dir := t.TempDir()
+	file := writeFile(t, dir, "app.yaml", namespaceDoc(ns)+configMapDoc(ns, "cfg", "v", allClusters))
+	p, err := e.StartFaultProxy("cluster2")
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, p.Close()) })
+	p.Set(testenv.Faults{Status: 403, Methods: []string{"GET"}, Paths: []string{"/api/v1/namespaces/" + ns + "/configmaps/cfg"}, ExactPaths: true})
+	kubeconfig := e.KubeconfigVia(t, "cluster2-proxied", "cluster2", p.Server)
+	fed := testFederation()
+	m, _ := fed.Member("cluster2")
+	m.Context = "cluster2-proxied"
+	require.NoError(t, fed.Put(m, true))
+
+	for _, args := range [][]string{{"-f", file}, {"-f", file, "--exit-code"}} {
+		ios, _, out, errOut := iostreams.Test()
+		f := &cmdutil.Factory{
+			IOStreams: ios,
+			Federation: func() (*members.File, error) {
+				return &members.File{Path: filepath.Join(t.TempDir(), "federation.yaml"), Federation: fed}, nil
+			},
+			Access: func() (members.Access, error) { return members.Access{Kubeconfig: kubeconfig}, nil },
+		}
+		cmd := NewCmdStatus(f, nil)
+		cmd.SetArgs(args)
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		err = cmd.ExecuteContext(context.Background())
+		t.Logf("status %v\nstdout:\n%s\nstderr:\n%s", args, out, errOut)
+		var partial *cmdutil.PartialError
+		require.ErrorAs(t, err, &partial, "%v", args)
+		assert.Equal(t, []string{"cluster2"}, partial.Failed)
+		assert.Regexp(t, `ConfigMap\s+unread\s+cfg\s+cluster2\s+RetrievalFailed\s+Unknown`, out.String())
+		assert.Regexp(t, `ConfigMap\s+unread\s+cfg\s+cluster1\s+NotApplied\s+NotFound`, out.String())
+	}
+	_, injected := p.Counts()
+	assert.Positive(t, injected, "cluster2's GET was refused")
+}

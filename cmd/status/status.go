@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -97,15 +98,16 @@ applied it; it cannot tell where the object should be, whether the manifests
 changed, nor AlreadyExists, ApplyOverridesFailed or NamespaceNotFederated.
 
 --wait reads again every second until every placed member object is Current
-(an object a cordon keeps out is not waited for), with progress on standard
+and holds the input (a Drifted one runs an older or edited version, whatever
+its readiness; an object a cordon keeps out is not waited for), with progress on standard
 error, and fails when one is Failed or cannot become Current, or when
 --timeout (default 5m) passes; --timeout bounds the whole run, the live read
 of replica state included.
 
 Exit status: 0 when every member could be read (whatever the objects' states,
 unless --exit-code) and, with --wait, every member object is Current; 3 when
-some members could not be read, whatever else happened (what they hold is
-unknown); 1 when none could, when the input has errors, when TYPE NAME is in
+some members, or some objects in a member (RetrievalFailed), could not be
+read, whatever else happened (what they hold is unknown); 1 when none could, when the input has errors, when TYPE NAME is in
 no member, and when --wait stops at an object that cannot become Current; 4
 when --wait times out; 2 for a usage error. With --exit-code, a member object
 that is Drifted or NotApplied (apply would write it) or WaitingForRemoval
@@ -305,10 +307,20 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	}
 	// Members that could not be read and a wait that timed out are both
 	// told; the exit code is 3 then, as for apply --wait: the wait could
-	// only see the members that answered (1 when it saw none).
+	// only see the members that answered (1 when it saw none). A member
+	// where an object could not be read (RetrievalFailed) counts as not
+	// read: what it holds of that object is not known, and a CI gate must
+	// not pass on it.
 	var membersErr error
-	switch failed := report.Failed(); {
-	case len(failed) == len(clusters) && len(failed) > 0:
+	failed := report.Failed()
+	for _, c := range report.Unread() {
+		if !slices.Contains(failed, c) {
+			failed = append(failed, c)
+		}
+	}
+	slices.Sort(failed)
+	switch {
+	case len(report.Failed()) == len(clusters) && len(failed) > 0:
 		membersErr = &cmdutil.AllFailedError{Err: fmt.Errorf("no member cluster could be read: %s", strings.Join(failed, ", "))}
 	case len(failed) > 0:
 		membersErr = &cmdutil.PartialError{Failed: failed}

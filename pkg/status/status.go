@@ -349,6 +349,21 @@ func (r *Report) finish() {
 	r.Summary = s
 }
 
+// Unread lists the members that answered but where an object could not be
+// read (RetrievalFailed): what they hold of it is not known, sorted.
+func (r *Report) Unread() []string {
+	var names []string
+	for _, item := range r.Items {
+		for _, c := range item.Status.Clusters {
+			if c.Status == RetrievalFailed && !slices.Contains(names, c.Name) {
+				names = append(names, c.Name)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 // Failed lists the members that could not be read.
 func (r *Report) Failed() []string {
 	names := make([]string, len(r.Unreachable))

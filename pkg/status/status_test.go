@@ -484,6 +484,38 @@ func TestWait(t *testing.T) {
 		require.ErrorAs(t, err, &nr)
 		assert.True(t, nr.TimedOut)
 	})
+	t.Run("a Drifted object is waited for: its readiness is the old version's", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, manifests)
+		f.apply(t)
+		f.setReady("eu-1")
+		f.setReady("us-1")
+		changed := newFixture(t, strings.Replace(manifests, "replicas: 2", "replicas: 3", 1)) // pushed, not applied yet
+		changed.members = f.members
+		in := changed.input()
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		_, err := Wait(ctx, WaitInput{Input: &in, Interval: 10 * time.Millisecond})
+		var nr *NotReadyError
+		require.ErrorAs(t, err, &nr)
+		assert.True(t, nr.TimedOut, "not \"every member object is Current\" before the new version is there")
+		assert.Contains(t, err.Error(), "cluster eu-1:\n    Deployment shop/web: Current (Drifted): the manifests changed since fedctl last applied it")
+
+		// after an apply, one still Drifted is a write that failed
+		_, err = Wait(context.Background(), WaitInput{Input: &in, Interval: time.Hour, Applied: true})
+		require.ErrorAs(t, err, &nr)
+		assert.False(t, nr.TimedOut)
+		assert.Contains(t, err.Error(), "2 member objects cannot become Current")
+
+		// applied, it is Current and as the input gives it
+		changed.apply(t)
+		changed.setReady("eu-1")
+		changed.setReady("us-1")
+		ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err = Wait(ctx, WaitInput{Input: &in, Interval: 10 * time.Millisecond})
+		require.NoError(t, err)
+	})
 	t.Run("a live view is redrawn in place on a terminal", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, manifests)

@@ -203,15 +203,21 @@ func notReady(r *Report, applied bool) (pending, failed []NotReady) {
 			if !c.placed {
 				continue
 			}
-			hopelessStatus := slices.Contains(hopeless, c.Status) || applied && c.Status == NotApplied
-			if c.Readiness == Current && !hopelessStatus {
+			// A Drifted object does not hold the input yet (the manifests
+			// changed since the last apply, a GitOps controller has not
+			// synced them, or someone edited it): its readiness is the old
+			// version's, so it is waited for, as one NotApplied is. After
+			// an apply (applied) both are writes that failed.
+			outOfDate := c.Status == NotApplied || c.Status == Drifted
+			hopelessStatus := slices.Contains(hopeless, c.Status) || applied && outOfDate
+			if c.Readiness == Current && !hopelessStatus && c.Status != Drifted {
 				continue
 			}
 			n := NotReady{Cluster: c.Name, FederatedObject: o.Ref(), Readiness: c.Readiness, Status: c.Status, Message: c.ReadinessMessage}
 			if c.Object != nil {
 				n.Object = c.Object.Ref()
 			}
-			if c.Status != "" && (hopelessStatus || c.Readiness != Current && c.ReadinessMessage == "") {
+			if c.Status != "" && (hopelessStatus || c.Status == Drifted || c.Readiness != Current && c.ReadinessMessage == "") {
 				n.Message = c.Message
 			}
 			if c.Readiness == Failed || hopelessStatus {
