@@ -168,3 +168,38 @@ func TestDecodeWithTwoDialects(t *testing.T) {
 	_, err = Decode(docsOf(t, "in.yaml", text), typeconfig.Builtin(), "default", nil)
 	assert.Contains(t, errLines(err), "in.yaml:5: FederatedNamespace shop: read by two input dialects, KubeFed and Plain")
 }
+
+// spyDialect counts the calls Decode makes to it, claiming nothing.
+type spyDialect struct{ claims, reads *int }
+
+func (spyDialect) Name() string { return "Spy" }
+
+func (s spyDialect) Claim(docs []dialect.Doc, _ []bool) []bool {
+	*s.claims++
+	return make([]bool, len(docs))
+}
+
+func (s spyDialect) Read(dialect.Input, []bool) (*federation.Set, error) {
+	*s.reads++
+	return &federation.Set{}, nil
+}
+
+// TestDecodeAsksOnlyWhileDocumentsAreLeft: once every document is
+// claimed, later dialects are not asked, and a dialect that claims nothing
+// is not asked to read. Not parallel: it swaps Dialects.
+func TestDecodeAsksOnlyWhileDocumentsAreLeft(t *testing.T) {
+	saved := Dialects
+	defer func() { Dialects = saved }()
+	var claims, reads int
+	Dialects = []dialect.Dialect{kubefed.Dialect{}, spyDialect{&claims, &reads}}
+	federated := "apiVersion: types.kubefed.io/v1beta1\nkind: FederatedNamespace\nmetadata: {name: shop}\nspec: {placement: {clusterSelector: {}}}\n"
+	set, err := Decode(docsOf(t, "in.yaml", federated), typeconfig.Builtin(), "default", nil)
+	require.NoError(t, err)
+	require.Len(t, set.Objects, 1)
+	assert.Zero(t, claims, "every document was KubeFed's")
+
+	_, err = Decode(docsOf(t, "in.yaml", federated+"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), typeconfig.Builtin(), "default", nil)
+	require.Error(t, err, "a document no dialect claims is still an error")
+	assert.Equal(t, 1, claims, "a document was left: the spy was asked")
+	assert.Zero(t, reads, "it claimed nothing, so it read nothing")
+}

@@ -129,8 +129,16 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 	var errs []error
 	owner := make([]dialect.Dialect, len(parsed))
 	taken := make([]bool, len(parsed))
+	left := len(parsed) // documents no dialect has claimed yet
 	for _, d := range Dialects {
+		if left == 0 {
+			// Every document is read: the later dialects would claim
+			// none (a dialect claims what the earlier ones left, or
+			// kinds none of them takes; TestDecodeWithTwoDialects).
+			break
+		}
 		claimed := d.Claim(parsed, taken)
+		mine := 0
 		for i, c := range claimed {
 			if !c {
 				continue
@@ -142,6 +150,11 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 			}
 			owner[i] = d
 			taken[i] = true
+			mine++
+			left--
+		}
+		if mine == 0 {
+			continue // a dialect with nothing to read reads nothing
 		}
 		part, err := d.Read(in, claimed)
 		if err != nil {
