@@ -431,13 +431,16 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 
 // memberClients are the members' clients, with the time flags and, at -v
 // 4, request statistics; a member a live plan found not answering gets
-// none (AnsweringOnly).
+// none (members.AnsweringOnly).
 func (o *ApplyOptions) memberClients(in *cmdutil.Rendered) (func(string) (members.Client, error), *members.RequestStats, error) {
 	clients, err := o.runClients().Of(in.Federation)
 	if err != nil {
 		return nil, nil, err
 	}
-	return cmdutil.AnsweringOnly(in.Live, clients), o.runClients().Stats(), nil
+	if in.Live != nil {
+		clients = members.AnsweringOnly(in.Live.Answering, in.Live.Why, clients)
+	}
+	return clients, o.runClients().Stats(), nil
 }
 
 // JSONReport is apply's -o json: propagate's report and, with --wait, the

@@ -216,7 +216,10 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		return err
 	}
 	set, _ := o.applySet() // checked by Validate
-	clients := cmdutil.AnsweringOnly(in.Live, all)
+	clients := all
+	if in.Live != nil {
+		clients = members.AnsweringOnly(in.Live.Answering, in.Live.Why, all)
+	}
 	if set != nil && !o.NamespaceGiven {
 		if err := cmdutil.FindApplySetNamespace(ctx, o.IO.ErrOut, set, clusters, clients, o.Timeout); err != nil {
 			return err

@@ -1,7 +1,6 @@
 package cmdutil
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -402,23 +401,6 @@ func LiveReader(clients *MemberClients, timeout time.Duration, f PlanFlags) Live
 			return &render.Live{Answering: all, KeepShares: f.NoFailover}
 		}
 		return liveplan.Read(ctx, fed, set, liveplan.Options{Access: a, Clients: of, Timeout: timeout, KeepShares: f.NoFailover, OfflinePlan: f.OfflinePlan})
-	}
-}
-
-// AnsweringOnly wraps clients so that a member that did not answer when the
-// plans were made gets no request at all: it was planned without, and
-// reaching it now (it may be back) could remove what the plan left out of
-// it. Its sync fails, saying so; the next run plans over it again. With no
-// live read (live nil) every member is reached.
-func AnsweringOnly(live *render.Live, clients func(string) (members.Client, error)) func(string) (members.Client, error) {
-	if live == nil {
-		return clients
-	}
-	return func(name string) (members.Client, error) {
-		if !slices.Contains(live.Answering, name) {
-			return nil, fmt.Errorf("did not answer when the plan was made (%s); nothing was sent to it, and the next run plans over it again", cmp.Or(live.Reason(name), "/healthz"))
-		}
-		return clients(name)
 	}
 }
 

@@ -1,10 +1,12 @@
 package members
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -215,6 +217,20 @@ func Clients(fed *Federation, a Access, newClient func(Access, Member) (Client, 
 			e.c = c
 		}
 		return c, err
+	}
+}
+
+// AnsweringOnly wraps clients so that a member not in answering (those
+// that answered when a live plan was made) gets no request at all: it was
+// planned without, and reaching it now (it may be back) could remove what
+// the plan left out of it. Its sync fails, saying so (why[name], else
+// /healthz); the next run plans over it again.
+func AnsweringOnly(answering []string, why map[string]string, clients func(string) (Client, error)) func(string) (Client, error) {
+	return func(name string) (Client, error) {
+		if !slices.Contains(answering, name) {
+			return nil, fmt.Errorf("did not answer when the plan was made (%s); nothing was sent to it, and the next run plans over it again", cmp.Or(why[name], "/healthz"))
+		}
+		return clients(name)
 	}
 }
 

@@ -43,3 +43,19 @@ func TestClientsBuildsOncePerMember(t *testing.T) {
 	var nm *NotMemberError
 	assert.True(t, errors.As(err, &nm))
 }
+
+// TestAnsweringOnly: a member that did not answer when the plan was made
+// gets no client, and so no request, with the reason; the others get
+// theirs.
+func TestAnsweringOnly(t *testing.T) {
+	asked := map[string]int{}
+	clients := func(name string) (Client, error) { asked[name]++; return nil, nil }
+	only := AnsweringOnly([]string{"a"}, map[string]string{"b": "connection refused"}, clients)
+	_, err := only("a")
+	require.NoError(t, err)
+	_, err = only("b")
+	assert.EqualError(t, err, "did not answer when the plan was made (connection refused); nothing was sent to it, and the next run plans over it again")
+	_, err = only("c")
+	assert.ErrorContains(t, err, "(/healthz)")
+	assert.Equal(t, map[string]int{"a": 1}, asked)
+}
