@@ -108,13 +108,8 @@ spec:
 	assert.Regexp(t, `app\.yaml:\d+: FederatedNamespace shop/shop from b`, gone[0])
 }
 
-// TestReplicaMoves: a member gains what the plan after the drain adds to
-// the plan before it, and no more than it runs short: a share already
-// running there (cordon, then apply) is no move, and replicas a member
-// runs below its plan (capacity, rebalance: false) are none of the
-// drain's doing.
-func TestReplicaMoves(t *testing.T) {
-	const input = `apiVersion: types.kubefed.io/v1beta1
+// webOfNine is a Deployment whose RSP splits 9 replicas over the members.
+const webOfNine = `apiVersion: types.kubefed.io/v1beta1
 kind: FederatedNamespace
 metadata: {name: shop, namespace: shop}
 spec: {placement: {clusterSelector: {}}}
@@ -131,8 +126,15 @@ kind: ReplicaSchedulingPreference
 metadata: {name: web, namespace: shop}
 spec: {targetKind: FederatedDeployment, totalReplicas: 9}
 `
-	beforeSet, beforeRes := renderFor(t, input, "")
-	afterSet, afterRes := renderFor(t, input, "a")
+
+// TestReplicaMoves: a member gains what the plan after the drain adds to
+// the plan before it, and no more than it runs short: a share already
+// running there (cordon, then apply) is no move, and replicas a member
+// runs below its plan (capacity, rebalance: false) are none of the
+// drain's doing.
+func TestReplicaMoves(t *testing.T) {
+	beforeSet, beforeRes := renderFor(t, webOfNine, "")
+	afterSet, afterRes := renderFor(t, webOfNine, "a")
 	before := &cmdutil.Rendered{Set: beforeSet, Result: beforeRes}
 	after := &cmdutil.Rendered{Set: afterSet, Result: withoutMember(afterRes, "a")}
 	const web = "FederatedDeployment shop/web"
@@ -161,24 +163,7 @@ spec: {targetKind: FederatedDeployment, totalReplicas: 9}
 // member but the one it leaves are found (the drain then needs --force);
 // cuts that leave some are not.
 func TestCutToNothing(t *testing.T) {
-	const input = `apiVersion: types.kubefed.io/v1beta1
-kind: FederatedNamespace
-metadata: {name: shop, namespace: shop}
-spec: {placement: {clusterSelector: {}}}
----
-apiVersion: types.kubefed.io/v1beta1
-kind: FederatedDeployment
-metadata: {name: web, namespace: shop}
-spec:
-  template: {spec: {replicas: 1}}
-  placement: {clusterSelector: {}}
----
-apiVersion: scheduling.kubefed.io/v1alpha1
-kind: ReplicaSchedulingPreference
-metadata: {name: web, namespace: shop}
-spec: {targetKind: FederatedDeployment, totalReplicas: 9}
-`
-	_, afterRes := renderFor(t, input, "a")
+	_, afterRes := renderFor(t, webOfNine, "a")
 	after := withoutMember(afterRes, "a")
 	const web = "FederatedDeployment shop/web"
 	require.Equal(t, map[string]int64{"b": 4, "c": 5}, after.Replicas()[web], "a's share went to b and c")

@@ -94,6 +94,18 @@ func factory(t *testing.T, ios *iostreams.IOStreams) *cmdutil.Factory {
 	}
 }
 
+// proxiedFactory is a factory for the members fed, whose contexts are in
+// kubeconfig (one routed through a fault proxy).
+func proxiedFactory(t *testing.T, ios *iostreams.IOStreams, fed *members.Federation, kubeconfig string) *cmdutil.Factory {
+	return &cmdutil.Factory{
+		IOStreams: ios,
+		Federation: func() (*members.File, error) {
+			return &members.File{Path: filepath.Join(t.TempDir(), "federation.yaml"), Federation: fed}, nil
+		},
+		Access: func() (members.Access, error) { return members.Access{Kubeconfig: kubeconfig}, nil },
+	}
+}
+
 type statusRun struct {
 	out, errOut string
 	err         error
@@ -632,13 +644,7 @@ func TestStatusWaitBoundedWhenAMemberHangs(t *testing.T) {
 	p.Set(testenv.Faults{Hang: true})
 
 	ios, _, out, errOut := iostreams.Test()
-	f := &cmdutil.Factory{
-		IOStreams: ios,
-		Federation: func() (*members.File, error) {
-			return &members.File{Path: filepath.Join(t.TempDir(), "federation.yaml"), Federation: fed}, nil
-		},
-		Access: func() (members.Access, error) { return members.Access{Kubeconfig: kubeconfig}, nil },
-	}
+	f := proxiedFactory(t, ios, fed, kubeconfig)
 	cmd := NewCmdStatus(f, nil)
 	cmd.SetArgs([]string{"-f", dir, "--wait", "--timeout", "4s", "--poll-interval", "200ms"})
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
@@ -762,14 +768,7 @@ func TestStatusRetrievalFailed(t *testing.T) {
 
 	for _, args := range [][]string{{"-f", file}, {"-f", file, "--exit-code"}} {
 		ios, _, out, errOut := iostreams.Test()
-		f := &cmdutil.Factory{
-			IOStreams: ios,
-			Federation: func() (*members.File, error) {
-				return &members.File{Path: filepath.Join(t.TempDir(), "federation.yaml"), Federation: fed}, nil
-			},
-			Access: func() (members.Access, error) { return members.Access{Kubeconfig: kubeconfig}, nil },
-		}
-		cmd := NewCmdStatus(f, nil)
+		cmd := NewCmdStatus(proxiedFactory(t, ios, fed, kubeconfig), nil)
 		cmd.SetArgs(args)
 		cmd.SilenceErrors, cmd.SilenceUsage = true, true
 		err = cmd.ExecuteContext(context.Background())
