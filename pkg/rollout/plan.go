@@ -223,14 +223,21 @@ func parseWaves(value string, fromFile []members.Wave) ([]waveSpec, error) {
 		return out, nil
 	}
 	var out []waveSpec
-	for i, part := range strings.Split(value, ";") {
+	parts := strings.Split(value, ";")
+	for i, part := range parts {
 		part = strings.TrimSpace(part)
 		switch {
 		case part == "":
 			return nil, fail("wave %d is empty", i+1)
-		case part == "*":
+		case part == "*" && i == len(parts)-1:
 			out = append(out, waveSpec{name: "*"})
 			continue
+		case part == "*":
+			// as in the names form: a catch-all first would take every
+			// member, and the selectors after it none
+			return nil, fail("* (every other member) can only be the last wave")
+		case slices.ContainsFunc(out, func(w waveSpec) bool { return w.name == part }):
+			return nil, fail("wave %d, %s, is given twice", i+1, part)
 		case slices.Contains(known, part):
 			// "canary" would be the selector "has the label canary", which
 			// is seldom what was meant

@@ -123,6 +123,11 @@ func TestFromFileErrors(t *testing.T) {
 	assert.ErrorContains(t, err, `--waves "tier in (;*": wave 1:`)
 	_, err = FromFile(noCatchAll, "a=b;;*")
 	assert.EqualError(t, err, `--waves "a=b;;*": wave 2 is empty`)
+	_, err = FromFile(noCatchAll, "*;tier=canary")
+	assert.EqualError(t, err, `--waves "*;tier=canary": * (every other member) can only be the last wave`, "as in the names form")
+	_, err = FromFile(noCatchAll, "a=b;a=b;*")
+	assert.EqualError(t, err, `--waves "a=b;a=b;*": wave 2, a=b, is given twice`)
+	assert.ErrorAs(t, err, &waves)
 
 	none := load(t, threeMembers)
 	_, err = FromFile(none, "")
