@@ -502,7 +502,7 @@ func (r *runner) waitCurrent(ctx context.Context, clusters []string, tolerate in
 		case nr.TimedOut:
 			// every member with an object not Current is bad now
 			for _, o := range nr.Objects {
-				if !slices.Contains(bad, o.Cluster) {
+				if o.Cluster != "" && !slices.Contains(bad, o.Cluster) {
 					bad = append(bad, o.Cluster)
 				}
 			}
@@ -512,17 +512,19 @@ func (r *runner) waitCurrent(ctx context.Context, clusters []string, tolerate in
 		// bad; those merely not Current yet are waited for again.
 		var failedNow []string
 		for _, o := range nr.Objects {
-			if o.CannotBecomeCurrent() {
-				notReady = append(notReady, o)
-				if !slices.Contains(failedNow, o.Cluster) {
-					failedNow = append(failedNow, o.Cluster)
-				}
+			if !o.CannotBecomeCurrent() || o.Cluster == "" {
+				continue
+			}
+			notReady = append(notReady, o)
+			if !slices.Contains(failedNow, o.Cluster) {
+				failedNow = append(failedNow, o.Cluster)
 			}
 		}
 		if len(failedNow) == 0 {
 			// Wait gave up on objects no member can be blamed for (a
-			// placement that failed): waiting again would give up again
-			// at once, so every member waited for is bad.
+			// placement that failed, which names no cluster): waiting
+			// again would give up again at once, so every member waited
+			// for is bad.
 			return append(bad, waiting...), append(notReady, nr.Objects...), errors.Join(append(errs, err)...)
 		}
 		bad = append(bad, failedNow...)

@@ -48,17 +48,16 @@ type NotReady struct {
 	Status          string `json:"status,omitempty"`
 	Message         string `json:"message,omitempty"`
 
-	// failed says Wait gave up on it at once: waiting cannot make it
-	// Current (notReady's verdict, which CannotBecomeCurrent repeats)
+	// failed is notReady's verdict: waiting cannot make it Current
 	failed bool
 }
 
-// CannotBecomeCurrent says waiting cannot make the object Current: it is
-// Failed, or its propagation status is one fedctl will not change by
-// itself, or it is not applied after an apply (see Wait and
-// WaitInput.Applied).
+// CannotBecomeCurrent says Wait gave up on the object at once, as waiting
+// cannot make it Current: it is Failed, or its propagation status is one
+// fedctl will not change by itself, or after an apply it is not there or
+// not as the input gives it (see notReady and WaitInput.Applied).
 func (n NotReady) CannotBecomeCurrent() bool {
-	return n.failed || n.Readiness == Failed || slices.Contains(hopeless, n.Status)
+	return n.failed
 }
 
 func (n NotReady) String() string {
