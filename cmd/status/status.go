@@ -99,17 +99,18 @@ changed, nor AlreadyExists, ApplyOverridesFailed or NamespaceNotFederated.
 
 --wait reads again every second until every placed member object is Current
 and holds the input (a Drifted one runs an older or edited version, whatever
-its readiness; an object a cordon keeps out is not waited for), with progress on standard
-error, and fails when one is Failed or cannot become Current, or when
---timeout (default 5m) passes; --timeout bounds the whole run, the live read
-of replica state included.
+its readiness; an object a cordon keeps out is not waited for), with
+progress on standard error, and fails when one is Failed or cannot become
+Current, or when --timeout (default 5m) passes; --timeout bounds the whole
+run, the live read of replica state included.
 
 Exit status: 0 when every member could be read (whatever the objects' states,
 unless --exit-code) and, with --wait, every member object is Current; 3 when
 some members, or some objects in a member (RetrievalFailed), could not be
-read, whatever else happened (what they hold is unknown); 1 when none could, when the input has errors, when TYPE NAME is in
-no member, and when --wait stops at an object that cannot become Current; 4
-when --wait times out; 2 for a usage error. With --exit-code, a member object
+read, whatever else happened (what they hold is unknown); 1 when none could,
+when the input has errors, when TYPE NAME is in no member, and when --wait
+stops at an object that cannot become Current; 4 when --wait times out; 2
+for a usage error. With --exit-code, a member object
 that is Drifted or NotApplied (apply would write it) or WaitingForRemoval
 (apply would delete it) makes the exit status 1, for a CI gate.`,
 		Example: `  # Status of everything in a directory, in every member
@@ -312,15 +313,10 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	// read: what it holds of that object is not known, and a CI gate must
 	// not pass on it.
 	var membersErr error
-	failed := report.Failed()
-	for _, c := range report.Unread() {
-		if !slices.Contains(failed, c) {
-			failed = append(failed, c)
-		}
-	}
-	slices.Sort(failed)
+	unreachable := report.Failed()
+	failed := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(unreachable), report.Unread()...))))
 	switch {
-	case len(report.Failed()) == len(clusters) && len(failed) > 0:
+	case len(unreachable) == len(clusters) && len(failed) > 0:
 		membersErr = &cmdutil.AllFailedError{Err: fmt.Errorf("no member cluster could be read: %s", strings.Join(failed, ", "))}
 	case len(failed) > 0:
 		membersErr = &cmdutil.PartialError{Failed: failed}

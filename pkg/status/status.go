@@ -355,13 +355,13 @@ func (r *Report) Unread() []string {
 	var names []string
 	for _, item := range r.Items {
 		for _, c := range item.Status.Clusters {
-			if c.Status == RetrievalFailed && !slices.Contains(names, c.Name) {
+			if c.Status == RetrievalFailed {
 				names = append(names, c.Name)
 			}
 		}
 	}
 	slices.Sort(names)
-	return names
+	return slices.Compact(names)
 }
 
 // Failed lists the members that could not be read.
