@@ -87,7 +87,10 @@ type MemberObjects struct {
 
 // discovered is what one member's discovery says of the type.
 type discovered struct {
-	lists []*metav1.APIResourceList
+	// answered says the member's discovery answered (in part, maybe):
+	// the rest is its answer; otherwise MemberObjects.Err says why not
+	answered bool
+	lists    []*metav1.APIResourceList
 	// partial says which API groups the member could not discover: the
 	// type may be among them
 	partial *members.DiscoveryError
@@ -139,7 +142,7 @@ func List(ctx context.Context, in ListInput) (typeconfig.Type, []MemberObjects, 
 			return
 		}
 		t, err := typeconfig.ResolveKubectl(in.TypeName, lists)
-		found[i] = discovered{lists: lists, partial: de, t: t, err: err}
+		found[i] = discovered{answered: true, lists: lists, partial: de, t: t, err: err}
 		if err == nil {
 			// most likely the type decided: list it now rather than
 			// after every member's discovery
@@ -157,8 +160,8 @@ func List(ctx context.Context, in ListInput) (typeconfig.Type, []MemberObjects, 
 	}
 	var again []int // members to list at the decided type
 	for i := range out {
-		if out[i].Err != nil && found[i].lists == nil {
-			continue // not discovered: its error stands
+		if !found[i].answered {
+			continue // its error stands
 		}
 		if found[i].err == nil && found[i].t.Group == t.Group && found[i].t.Plural == t.Plural {
 			continue // listed already
@@ -206,7 +209,7 @@ func (in ListInput) decide(out []MemberObjects, found []discovered) (typeconfig.
 	var notFound error
 	var failed []error
 	for i, m := range in.Members {
-		if found[i].lists == nil && out[i].Err != nil {
+		if !found[i].answered {
 			failed = append(failed, out[i].Err)
 			continue
 		}
