@@ -273,6 +273,35 @@ func TestDrillHungMemberBoundedByTimeout(t *testing.T) {
 	}
 }
 
+// TestDrillCredentialsHangBoundedByDeadline: cluster2's credentials come
+// from an exec plugin that never answers (a cloud login with no route to
+// its token service). client-go runs it with no context, so only giving up
+// on the member bounds the run: --deadline ends it, the others are
+// applied, and cluster2's error names the likely cause.
+func TestDrillCredentialsHangBoundedByDeadline(t *testing.T) {
+	e := testenv.Require(t, env)
+	fed := federationOf()
+	kubeconfig := e.KubeconfigHangingExec(t, "cluster2-exec", "cluster2", 40*time.Second)
+	m, _ := fed.Member("cluster2")
+	m.Context = "cluster2-exec"
+	require.NoError(t, fed.Put(m, true))
+	const ns = "drill-exec"
+	dir := t.TempDir()
+	write(t, dir, appDoc(ns, 2, "v1"))
+	start := time.Now()
+	r := runApplyVia(t, fed, kubeconfig, nil, "-f", dir, "--deadline", "3s")
+	took := time.Since(start)
+	t.Logf("apply with cluster2's exec plugin hanging, --deadline 3s: %s", took.Round(10*time.Millisecond))
+	assertPartial(t, r.err, "cluster2")
+	assert.Less(t, took, 20*time.Second, "bounded by --deadline 3s, not by the plugin's 40s")
+	require.NotNil(t, r.report)
+	assert.Contains(t, r.report.Clusters[1].Error, "no answer in time")
+	assert.Contains(t, r.report.Clusters[1].Error, "what was written to it before is not known")
+	for _, c := range []string{"cluster1", "cluster3"} {
+		mustGet(t, c, cmGVR, ns, "cfg-01")
+	}
+}
+
 // TestDrillForbiddenType: in a member where fedctl's user may not list
 // ConfigMaps, the types it may write are applied, the ConfigMaps it may
 // not touch are reported one by one with the API server's reason, nothing

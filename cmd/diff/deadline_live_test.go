@@ -102,3 +102,31 @@ func TestDiffDeadlineMidway(t *testing.T) {
 	assert.Regexp(t, regexp.MustCompile(`^✗ cluster cluster2: deadline reached \(--deadline 3s\): \d+ objects not compared\n$`), r.errOut, "one line for cluster2")
 	assert.Contains(t, r.errOut, fmt.Sprintf(": %d objects not compared\n", n-compared), "the count is what is not shown")
 }
+
+// TestDiffDeadlineCredentialsHang: cluster2's credentials come from an
+// exec plugin that never answers, which no context reaches; --deadline
+// still ends the run, and cluster2 is named with the likely cause.
+func TestDiffDeadlineCredentialsHang(t *testing.T) {
+	e := testenv.Require(t, env)
+	fed := federationOf()
+	dir := t.TempDir()
+	const ns = "diffexec"
+	write(t, dir, manifests(ns, configMap(ns, "cfg", "v1", everywhere)))
+	runApply(t, fed, "-f", dir)
+	write(t, dir, manifests(ns, configMap(ns, "cfg", "v2", everywhere)))
+
+	kubeconfig := e.KubeconfigHangingExec(t, "cluster2-exec", "cluster2", 40*time.Second)
+	m, _ := fed.Member("cluster2")
+	m.Context = "cluster2-exec"
+	require.NoError(t, fed.Put(m, true))
+
+	start := time.Now()
+	r := runDiffVia(t, fed, kubeconfig, "-f", dir, "--deadline", "3s")
+	took := time.Since(start)
+	t.Logf("diff with cluster2's exec plugin hanging, --deadline 3s: %s\nstderr:\n%s", took.Round(time.Millisecond), r.errOut)
+	assert.Less(t, took, 20*time.Second, "bounded by --deadline 3s, not by the plugin's 40s")
+	assert.Equal(t, 2, r.code, "a member not compared is an error: %v", r.err)
+	assert.Equal(t, 1, strings.Count(r.out, "-  k: v1\n+  k: v2\n"), "cluster1's difference is printed")
+	assert.Contains(t, r.errOut, "✗ cluster cluster2: no answer in time")
+	assert.Contains(t, r.errOut, "exec credential plugin")
+}

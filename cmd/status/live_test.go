@@ -701,6 +701,40 @@ spec: {domainRef: example}
 	assert.Contains(t, errOut.String(), "DNS records: not read, --timeout was reached")
 }
 
+// TestStatusWaitBoundedWhenCredentialsHang: cluster2's credentials come
+// from an exec plugin that never answers. client-go runs it with no
+// context, so only giving up on the member bounds the wait; before, the
+// run lasted as long as the plugin.
+func TestStatusWaitBoundedWhenCredentialsHang(t *testing.T) {
+	e := testenv.Require(t, env)
+	dir := t.TempDir()
+	const ns = "hangexec"
+	nsFile := writeFile(t, dir, "ns.yaml", namespaceDoc(ns))
+	cm := writeFile(t, dir, "cm.yaml", configMapDoc(ns, "cfg", "v1", ""))
+	apply(t, nsFile, cm)
+
+	kubeconfig := e.KubeconfigHangingExec(t, "cluster2-exec", "cluster2", 40*time.Second)
+	fed := testFederation()
+	m, _ := fed.Member("cluster2")
+	m.Context = "cluster2-exec"
+	require.NoError(t, fed.Put(m, true))
+
+	ios, _, out, errOut := iostreams.Test()
+	cmd := NewCmdStatus(proxiedFactory(t, ios, fed, kubeconfig), nil)
+	cmd.SetArgs([]string{"-f", dir, "--wait", "--timeout", "3s", "--poll-interval", "200ms"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	start := time.Now()
+	err := cmd.ExecuteContext(context.Background())
+	took := time.Since(start)
+	t.Logf("status --wait --timeout 3s with cluster2's exec plugin hanging: %s\nstdout:\n%s\nstderr:\n%s", took.Round(10*time.Millisecond), out, errOut)
+	var nr *status.NotReadyError
+	require.ErrorAs(t, err, &nr)
+	assert.True(t, nr.TimedOut)
+	assert.Less(t, took, 20*time.Second, "bounded by --timeout 3s, not by the plugin's 40s")
+	assert.Contains(t, errOut.String(), "cluster2")
+	assert.Contains(t, errOut.String(), "exec credential plugin")
+}
+
 // TestStatusCordoned: in a cordoned member apply creates and removes
 // nothing, so status says Cordoned there, --exit-code does not count it as
 // something apply would fix, and --wait does not wait for it.

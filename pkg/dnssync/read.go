@@ -50,13 +50,12 @@ type Input struct {
 // Err set (with the region and zones of the federation file, if any);
 // Read itself never fails.
 func Read(ctx context.Context, in Input) map[string]*dns.MemberState {
-	states := make([]*dns.MemberState, len(in.Members))
 	concurrency := in.Concurrency
 	if concurrency <= 0 {
 		concurrency = len(in.Members) // a handful of reads each: all at once
 	}
-	failed := members.ForEach(ctx, concurrency, in.Timeout, len(in.Members), func(ctx context.Context, i int) {
-		states[i] = readMember(ctx, in, in.Members[i])
+	states, failed := members.Gather(ctx, concurrency, in.Timeout, len(in.Members), func(ctx context.Context, i int) *dns.MemberState {
+		return readMember(ctx, in, in.Members[i])
 	})
 	out := map[string]*dns.MemberState{}
 	for i, m := range in.Members {

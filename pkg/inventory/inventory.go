@@ -127,28 +127,33 @@ func List(ctx context.Context, in ListInput) (typeconfig.Type, []MemberObjects, 
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	errs := members.ForEach(ctx, concurrency, timeout, n, func(mctx context.Context, i int) {
+	type firstPass struct {
+		objects MemberObjects
+		found   discovered
+	}
+	answers, errs := members.Gather(ctx, concurrency, timeout, n, func(mctx context.Context, i int) firstPass {
 		m := in.Members[i]
-		out[i] = MemberObjects{Cluster: m.Name}
 		c, err := in.Clients(m.Name)
 		if err != nil {
-			out[i].Err = err
-			return
+			return firstPass{objects: MemberObjects{Cluster: m.Name, Err: err}}
 		}
 		lists, err := members.ResourcesOf(mctx, c, m)
 		var de *members.DiscoveryError
 		if err != nil && !errors.As(err, &de) {
-			out[i].Err = err
-			return
+			return firstPass{objects: MemberObjects{Cluster: m.Name, Err: err}}
 		}
 		t, err := typeconfig.ResolveKubectl(in.TypeName, lists)
-		found[i] = discovered{answered: true, lists: lists, partial: de, t: t, err: err}
+		p := firstPass{objects: MemberObjects{Cluster: m.Name}, found: discovered{answered: true, lists: lists, partial: de, t: t, err: err}}
 		if err == nil {
 			// most likely the type decided: list it now rather than
 			// after every member's discovery
-			out[i] = in.listIn(mctx, c, m, t)
+			p.objects = in.listIn(mctx, c, m, t)
 		}
+		return p
 	})
+	for i, a := range answers {
+		out[i], found[i] = a.objects, a.found
+	}
 	for i, err := range errs {
 		if err != nil { // never ran (ctx ended first), or panicked
 			out[i] = MemberObjects{Cluster: in.Members[i].Name, Err: fmt.Errorf("cluster %s: %w", in.Members[i].Name, err)}
@@ -182,15 +187,17 @@ func List(ctx context.Context, in ListInput) (typeconfig.Type, []MemberObjects, 
 		}
 	}
 	if len(again) > 0 {
-		errs := members.ForEach(ctx, concurrency, timeout, len(again), func(mctx context.Context, j int) {
-			i := again[j]
-			c, err := in.Clients(in.Members[i].Name)
+		lists, errs := members.Gather(ctx, concurrency, timeout, len(again), func(mctx context.Context, j int) MemberObjects {
+			m := in.Members[again[j]]
+			c, err := in.Clients(m.Name)
 			if err != nil {
-				out[i].Err = err
-				return
+				return MemberObjects{Cluster: m.Name, Err: err}
 			}
-			out[i] = in.listIn(mctx, c, in.Members[i], found[i].t)
+			return in.listIn(mctx, c, m, found[again[j]].t)
 		})
+		for j, l := range lists {
+			out[again[j]] = l
+		}
 		for j, err := range errs {
 			if err != nil {
 				i := again[j]

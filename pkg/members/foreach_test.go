@@ -50,3 +50,38 @@ func TestForEach(t *testing.T) {
 	}
 	assert.Zero(t, calls, "a cancelled run starts no member")
 }
+
+// TestGatherGivesUpOnAMemberThatIgnoresItsContext: a member stuck where no
+// context reaches (an exec credential plugin) is given up on at its
+// deadline; a member whose own call ends with its context says why itself;
+// the others' answers come back; a panic is that member's failure.
+func TestGatherGivesUpOnAMemberThatIgnoresItsContext(t *testing.T) {
+	t.Parallel()
+	stuck := make(chan struct{})
+	// Closed only when the test ends: a Gather that waited for member 1
+	// would never return.
+	defer close(stuck)
+	out, errs := Gather(context.Background(), 4, 300*time.Millisecond, 4, func(ctx context.Context, i int) string {
+		switch i {
+		case 1:
+			<-stuck // ignores ctx
+			return "late"
+		case 2:
+			<-ctx.Done()
+			return "own: " + ctx.Err().Error()
+		case 3:
+			panic("bug in member 3")
+		}
+		return "answered"
+	})
+	assert.Equal(t, []string{"answered", "", "own: context deadline exceeded", ""}, out)
+	assert.NoError(t, errs[0])
+	var na *NoAnswerError
+	require.ErrorAs(t, errs[1], &na)
+	assert.ErrorIs(t, errs[1], context.DeadlineExceeded)
+	assert.Contains(t, errs[1].Error(), "exec credential plugin")
+	assert.NoError(t, errs[2], "a member that ends with its context is not given up on")
+	var p *parallel.Panic
+	require.ErrorAs(t, errs[3], &p)
+	assert.Equal(t, "bug in member 3", p.Value)
+}

@@ -143,12 +143,15 @@ func probe(ctx context.Context, a Access, m Member) Health {
 // first) or failed with a bug is Offline, saying why. Results are in the
 // order of ms.
 func ProbeAll(ctx context.Context, a Access, ms []Member, concurrency int, each time.Duration) []Health {
-	out := make([]Health, len(ms))
-	errs := ForEach(ctx, concurrency, each, len(ms), func(pctx context.Context, i int) {
-		out[i] = Probe(pctx, a, ms[i])
+	out, errs := Gather(ctx, concurrency, each, len(ms), func(pctx context.Context, i int) Health {
+		return Probe(pctx, a, ms[i])
 	})
 	for i, err := range errs {
-		if err != nil {
+		var na *NoAnswerError
+		switch {
+		case errors.As(err, &na):
+			out[i] = Health{Conditions: []Condition{{Type: ConditionOffline, Status: "True", Reason: ReasonClusterNotReachable, Message: err.Error()}}}
+		case err != nil:
 			out[i] = Health{Conditions: []Condition{{Type: ConditionOffline, Status: "True", Reason: ReasonClusterNotReachable, Message: "not probed: " + err.Error()}}}
 		}
 	}

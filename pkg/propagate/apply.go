@@ -80,7 +80,7 @@ const NotAttemptedDeadline = "not attempted: deadline reached"
 
 // emit hands r to Options.OnResult, if any.
 func (s *memberSync) emit(r ObjectResult) {
-	if s.in.OnResult != nil && r.Action != "" {
+	if s.in.OnResult != nil && r.Action != "" && !s.abandoned.Load() {
 		s.in.OnResult(s.cluster, r)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,7 +61,20 @@ func runMembers(ctx context.Context, in Input, m mode, sync1 func(*memberSync, c
 		}
 		start := time.Now()
 		var stats members.RetryStats
-		cr := sync1(newMemberSync(in, m, clusters[i]), members.WithRetryStats(mctx, &stats))
+		// Await: the budget holds even where no context reaches (a
+		// member's exec credential plugin that hangs).
+		ms := newMemberSync(in, m, clusters[i])
+		cr, err := members.Await(mctx, func() ClusterResult {
+			return sync1(ms, members.WithRetryStats(mctx, &stats))
+		})
+		if err != nil {
+			ms.abandoned.Store(true) // its late results are not this run's
+			msg := err.Error()
+			if !m.dryRun {
+				msg += "; what was written to it before is not known"
+			}
+			cr = ClusterResult{Cluster: clusters[i], Error: msg, Objects: []ObjectResult{}}
+		}
 		cr.Retries = stats.Retries.Load()
 		cr.RetryWaitSeconds = time.Duration(stats.Waited.Load()).Round(time.Millisecond).Seconds()
 		cr.Took = time.Since(start)
@@ -140,6 +154,10 @@ type memberSync struct {
 	mode mode
 
 	mu sync.Mutex
+
+	// abandoned is set when the run gave up on the member (members.Await):
+	// its goroutine may still finish, but reports nothing more.
+	abandoned atomic.Bool
 
 	// bumps records the types whose generation moves when only their
 	// annotations change (see recordGeneration).

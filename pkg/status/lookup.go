@@ -1,6 +1,7 @@
 package status
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -65,15 +66,18 @@ func Lookup(ctx context.Context, in LookupInput) *Report {
 		Metadata: ObjectMeta{Name: in.Name}, Status: ObjectStatus{Conditions: []Condition{{Type: "Propagation"}}, Clusters: []ClusterStatus{}}}
 	item.Metadata.Namespace = in.federatedNamespace()
 	clusters := slices.Compact(slices.Sorted(slices.Values(in.Clusters))) // --cluster may repeat
+	type lookedUp struct {
+		found []ClusterStatus
+		err   error
+	}
+	answers, failed := forEachMember(ctx, in.Concurrency, in.Timeout, clusters, func(mctx context.Context, i int) lookedUp {
+		found, err := lookupMember(mctx, in, clusters[i], source)
+		return lookedUp{found, err}
+	})
 	found := make([][]ClusterStatus, len(clusters))
 	errs := make([]error, len(clusters))
-	failed := forEachMember(ctx, in.Concurrency, in.Timeout, clusters, func(mctx context.Context, i int) {
-		found[i], errs[i] = lookupMember(mctx, in, clusters[i], source)
-	})
-	for i, err := range failed {
-		if err != nil {
-			errs[i] = err
-		}
+	for i, a := range answers {
+		found[i], errs[i] = a.found, cmp.Or(failed[i], a.err)
 	}
 	report := &Report{}
 	for i, name := range clusters {

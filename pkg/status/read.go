@@ -88,9 +88,8 @@ func Read(ctx context.Context, in Input) *Report {
 	}
 
 	clusters := slices.Compact(slices.Sorted(slices.Values(in.Clusters))) // --cluster may repeat
-	perCluster := make([]memberRead, len(clusters))
-	errs := forEachMember(ctx, in.Concurrency, in.Timeout, clusters, func(mctx context.Context, i int) {
-		perCluster[i] = readMember(mctx, in, clusters[i], placed)
+	perCluster, errs := forEachMember(ctx, in.Concurrency, in.Timeout, clusters, func(mctx context.Context, i int) memberRead {
+		return readMember(mctx, in, clusters[i], placed)
 	})
 	for i, err := range errs {
 		if err != nil {
@@ -132,17 +131,18 @@ func joinMessage(a, b string) string {
 	return a + "; " + b
 }
 
-// forEachMember runs fn for each of clusters with members.ForEach, the
-// defaults filled in, and returns per member the error that kept fn from
-// running or ended it (a panic: a bug, that member's failure alone).
-func forEachMember(ctx context.Context, concurrency int, timeout time.Duration, clusters []string, fn func(context.Context, int)) []error {
+// forEachMember reads each of clusters with members.Gather, which gives
+// up on a member at its deadline even when making its client blocks (an
+// exec credential plugin): a wait is bounded by its timeout whatever a
+// member does.
+func forEachMember[T any](ctx context.Context, concurrency int, timeout time.Duration, clusters []string, read func(context.Context, int) T) ([]T, []error) {
 	if concurrency <= 0 {
 		concurrency = DefaultConcurrency
 	}
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	return members.ForEach(ctx, concurrency, timeout, len(clusters), fn)
+	return members.Gather(ctx, concurrency, timeout, len(clusters), read)
 }
 
 // memberRead is what was read in one member.

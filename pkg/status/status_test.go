@@ -604,6 +604,34 @@ spec:
 		assert.True(t, nr.TimedOut)
 		assert.Len(t, nr.Objects, 3)
 	})
+	t.Run("a member whose client never comes ends with the wait's time", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, manifests)
+		f.apply(t)
+		f.setReady("eu-1")
+		f.setReady("us-1")
+		stuck := make(chan struct{})
+		defer close(stuck) // a wait that waited for us-1 would never return
+		in := f.input()
+		in.Timeout = time.Minute // the member's own time is not what ends it
+		in.Clients = func(c string) (members.Client, error) {
+			if c == "us-1" {
+				<-stuck // an exec credential plugin that hangs: no context reaches it
+			}
+			return f.members[c], nil
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		r, err := Wait(ctx, WaitInput{Input: &in, Interval: 10 * time.Millisecond})
+		var nr *NotReadyError
+		require.ErrorAs(t, err, &nr)
+		assert.True(t, nr.TimedOut)
+		require.Len(t, r.Unreachable, 1)
+		assert.Equal(t, "us-1", r.Unreachable[0].Name)
+		assert.Contains(t, r.Unreachable[0].Error, "no answer in time")
+		assert.Equal(t, ClusterNotReady, statusOf(r, "FederatedDeployment shop/web", "us-1").Status)
+		assert.Equal(t, Current, statusOf(r, "FederatedDeployment shop/web", "eu-1").Readiness)
+	})
 	t.Run("needs exactly one of Input and Lookup", func(t *testing.T) {
 		t.Parallel()
 		_, err := Wait(context.Background(), WaitInput{})

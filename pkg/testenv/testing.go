@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // startTimeout bounds provisioning plus startup in RunMain. A cold cache
@@ -140,6 +141,40 @@ func (e *Env) KubeconfigVia(t testing.TB, name, cluster, server string) string {
 	ctx.Cluster = name
 	cfg.Contexts[name] = ctx
 	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatalf("write kubeconfig: %v", err)
+	}
+	return path
+}
+
+// KubeconfigHangingExec writes a copy of the test kubeconfig with one more
+// context, name, that reaches the cluster of context cluster as a user
+// whose credentials come from an exec plugin that never answers (it sleeps
+// for hangFor, then exits without credentials): a cloud login plugin with
+// no route to its token service. No request through it leaves fedctl.
+func (e *Env) KubeconfigHangingExec(t testing.TB, name, cluster string, hangFor time.Duration) string {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(e.Kubeconfig)
+	if err != nil {
+		t.Fatalf("load kubeconfig: %v", err)
+	}
+	via, ok := cfg.Contexts[cluster]
+	if !ok {
+		t.Fatalf("kubeconfig has no context %q", cluster)
+	}
+	dir := t.TempDir()
+	plugin := filepath.Join(dir, "hanging-credential-plugin")
+	script := fmt.Sprintf("#!/bin/sh\nexec sleep %d\n", int(hangFor.Seconds()))
+	if err := os.WriteFile(plugin, []byte(script), 0o755); err != nil {
+		t.Fatalf("write exec plugin: %v", err)
+	}
+	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
+		APIVersion: "client.authentication.k8s.io/v1", Command: plugin, InteractiveMode: clientcmdapi.NeverExecInteractiveMode,
+	}}
+	ctx := via.DeepCopy()
+	ctx.AuthInfo = name
+	cfg.Contexts[name] = ctx
+	path := filepath.Join(dir, "kubeconfig")
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
 		t.Fatalf("write kubeconfig: %v", err)
 	}
