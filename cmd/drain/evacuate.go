@@ -155,16 +155,22 @@ func (e *evacuation) run(ctx context.Context) error {
 // bounded by Timeout (a member that answers 503 or not at all would
 // otherwise be retried for as long as the command runs).
 func (e *evacuation) readFree(ctx context.Context, dests []string) (map[string]capacity.Amounts, error) {
+	type freeRead struct {
+		amounts capacity.Amounts
+		err     error
+	}
+	reads, failedRuns := members.Gather(ctx, len(dests), cmp.Or(e.Timeout, propagate.DefaultTimeout), len(dests), func(mctx context.Context, i int) freeRead {
+		client, err := e.Clients(dests[i])
+		if err != nil {
+			return freeRead{err: err}
+		}
+		amounts, err := liveplan.Free(mctx, client)
+		return freeRead{amounts, err}
+	})
 	amounts := make([]capacity.Amounts, len(dests))
 	errs := make([]error, len(dests))
-	for i, err := range members.ForEach(ctx, len(dests), cmp.Or(e.Timeout, propagate.DefaultTimeout), len(dests), func(mctx context.Context, i int) {
-		client, err := e.Clients(dests[i])
-		if err == nil {
-			amounts[i], err = liveplan.Free(mctx, client)
-		}
-		errs[i] = err
-	}) {
-		errs[i] = cmp.Or(err, errs[i])
+	for i, r := range reads {
+		amounts[i], errs[i] = r.amounts, cmp.Or(failedRuns[i], r.err)
 	}
 	free := map[string]capacity.Amounts{}
 	var failed []error

@@ -5,7 +5,6 @@ import (
 	"context"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -86,31 +85,31 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 	// none, and fail members over that answer.
 	ctx, cancelReads := context.WithTimeout(parent, opts.Timeout)
 	defer cancelReads()
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, m := range ready {
-		wg.Go(func() {
-			state, err := readMember(ctx, opts, m, targets, now())
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				// not answering, for the plan: on what is known
-				live.Why[m.Name] = "its replica state could not be read: " + members.InMember(m.Name, members.RequestErrorIn(ctx, err).Error())
-				return
-			}
-			live.Answering = append(live.Answering, m.Name)
-			for key, s := range state {
-				if s.exists {
-					live.Replicas[key].Current[m.Name] = s.current
-					live.Replicas[key].Spec[m.Name] = s.spec
-				}
-				if s.capped {
-					live.Replicas[key].Capacity[m.Name] = s.capacity
-				}
-			}
-		})
+	type memberRead struct {
+		state map[string]memberState
+		err   error
 	}
-	wg.Wait()
+	states, errs := members.Gather(ctx, len(ready), 0, len(ready), func(ctx context.Context, i int) memberRead {
+		state, err := readMember(ctx, opts, ready[i], targets, now())
+		return memberRead{state, err}
+	})
+	for i, m := range ready {
+		if err := cmp.Or(errs[i], states[i].err); err != nil {
+			// not answering, for the plan: on what is known
+			live.Why[m.Name] = "its replica state could not be read: " + members.InMember(m.Name, members.RequestErrorIn(ctx, err).Error())
+			continue
+		}
+		live.Answering = append(live.Answering, m.Name)
+		for key, s := range states[i].state {
+			if s.exists {
+				live.Replicas[key].Current[m.Name] = s.current
+				live.Replicas[key].Spec[m.Name] = s.spec
+			}
+			if s.capped {
+				live.Replicas[key].Capacity[m.Name] = s.capacity
+			}
+		}
+	}
 	sort.Strings(live.Answering)
 	return live
 }
