@@ -13,6 +13,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fedctl/fedctl/pkg/capacity"
@@ -102,7 +103,7 @@ func (e *evacuation) run(ctx context.Context) error {
 		}
 		fmt.Fprintf(e.IO.ErrOut, "%s cluster %s: what it runs could not be read (%s); the replicas moving to it are counted from the manifests' plan\n", e.IO.ErrColorScheme().WarningIcon(), m, unread[m])
 	}
-	moves, err := replicaMoves(e.Before, e.After, e.From, running)
+	moves, err := replicaMoves(e.Before, e.After, e.From, running, e.Selected)
 	if err != nil {
 		return err
 	}
@@ -206,7 +207,7 @@ func (e *evacuation) move(ctx context.Context, res *render.Result) error {
 		kept = fmt.Sprintf("%s keeps its objects (the federation file keeps the %s)", e.From, e.What)
 	}
 
-	report := propagate.Run(ctx, propagate.Input{Result: res, Clusters: e.Destinations, Clients: e.Clients, Options: propagate.Options{Cordoned: e.Next.CordonedNames()}})
+	report := propagate.Run(ctx, propagate.Input{Result: only(res, withNeeds(res, e.Selected)), Clusters: e.Destinations, Clients: e.Clients, Options: propagate.Options{Cordoned: e.Next.CordonedNames()}})
 	if failed := report.Failed(); len(failed) > 0 {
 		return fmt.Errorf("applying to %s failed; %s: run it again once they answer", strings.Join(failed, ", "), kept)
 	}
@@ -351,7 +352,7 @@ func pinnedTo(before *render.Result, cluster string, selected func(*federation.O
 // nothing from the evacuation. Each move carries what --degrade needs:
 // what the member runs, the RSP's minimum for it, and the workload's
 // priority, whose value is checked here, before anything is written.
-func replicaMoves(before, after *cmdutil.Rendered, from string, running map[string]map[string]int64) ([]capacity.Move, error) {
+func replicaMoves(before, after *cmdutil.Rendered, from string, running map[string]map[string]int64, selected func(*federation.Object) bool) ([]capacity.Move, error) {
 	prefs := after.Set.Planned()
 	planned, will := before.Result.Replicas(), after.Result.Replicas()
 	was := maps.Clone(planned) // what runs: each member's entry below is a copy
@@ -366,8 +367,8 @@ func replicaMoves(before, after *cmdutil.Rendered, from string, running map[stri
 	var errs []error
 	for _, t := range after.Result.Targets {
 		n, ok := will[t.Source.ID()][t.Cluster]
-		if !ok || t.Cluster == from {
-			continue
+		if !ok || t.Cluster == from || !selected(t.Source) {
+			continue // an unselected workload is not applied (withNeeds)
 		}
 		delta := min(n-was[t.Source.ID()][t.Cluster], n-planned[t.Source.ID()][t.Cluster])
 		if delta <= 0 {
@@ -554,6 +555,34 @@ func only(res *render.Result, selected func(*federation.Object) bool) *render.Re
 		}
 	}
 	return out
+}
+
+// withNeeds selects what an evacuation applies to its destinations: the
+// selected federated objects, and the FederatedNamespaces and federated
+// CustomResourceDefinitions they need there (their namespaces, their
+// types). Nothing else: a migrate's unselected workloads keep what apply
+// gave them (failover, rebalance: false, capacity caps), which the
+// manifests' plan the evacuation renders would undo.
+func withNeeds(res *render.Result, selected func(*federation.Object) bool) func(*federation.Object) bool {
+	namespaces, types := map[string]bool{}, map[schema.GroupKind]bool{}
+	for _, t := range res.Targets {
+		if selected(t.Source) {
+			namespaces[t.Source.Namespace] = true
+			types[schema.GroupKind{Group: t.Type.Group, Kind: t.Type.Kind}] = true
+		}
+	}
+	needed := map[*federation.Object]bool{}
+	for _, t := range res.Targets {
+		switch (schema.GroupKind{Group: t.Type.Group, Kind: t.Type.Kind}) {
+		case schema.GroupKind{Kind: "Namespace"}:
+			needed[t.Source] = needed[t.Source] || namespaces[t.Source.Name]
+		case schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:
+			group, _, _ := unstructured.NestedString(t.Object, "spec", "group")
+			kind, _, _ := unstructured.NestedString(t.Object, "spec", "names", "kind")
+			needed[t.Source] = needed[t.Source] || types[schema.GroupKind{Group: group, Kind: kind}]
+		}
+	}
+	return func(o *federation.Object) bool { return selected(o) || needed[o] }
 }
 
 // beyondDestinations lists what the evacuation would place anew outside

@@ -15,6 +15,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/testutil"
+	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
 // renderFor renders input for members a, b and c, with cordoned cordoned
@@ -141,7 +142,7 @@ func TestReplicaMoves(t *testing.T) {
 	plan := func(r *cmdutil.Rendered) map[string]int64 { return r.Result.Replicas()[web] }
 	require.Equal(t, map[string]int64{"a": 3, "b": 3, "c": 3}, plan(before))
 	gains := func(running map[string]map[string]int64) map[string]int64 {
-		moves, err := replicaMoves(before, after, "a", running)
+		moves, err := replicaMoves(before, after, "a", running, func(*federation.Object) bool { return true })
 		require.NoError(t, err)
 		out := map[string]int64{}
 		for _, m := range moves {
@@ -174,4 +175,36 @@ func TestCutToNothing(t *testing.T) {
 	all := []capacity.Cut{{Member: "b", Workload: web, Planned: 4, Kept: 0}, {Member: "c", Workload: web, Planned: 5, Kept: 0}}
 	assert.Equal(t, []string{web}, cutToNothing(withCuts(after, all), all, "a"))
 	assert.Equal(t, map[string]int64{"b": 4, "c": 5}, after.Replicas()[web], "withCuts copies what it changes")
+}
+
+// TestWithNeeds: an evacuation applies the selected objects, their
+// namespaces and the CRDs of their types, and nothing else.
+func TestWithNeeds(t *testing.T) {
+	obj := func(kind, ns, name string) *federation.Object {
+		o := &federation.Object{}
+		o.Kind, o.Namespace, o.Name = "Federated"+kind, ns, name
+		return o
+	}
+	web, db := obj("Deployment", "shop", "web"), obj("Deployment", "other", "db")
+	gizmo := obj("Gizmo", "shop", "g")
+	shop, other := obj("Namespace", "shop", "shop"), obj("Namespace", "other", "other")
+	gizmos, widgets := obj("CustomResourceDefinition", "", "gizmos.example.com"), obj("CustomResourceDefinition", "", "widgets.example.com")
+	crd := func(kind string) map[string]any {
+		return map[string]any{"spec": map[string]any{"group": "example.com", "names": map[string]any{"kind": kind}}}
+	}
+	nsType := typeconfig.Type{Version: "v1", Kind: "Namespace"}
+	crdType := typeconfig.Type{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+	res := &render.Result{Targets: []render.Target{
+		{Cluster: "b", Type: nsType, Source: shop}, {Cluster: "b", Type: nsType, Source: other},
+		{Cluster: "b", Type: crdType, Source: gizmos, Object: crd("Gizmo")}, {Cluster: "b", Type: crdType, Source: widgets, Object: crd("Widget")},
+		{Cluster: "b", Type: typeconfig.Type{Group: "apps", Version: "v1", Kind: "Deployment"}, Source: web},
+		{Cluster: "b", Type: typeconfig.Type{Group: "apps", Version: "v1", Kind: "Deployment"}, Source: db},
+		{Cluster: "b", Type: typeconfig.Type{Group: "example.com", Version: "v1", Kind: "Gizmo"}, Source: gizmo},
+	}}
+	needed := withNeeds(res, func(o *federation.Object) bool { return o == web || o == gizmo })
+	var got []string
+	for _, tg := range only(res, needed).Targets {
+		got = append(got, tg.Source.Kind+" "+tg.Source.Name)
+	}
+	assert.Equal(t, []string{"FederatedNamespace shop", "FederatedCustomResourceDefinition gizmos.example.com", "FederatedDeployment web", "FederatedGizmo g"}, got)
 }

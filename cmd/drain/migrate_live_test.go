@@ -3,6 +3,7 @@ package drain
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -258,4 +259,28 @@ func TestMigrateNotCurrentRecordsNothing(t *testing.T) {
 	assert.True(t, ok, "a plain apply after the failed migrate keeps web in cluster2")
 	assert.Equal(t, int64(2), n)
 	assert.True(t, configMapIn(t, "cluster2", ns, "web-config"))
+}
+
+// TestMigrateLeavesUnselectedAlone: a migrate applies to its destination
+// the objects -l selects and what they need there (their namespace), not
+// the rest of the input. Here app=db's ConfigMap changed in the manifests
+// and was not applied yet: before, migrating app=web rolled the change
+// out to cluster3 alone.
+func TestMigrateLeavesUnselectedAlone(t *testing.T) {
+	const ns = "migrate-unselected"
+	d := newDrainEnv(t, shop(ns))
+	app := filepath.Join(d.dir, "app", "app.yaml")
+	changed := strings.Replace(shop(ns), "metadata: {name: db-config, namespace: "+ns+", labels: {app: db}}\nspec:\n  template: {data: {k: v}}",
+		"metadata: {name: db-config, namespace: "+ns+", labels: {app: db}}\nspec:\n  template: {data: {k: v2}}", 1)
+	require.NotEqual(t, shop(ns), changed)
+	require.NoError(t, os.WriteFile(app, []byte(changed), 0o600))
+
+	_, errOut, err := d.migrate(t, "--from", "cluster2", "--to", "cluster3", "-l", "app=web", "--force")
+	require.NoError(t, err, errOut)
+	assert.True(t, configMapIn(t, "cluster3", ns, "web-config"), "the selected objects moved")
+	for _, c := range []string{"cluster1", "cluster2", "cluster3"} {
+		cm, err := env.Dynamic(t, c).Resource(configMaps).Namespace(ns).Get(context.Background(), "db-config", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, map[string]any{"k": "v"}, cm.Object["data"], "%s: app=db is not the migrate's business", c)
+	}
 }
