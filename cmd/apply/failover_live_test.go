@@ -58,14 +58,23 @@ func TestApplyFailover(t *testing.T) {
 		assert.Equal(t, int64(2), replicas(c), "every member answers again: 2 in %s", c)
 	}
 
-	// cluster2 answers /healthz but its Deployment cannot be read for the
-	// plan: it is failed over too, and the messages say why, not /healthz
+	// cluster2 answers, but its Deployment cannot be read for the plan
+	// (a 403 on its GET): as KubeFed fails only that preference, web is
+	// not planned and keeps its replicas everywhere, nothing is sent to
+	// cluster2 for it, the run exits 3, and everything else (a new
+	// ConfigMap) still reaches cluster2.
+	write(t, dir, namespaceDoc(ns)+deploymentDoc(ns, "web", "nginx", 6, "", allClusters, "")+rspDoc(ns, "web", 6)+configMapDoc(ns, "extra", "v1", allClusters, ""))
 	d.proxy.Set(testenv.Faults{Paths: []string{"/apis/apps/v1/namespaces/" + ns + "/deployments/web"}, Methods: []string{"GET"}, Status: 403})
 	r = d.apply(t, "-f", dir, "--timeout", "2s", "--deadline", "10s")
 	require.ErrorAs(t, r.err, &partial, r.errOut)
-	assert.Regexp(t, `members not answering: cluster2 \(its replica state could not be read: fault injected by the test proxy: 403\)`, r.errOut)
-	assert.Contains(t, r.errOut, "cluster cluster2: did not answer when the plan was made (its replica state could not be read: ")
-	assert.Equal(t, int64(3), replicas("cluster1"))
+	assert.Equal(t, []string{"cluster2"}, partial.Failed)
+	assert.NotContains(t, r.errOut, "members not answering", "cluster2 answered")
+	assert.NotContains(t, r.errOut, "did not answer when the plan was made")
+	assert.Regexp(t, `ReplicaSchedulingPreference failover/web: the replica state of FederatedDeployment failover/web could not be read in cluster2 \(.*403\): not planned, as KubeFed's scheduler plans nothing for a preference whose clusters it cannot read; the members read keep their replicas \(cluster1 2, cluster3 2\), and nothing is sent to cluster2 for it`, r.errOut)
+	for _, c := range clusterNames {
+		assert.Equal(t, int64(2), replicas(c), "no replica moves on a failed read: %s", c)
+	}
+	mustGet(t, "cluster2", cmGVR, ns, "extra")
 	d.proxy.Set(testenv.Faults{})
 }
 

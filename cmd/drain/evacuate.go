@@ -410,18 +410,27 @@ func runningReplicas(ctx context.Context, fed *members.Federation, set *federati
 	}
 	live := read(ctx, fed, set)
 	out := map[string]map[string]int64{}
+	unread := maps.Clone(live.Why)
 	for _, sc := range set.Scheduled() {
 		o := sc.Target
 		if o == nil {
 			continue
 		}
 		byMember := map[string]int64{}
+		lr := live.Replicas[o.TargetKey()]
 		for _, m := range live.Answering {
-			byMember[m] = live.Replicas[o.TargetKey()].Spec[m]
+			if why, ok := lr.Unread[m]; ok { // counted from the plan
+				if unread == nil {
+					unread = map[string]string{}
+				}
+				unread[m] = cmp.Or(unread[m], "its replica state could not be read: "+why)
+				continue
+			}
+			byMember[m] = lr.Spec[m]
 		}
 		out[o.ID()] = byMember
 	}
-	return out, live.Why
+	return out, unread
 }
 
 // withCuts is res with the cut workloads' spec.replicas lowered in their

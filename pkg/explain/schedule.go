@@ -104,6 +104,15 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 			}
 			continue
 		}
+		if unread := live.Unread(target, pm.Clusters); len(unread) > 0 {
+			// as render: not planned, the members read keep their replicas
+			kept := render.KeptAsWritten(live, target, pm.Clusters, unread)
+			s.info.Considered = slices.Clone(pm.Clusters)
+			s.info.Skipped = render.UnreadText(target, kept, unread)
+			s.plan, s.info.Plan = kept, replicas(kept)
+			s.eff, s.origins = withPlan(target, kept)
+			continue
+		}
 		clusters := pm.Clusters
 		s.info.Considered = slices.Clone(clusters)
 		current, capacity := live.For(target, clusters)

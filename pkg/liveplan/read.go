@@ -47,8 +47,11 @@ var targetKinds = map[string]schema.GroupVersionKind{
 
 // Read probes every member's health (as get clusters does) and reads the
 // replica state of every RSP target in the members that are ready. A
-// member whose state cannot be read counts as not answering: a plan made
-// without it is made on what is known.
+// member that cannot be read at all (no client, no discovery, its time
+// ran out) counts as not answering: a plan made without it is made on
+// what is known. One whose state of one target cannot be read (a 403 on
+// its GET, a failed pod LIST) answers; that target alone is not planned
+// (LiveReplicas.Unread), as KubeFed fails only that preference.
 func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opts Options) *render.Live {
 	if ctx == nil {
 		ctx = context.Background()
@@ -101,6 +104,15 @@ func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opt
 		}
 		live.Answering = append(live.Answering, m.Name)
 		for key, s := range states[i].state {
+			if s.unread != nil {
+				lr := live.Replicas[key]
+				if lr.Unread == nil {
+					lr.Unread = map[string]string{}
+				}
+				lr.Unread[m.Name] = members.RequestErrorIn(ctx, s.unread).Error()
+				live.Replicas[key] = lr
+				continue
+			}
 			if s.exists {
 				live.Replicas[key].Current[m.Name] = s.current
 				live.Replicas[key].Spec[m.Name] = s.spec
@@ -130,6 +142,10 @@ func rspTargets(set *federation.Set) []*federation.Object {
 type memberState struct {
 	exists, capped          bool
 	current, capacity, spec int64
+	// unread is why the target's state could not be read in the member
+	// (its GET or its pods' LIST failed): that preference is not
+	// planned, the member still answers for the rest.
+	unread error
 }
 
 // readMember reads one member's object of each target, fedctl's only (as
@@ -159,7 +175,11 @@ func readMember(ctx context.Context, opts Options, m members.Member, targets []*
 			continue
 		}
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, err // the member's time is up: it did not answer
+			}
+			out[t.TargetKey()] = memberState{unread: err}
+			continue
 		}
 		if !federation.Owned(obj) {
 			continue
@@ -178,7 +198,11 @@ func readMember(ctx context.Context, opts Options, m members.Member, targets []*
 		}
 		current, capacity, capped := planner.MemberReplicas(spec, ready, pods, now)
 		if listErr != nil {
-			return nil, listErr
+			if ctx.Err() != nil {
+				return nil, listErr
+			}
+			out[t.TargetKey()] = memberState{unread: listErr}
+			continue
 		}
 		out[t.TargetKey()] = memberState{exists: true, current: current, capacity: capacity, capped: capped, spec: spec}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fedctl/fedctl/pkg/federation"
@@ -185,6 +186,37 @@ func TestReadMembersThatDoNotAnswer(t *testing.T) {
 	assert.Contains(t, live.Why["c"], "connection reset by peer")
 	assert.Empty(t, w.fakes["b"].Calls(), "a member that is not ready is not read")
 	assert.Equal(t, map[string]int64{"a": 2}, live.Replicas["FederatedDeployment/shop/web"].Current)
+}
+
+// getForbidden refuses every GET, as an RBAC rule that lets fedctl list
+// but not get Deployments would.
+type getForbidden struct{ members.Client }
+
+func (getForbidden) Get(_ context.Context, m members.Mapping, _, name string) (*unstructured.Unstructured, error) {
+	return nil, apierrors.NewForbidden(m.Resource.GroupResource(), name, errors.New("not allowed"))
+}
+
+// TestReadTargetUnread: a member that answers but where one target's state
+// cannot be read stays answering; the target alone is marked unread
+// there, with why, and gets no figures from it.
+func TestReadTargetUnread(t *testing.T) {
+	w := newWorld(t, map[string]bool{"a": true, "b": true, "c": true})
+	for _, m := range []string{"a", "b", "c"} {
+		w.putDeployment(m, 2, 2, true)
+	}
+	live := liveplan.Read(context.Background(), w.fed, w.set, liveplan.Options{Access: w.access, Timeout: 5 * time.Second,
+		Clients: func(name string) (members.Client, error) {
+			if name == "b" {
+				return getForbidden{w.fakes[name]}, nil
+			}
+			return w.fakes[name], nil
+		}})
+	assert.Equal(t, []string{"a", "b", "c"}, live.Answering, "b answered")
+	assert.Empty(t, live.Why)
+	got := live.Replicas["FederatedDeployment/shop/web"]
+	assert.Equal(t, map[string]int64{"a": 2, "c": 2}, got.Spec)
+	require.Contains(t, got.Unread, "b")
+	assert.Contains(t, got.Unread["b"], "forbidden")
 }
 
 // TestReadOfflinePlan: --offline-plan asks who answers and reads no

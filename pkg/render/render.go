@@ -272,7 +272,7 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 		if len(in.Only) > 0 && !slices.Contains(in.Only, c) {
 			continue
 		}
-		if err := o.MemberErrors[c]; err != nil {
+		if err := eff.MemberErrors[c]; err != nil { // eff: a preference may fail a member (withUnread)
 			res.fail(c, o, err)
 			continue
 		}

@@ -245,6 +245,49 @@ spec: {targetKind: FederatedDeployment, totalReplicas: 4}
 	assert.Contains(t, strings.Join(warnings(res), "\n"), "FederatedDeployment shop/web is rendered from its own placement and template", "offline, nothing says what runs")
 }
 
+// TestScheduleUnreadState: a member answered but the target's state could
+// not be read there: the preference is not planned (KubeFed's scheduler
+// fails for it alone), the members read keep what they were given, the
+// unread member fails the object (nothing sent, nothing removed), and a
+// member that did answer for it is not failed over.
+func TestScheduleUnreadState(t *testing.T) {
+	t.Parallel()
+	set := decode(t, shopNamespace+`
+---
+apiVersion: types.kubefed.io/v1beta1
+kind: FederatedDeployment
+metadata: {name: web, namespace: shop}
+spec:
+  template: {spec: {replicas: 1}}
+  placement: {clusterSelector: {}}
+---
+apiVersion: scheduling.kubefed.io/v1alpha1
+kind: ReplicaSchedulingPreference
+metadata: {name: web, namespace: shop}
+spec: {targetKind: FederatedDeployment, totalReplicas: 9}
+`)
+	three := []placement.Cluster{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	live := &render.Live{Answering: []string{"a", "b", "c"}, Replicas: map[string]render.LiveReplicas{
+		"FederatedDeployment/shop/web": {
+			Current: map[string]int64{"a": 2, "c": 2}, Spec: map[string]int64{"a": 2, "c": 2},
+			Unread: map[string]string{"b": "forbidden"}}}}
+	res := render.ForClusters(render.Input{Set: set, Types: typeconfig.Builtin(), Members: three, Live: live})
+	assert.Equal(t, map[string]int64{"a": 2, "c": 2}, replicasOf(res), "kept as written, not 3/3/3")
+	require.Len(t, res.Errors, 1)
+	var te *render.TargetError
+	require.ErrorAs(t, res.Errors[0], &te)
+	assert.Equal(t, "b", te.Cluster, "b fails the object: nothing is sent there")
+	assert.Contains(t, te.Error(), "its replica state could not be read for the plan (forbidden)")
+	assert.NoError(t, res.InputErr(), "one member's failure, not the input's: the rest is applied")
+	for _, p := range res.Placed {
+		if p.Object.Name == "web" {
+			assert.Equal(t, []string{"a", "b", "c"}, p.Clusters, "still placed in b: nothing removed there")
+		}
+	}
+	assert.Contains(t, strings.Join(warnings(res), "\n"), "the replica state of FederatedDeployment shop/web could not be read in b (forbidden): not planned")
+	assert.Contains(t, strings.Join(warnings(res), "\n"), "the members read keep their replicas (a 2, c 2), and nothing is sent to b for it")
+}
+
 // replicasOf are the replicas of the Deployments res renders, by member.
 func replicasOf(res *render.Result) map[string]int64 {
 	out := map[string]int64{}

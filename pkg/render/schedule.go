@@ -60,6 +60,12 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		if pm.Stranded != nil {
 			res.Warnings = append(res.Warnings, rsp.Errorf("", "%s: planned over the other members, as the migrations there send %s to members that cannot take a share now; uncordon the destination, or migrate those objects elsewhere (fedctl migrate)", pm.StrandedText(in.Members, in.Live), target.ID()))
 		}
+		if unread := in.Live.Unread(target, pm.Clusters); len(unread) > 0 {
+			kept := KeptAsWritten(in.Live, target, pm.Clusters, unread)
+			out[target] = withUnread(target, kept, unread)
+			res.Warnings = append(res.Warnings, rsp.Errorf("", "%s", UnreadText(target, kept, unread)))
+			continue
+		}
 		clusters := pm.Clusters
 		current, capacity := in.Live.For(target, clusters)
 		plan, err := planner.Schedule(rsp.Spec, clusters, planner.Key(rsp.Namespace, rsp.Name), current, capacity)
@@ -241,6 +247,57 @@ func keptAsTheyRun(live *Live, members []placement.Cluster, target *federation.O
 	return only(live.Replicas[target.TargetKey()].Spec, all)
 }
 
+// KeptAsWritten is the plan of a target whose replica state could not be
+// read in some of the members it is planned over (unread): KubeFed's
+// scheduler then fails for the preference and writes nothing, so the
+// federated object keeps its last plan while its template still syncs
+// (pkg/schedulingtypes/replicascheduler.go, clustersReplicaState). With
+// no control plane to hold that plan, what each member read was last
+// given (its spec.replicas) is kept; the unread members are not in it.
+// Replicas never move on a failed read.
+func KeptAsWritten(live *Live, target *federation.Object, clusters []string, unread map[string]string) map[string]int64 {
+	kept := map[string]int64{}
+	for m, n := range live.Replicas[target.TargetKey()].Spec {
+		if slices.Contains(clusters, m) && unread[m] == "" {
+			kept[m] = n
+		}
+	}
+	return kept
+}
+
+// withUnread is target placed in the members of kept, with their
+// replicas, and in the unread ones, where it fails: nothing is written
+// to them for it, and nothing removed.
+func withUnread(target *federation.Object, kept map[string]int64, unread map[string]string) *federation.Object {
+	plan := maps.Clone(kept)
+	for m := range unread {
+		plan[m] = 0 // placed, so not removed; failed below, so not sent
+	}
+	eff, _ := WithPlan(target, plan)
+	eff.MemberErrors = maps.Clone(target.MemberErrors)
+	if eff.MemberErrors == nil {
+		eff.MemberErrors = map[string]error{}
+	}
+	for m, why := range unread {
+		eff.MemberErrors[m] = fmt.Errorf("not sent: its replica state could not be read for the plan (%s), and replicas never move on a failed read; the next apply plans it again", why)
+	}
+	return eff
+}
+
+// UnreadText says what KeptAsWritten decided, for the preference's warning.
+func UnreadText(target *federation.Object, kept map[string]int64, unread map[string]string) string {
+	var whys []string
+	for _, m := range slices.Sorted(maps.Keys(unread)) {
+		whys = append(whys, m+" ("+unread[m]+")")
+	}
+	keptText := "nowhere"
+	if len(kept) > 0 {
+		keptText = PlanText(kept)
+	}
+	return fmt.Sprintf("the replica state of %s could not be read in %s: not planned, as KubeFed's scheduler plans nothing for a preference whose clusters it cannot read; the members read keep their replicas (%s), and nothing is sent to %s for it",
+		target.ID(), strings.Join(whys, "; "), keptText, strings.Join(slices.Sorted(maps.Keys(unread)), ", "))
+}
+
 // PlanText is a plan as "a 3, b 2", by member name.
 func PlanText(plan map[string]int64) string {
 	var parts []string
@@ -356,6 +413,29 @@ type LiveReplicas struct {
 	Capacity map[string]int64
 	// Spec is each member's spec.replicas, what was last written there.
 	Spec map[string]int64
+	// Unread are the members that answered but where this target's state
+	// could not be read (its GET or its pods' LIST failed), with why: the
+	// target is not planned (KeptAsWritten), the members stay answering
+	// for everything else, as KubeFed fails only that preference.
+	Unread map[string]string
+}
+
+// Unread are the members of clusters where target's replica state could
+// not be read, with why; nil without a live read.
+func (l *Live) Unread(target *federation.Object, clusters []string) map[string]string {
+	if l == nil {
+		return nil
+	}
+	var out map[string]string
+	for m, why := range l.Replicas[target.TargetKey()].Unread {
+		if slices.Contains(clusters, m) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[m] = why
+		}
+	}
+	return out
 }
 
 // Reason is why member did not answer, "" when the read did not say.
