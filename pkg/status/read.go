@@ -210,7 +210,7 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 			types = append(types, p.Type)
 		}
 	}
-	live, notServed, err := listManaged(ctx, a, types, res.Namespace)
+	live, notServed, unlisted, err := listManaged(ctx, a, types, res.Namespace)
 	if err != nil {
 		return notReady(err)
 	}
@@ -235,6 +235,13 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 		if notServed[gvk] {
 			st.Status, st.Readiness = TypeNotServed, NotFound
 			st.Message = (&members.NotServedError{GVK: gvk}).Error()
+			mr.entries = append(mr.entries, memberEntry{source: t.Source, status: st})
+			continue
+		}
+		if err := unlisted[gvk]; err != nil {
+			// the member answered and refused this type's LIST: its
+			// other types are read, this one is not known
+			st.Status, st.Readiness, st.Message = RetrievalFailed, Unknown, err.Error()
 			mr.entries = append(mr.entries, memberEntry{source: t.Source, status: st})
 			continue
 		}
@@ -331,16 +338,20 @@ func gvkOf(t typeconfig.Type) schema.GroupVersionKind {
 
 // listManaged lists fedctl's objects of each of types in one member, one
 // LIST per resource, and returns them by key along with the types the
-// member does not serve. Any other failure fails the member. A namespace
-// limits the lists of namespaced types to it (a namespace-scoped
-// federation).
-func listManaged(ctx context.Context, a members.Client, types []typeconfig.Type, namespace string) (map[liveKey]*unstructured.Unstructured, map[schema.GroupVersionKind]bool, error) {
+// member does not serve and those whose LIST it refused (an API status
+// other than 401: a 403 for one type, a 5xx that outlasted the retries),
+// with why: the member answered, and its other types are read, as apply
+// does. A failure that says the member cannot be reached (transport, 401,
+// time) fails the member. A namespace limits the lists of namespaced types
+// to it (a namespace-scoped federation).
+func listManaged(ctx context.Context, a members.Client, types []typeconfig.Type, namespace string) (map[liveKey]*unstructured.Unstructured, map[schema.GroupVersionKind]bool, map[schema.GroupVersionKind]error, error) {
 	live := map[liveKey]*unstructured.Unstructured{}
 	notServed := map[schema.GroupVersionKind]bool{}
-	listed := map[schema.GroupResource]bool{}
+	unlisted := map[schema.GroupVersionKind]error{}
+	listed := map[schema.GroupResource]error{}
 	for _, t := range types {
 		gvk := gvkOf(t)
-		if notServed[gvk] {
+		if notServed[gvk] || unlisted[gvk] != nil {
 			continue
 		}
 		m, err := a.Map(ctx, gvk)
@@ -350,16 +361,24 @@ func listManaged(ctx context.Context, a members.Client, types []typeconfig.Type,
 			notServed[gvk] = true
 			continue
 		case err != nil:
-			return nil, nil, members.RequestError(err)
+			return nil, nil, nil, members.RequestError(err)
 		}
-		if listed[m.Resource.GroupResource()] {
+		if err, done := listed[m.Resource.GroupResource()]; done {
+			if err != nil {
+				unlisted[gvk] = err
+			}
 			continue
 		}
-		listed[m.Resource.GroupResource()] = true
 		items, err := a.List(ctx, m, members.ListOptions{LabelSelector: federation.ManagedBySelector, Namespace: namespace})
 		if err != nil {
-			return nil, nil, fmt.Errorf("list %s: %w", m.Resource.GroupResource(), members.RequestError(err))
+			err = fmt.Errorf("list %s: %w", m.Resource.GroupResource(), members.RequestError(err))
+			if unreachable(err) || ctx.Err() != nil {
+				return nil, nil, nil, err
+			}
+			listed[m.Resource.GroupResource()], unlisted[gvk] = err, err
+			continue
 		}
+		listed[m.Resource.GroupResource()] = nil
 		for i := range items {
 			obj := &items[i]
 			ns := obj.GetNamespace()
@@ -369,7 +388,7 @@ func listManaged(ctx context.Context, a members.Client, types []typeconfig.Type,
 			live[liveKey{gvk.Group, obj.GetKind(), ns, obj.GetName()}] = obj
 		}
 	}
-	return live, notServed, nil
+	return live, notServed, unlisted, nil
 }
 
 func getObject(ctx context.Context, a members.Client, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
@@ -433,8 +452,6 @@ func unreachable(err error) bool {
 	}
 	return true
 }
-
-// explain says in words what a failed request means.
 
 // appliedTime is the time of the server-side apply that owns fedctl's
 // applied-hash annotation on obj, whatever its field manager is called

@@ -3,6 +3,7 @@ package status
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fedctl/fedctl/pkg/members"
@@ -377,6 +379,46 @@ type getRefused struct{ *memberstest.Fake }
 
 func (g getRefused) Get(context.Context, members.Mapping, string, string) (*unstructured.Unstructured, error) {
 	return nil, errRefused
+}
+
+// configMapsForbidden is a member whose user may not list ConfigMaps.
+type configMapsForbidden struct{ *memberstest.Fake }
+
+func (c configMapsForbidden) List(ctx context.Context, m members.Mapping, opts members.ListOptions) ([]unstructured.Unstructured, error) {
+	if m.Resource.Resource == "configmaps" {
+		return nil, apierrors.NewForbidden(m.Resource.GroupResource(), "", errors.New("user cannot list configmaps"))
+	}
+	return c.Fake.List(ctx, m, opts)
+}
+
+// TestReadOneTypeRefused: a member that answers but refuses one type's
+// LIST is read for the others; that type's objects there are
+// RetrievalFailed with the server's reason, and the member counts as
+// partially read (Unread), not unreachable.
+func TestReadOneTypeRefused(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, manifests)
+	f.apply(t)
+	f.setReady("eu-1")
+	f.setReady("us-1")
+	in := f.input()
+	in.Clients = func(c string) (members.Client, error) {
+		if c == "us-1" {
+			return configMapsForbidden{f.members[c]}, nil
+		}
+		return f.members[c], nil
+	}
+	r := Read(context.Background(), in)
+	assert.Empty(t, r.Unreachable, "us-1 answered")
+	cm := statusOf(r, "FederatedConfigMap shop/settings", "us-1")
+	assert.Equal(t, RetrievalFailed, cm.Status)
+	assert.Contains(t, cm.Message, "list configmaps")
+	assert.Contains(t, cm.Message, "user cannot list configmaps")
+	web := statusOf(r, "FederatedDeployment shop/web", "us-1")
+	assert.Equal(t, OK, web.Propagation(), "its Deployments are read")
+	assert.Equal(t, Current, web.Readiness)
+	assert.Equal(t, OK, statusOf(r, "FederatedConfigMap shop/settings", "eu-1").Propagation())
+	assert.Equal(t, []string{"us-1"}, r.Unread(), "exit 3: what us-1 holds of ConfigMaps is not known")
 }
 
 // TestReadMemberGoneHalfway: a member that stops answering during its read
