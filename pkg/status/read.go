@@ -215,6 +215,24 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 		return notReady(err)
 	}
 	seen := map[liveKey]bool{}
+	// An object whose overrides fail here may still run here, as an
+	// earlier apply left it: shown as it is, not as NotFound.
+	for i := range mr.entries[:overrideFailures] {
+		e := &mr.entries[i]
+		p, ok := placed[e.source.SourceRef()]
+		if !ok {
+			continue
+		}
+		key := liveKey{p.Type.Group, p.Type.Kind, "", e.source.Name}
+		if p.Type.Namespaced() {
+			key.namespace = e.source.Namespace
+		}
+		if obj := live[key]; obj != nil {
+			seen[key] = true
+			e.status.Object = refOf(obj.Object)
+			readiness(&e.status, obj)
+		}
+	}
 	cordoned := slices.Contains(in.Cordoned, cluster)
 	// In a cordoned member apply creates nothing: a placed object that is
 	// not there (its type not served either: its CRD is not created) is

@@ -381,6 +381,31 @@ func (g getRefused) Get(context.Context, members.Mapping, string, string) (*unst
 	return nil, errRefused
 }
 
+// TestReadOverridesFailedShowsWhatRuns: an object whose overrides now
+// fail in a member, where an earlier apply left it, is ApplyOverridesFailed
+// with the live object's readiness, not NotFound: it still runs there.
+func TestReadOverridesFailedShowsWhatRuns(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, manifests)
+	f.apply(t)
+	broken := strings.Replace(manifests, "    data: {k: v}\n  placement: {clusterSelector: {}}\n",
+		"    data: {k: v}\n  placement: {clusterSelector: {}}\n  overrides:\n  - clusterName: us-1\n    clusterOverrides: [{op: remove, path: /data/missing}]\n", 1)
+	require.NotEqual(t, manifests, broken)
+	f2 := newFixture(t, broken)
+	f2.members = f.members
+	r := Read(context.Background(), f2.input())
+	st := statusOf(r, "FederatedConfigMap shop/settings", "us-1")
+	assert.Equal(t, ApplyOverridesFailed, st.Status)
+	assert.Equal(t, Current, st.Readiness, "the ConfigMap an earlier apply left runs")
+	require.NotNil(t, st.Object)
+	assert.Equal(t, "settings", st.Object.Name)
+	for _, o := range r.Items {
+		for _, c := range o.Status.Clusters {
+			assert.NotEqual(t, WaitingForRemoval, c.Status, "%s in %s: still placed there", o.Ref(), c.Name)
+		}
+	}
+}
+
 // configMapsForbidden is a member whose user may not list ConfigMaps.
 type configMapsForbidden struct{ *memberstest.Fake }
 
