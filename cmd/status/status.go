@@ -96,6 +96,8 @@ fedctl.io/federated-object annotation. That form shows where the object is
 and how ready it is, and Drifted when someone changed its spec since fedctl
 applied it; it cannot tell where the object should be, whether the manifests
 changed, nor AlreadyExists, ApplyOverridesFailed or NamespaceNotFederated.
+Nor does it know retainReplicas: an autoscaler's scaling shows as Drifted
+there, where status -f leaves it out.
 
 --wait reads again every second until every placed member object is Current
 and holds the input (a Drifted one runs an older or edited version, whatever
