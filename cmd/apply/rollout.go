@@ -77,11 +77,16 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 		cmdutil.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme(), report)
 		return report
 	}
+	gateEnv, removeGateKubeconfig, err := cmdutil.GateKubeconfig(o.Rollout.Gate, o.Access, in.Federation)
+	if err != nil {
+		return err
+	}
+	defer removeGateKubeconfig()
 	rin := rollout.Input{
 		Plan: plan, From: o.Rollout.From, To: o.Rollout.To, Sync: sync,
 		Result: res, Clients: clients, Cordoned: in.Federation.CordonedNames(), RequestTimeout: o.Timeout, Deadline: o.Deadline, Start: start,
-		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, Contexts: in.Federation.Contexts(), GateOut: o.IO.ErrOut,
-		GateEnv:  cmdutil.GateEnv(o.Access),
+		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, GateOut: o.IO.ErrOut,
+		GateEnv:  gateEnv,
 		Progress: o.IO.ErrOut, Live: o.IO.IsStderrTTY(), ColorScheme: o.IO.ErrColorScheme(),
 	}
 	report, err := rollout.Run(ctx, rin)

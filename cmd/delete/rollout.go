@@ -42,6 +42,11 @@ func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clien
 		cmdutil.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme(), report)
 		return report
 	}
+	gateEnv, removeGateKubeconfig, err := cmdutil.GateKubeconfig(o.Rollout.Gate, o.Access, in.Federation)
+	if err != nil {
+		return err
+	}
+	defer removeGateKubeconfig()
 	// a wave before --from-wave is read for what an earlier run left
 	checkGone := func(ctx context.Context, w rollout.Wave) *propagate.Report {
 		return propagate.PlanDelete(ctx, propagate.Input{Result: in.Result, Clusters: w.Clusters, Clients: clients, Options: propagate.Options{Concurrency: o.Concurrency}})
@@ -49,8 +54,8 @@ func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clien
 	report, err := rollout.Run(ctx, rollout.Input{
 		Plan: plan, From: o.Rollout.From, To: o.Rollout.To, Sync: sync, CheckGone: checkGone, Clients: clients, RequestTimeout: o.Timeout,
 		Deadline: o.Deadline, Start: start,
-		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, Contexts: in.Federation.Contexts(), GateOut: o.IO.ErrOut,
-		GateEnv:  cmdutil.GateEnv(o.Access),
+		DryRun: o.DryRun != "none", Gate: o.Rollout.Gate, GateOut: o.IO.ErrOut,
+		GateEnv:  gateEnv,
 		Progress: o.IO.ErrOut, ColorScheme: o.IO.ErrColorScheme(),
 	})
 	if werr := cmdutil.WriteRolloutReport(o.IO.Out, o.Output, report); werr != nil {

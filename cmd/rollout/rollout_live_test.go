@@ -18,6 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/fedctl/fedctl/cmd/apply"
 	deletecmd "github.com/fedctl/fedctl/cmd/delete"
@@ -329,12 +331,16 @@ func TestRolloutFromAndToWave(t *testing.T) {
 }
 
 // TestRolloutGate: the gate runs after each wave with the wave's name,
-// members and contexts; its failure at eu stops the rollout there.
+// members and contexts, and a KUBECONFIG whose context of each name
+// reaches that member as fedctl does (whatever the user's own kubeconfig
+// calls by that name), removed after the run; its failure at eu stops the
+// rollout there.
 func TestRolloutGate(t *testing.T) {
 	const ns = "rollout-gate"
 	w := newWorkspace(t, federation("  timeout: 30s\n"), app(ns, "v1", ""))
 	log := filepath.Join(w.dir, "gate.log")
-	gate := fmt.Sprintf(`echo "$FEDCTL_WAVE $FEDCTL_CLUSTERS $FEDCTL_CONTEXTS" >> %s; test "$FEDCTL_WAVE" != eu`, log)
+	gate := fmt.Sprintf(`echo "$FEDCTL_WAVE $FEDCTL_CLUSTERS $FEDCTL_CONTEXTS" >> %[1]s; echo "$KUBECONFIG" > %[2]s; cp "$KUBECONFIG" %[2]s.$FEDCTL_WAVE; test "$FEDCTL_WAVE" != eu`,
+		log, filepath.Join(w.dir, "gate-kubeconfig"))
 	r := w.apply(t, "--rollout", "--gate", gate)
 	require.Error(t, r.err)
 	assert.Equal(t, 3, cmdutil.ExitCodeOf(r.err))
@@ -348,6 +354,25 @@ func TestRolloutGate(t *testing.T) {
 	got, err := os.ReadFile(log)
 	require.NoError(t, err)
 	assert.Equal(t, "canary cluster1 cluster1\neu cluster2 cluster2\n", string(got))
+
+	path, err := os.ReadFile(filepath.Join(w.dir, "gate-kubeconfig"))
+	require.NoError(t, err)
+	_, err = os.Stat(strings.TrimSpace(string(path)))
+	assert.True(t, os.IsNotExist(err), "the gate's kubeconfig is removed after the run: %v", err)
+	own, err := clientcmd.LoadFromFile(env.Kubeconfig)
+	require.NoError(t, err)
+	for wave, member := range map[string]string{"canary": "cluster1", "eu": "cluster2"} {
+		cfg, err := clientcmd.LoadFromFile(filepath.Join(w.dir, "gate-kubeconfig."+wave))
+		require.NoError(t, err)
+		require.Contains(t, cfg.Contexts, member)
+		assert.Equal(t, own.Clusters[own.Contexts[member].Cluster].Server, cfg.Clusters[cfg.Contexts[member].Cluster].Server, "%s's context reaches %s", wave, member)
+		rc, err := clientcmd.NewNonInteractiveClientConfig(*cfg, member, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
+		require.NoError(t, err)
+		dc, err := discovery.NewDiscoveryClientForConfig(rc)
+		require.NoError(t, err)
+		_, err = dc.ServerVersion()
+		assert.NoError(t, err, "the gate's context %s works on its own: its credentials are inlined", member)
+	}
 }
 
 // TestRolloutMaxFailures: with maxFailures 1 a wave goes on with one of its

@@ -5,9 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/rollout"
@@ -36,7 +41,7 @@ func AddRolloutFlags(cmd *cobra.Command, f *RolloutFlags, verb string) {
 	fl.StringVar(&f.Waves, "waves", "", "With --rollout: the waves for this run instead of the file's: names of its waves (canary,eu,rest; a last * for every other member: canary,*), or member label selectors separated by ; with * for every other member ('tier=canary;region=eu;*')")
 	fl.StringVar(&f.From, "from-wave", "", "With --rollout: start at this wave; earlier ones are only checked, never written")
 	fl.StringVar(&f.To, "to-wave", "", "With --rollout: stop after this wave (a promotion gate)")
-	fl.StringVar(&f.Gate, "gate", "", "With --rollout: a shell command run after each wave (FEDCTL_WAVE, FEDCTL_CLUSTERS, FEDCTL_CONTEXTS set); non-zero stops the rollout")
+	fl.StringVar(&f.Gate, "gate", "", "With --rollout: a shell command run after each wave (FEDCTL_WAVE, FEDCTL_CLUSTERS, FEDCTL_CONTEXTS set, and KUBECONFIG with a context per member named after it); non-zero stops the rollout")
 }
 
 func capitalized(s string) string {
@@ -94,14 +99,49 @@ func (f *RolloutFlags) Plan(file *members.File, reverse bool) (*rollout.Plan, er
 	return plan, errors.Join(errs...)
 }
 
-// GateEnv is what a --gate command needs to reach the members as fedctl
-// does: KUBECONFIG set to --kubeconfig's file, when one was given.
-func GateEnv(access func() (members.Access, error)) []string {
-	a, err := access()
-	if err != nil || a.Kubeconfig == "" {
-		return nil
+// GateKubeconfig writes the kubeconfig a rollout's --gate command gets as
+// KUBECONFIG: one context per member, named after it, that reaches it as
+// fedctl does (members.Access.StandaloneKubeconfig), so that "kubectl
+// --context $c" for each c of FEDCTL_CONTEXTS checks the wave's own
+// members. It goes to a private temporary directory (0700, the file 0600:
+// it holds credentials), which remove deletes. Without a gate it writes
+// nothing. A member that cannot be resolved fails the rollout before any
+// write.
+func GateKubeconfig(gate string, access func() (members.Access, error), fed *members.Federation) (env []string, remove func(), err error) {
+	remove = func() {}
+	if gate == "" {
+		return nil, remove, nil
 	}
-	return []string{"KUBECONFIG=" + a.Kubeconfig}
+	a, err := access()
+	if err != nil {
+		return nil, remove, err
+	}
+	merged := clientcmdapi.NewConfig()
+	var errs []error
+	for _, m := range fed.Clusters {
+		cfg, err := a.StandaloneKubeconfig(m)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		maps.Copy(merged.Clusters, cfg.Clusters)
+		maps.Copy(merged.AuthInfos, cfg.AuthInfos)
+		maps.Copy(merged.Contexts, cfg.Contexts)
+	}
+	if len(errs) > 0 {
+		return nil, remove, fmt.Errorf("--gate: the kubeconfig it gets cannot be written: %w", errors.Join(errs...))
+	}
+	dir, err := os.MkdirTemp("", "fedctl-gate-")
+	if err != nil {
+		return nil, remove, fmt.Errorf("--gate: %w", err)
+	}
+	remove = func() { _ = os.RemoveAll(dir) }
+	path := filepath.Join(dir, "kubeconfig")
+	if err := clientcmd.WriteToFile(*merged, path); err != nil {
+		remove()
+		return nil, func() {}, fmt.Errorf("--gate: %w", err)
+	}
+	return []string{"KUBECONFIG=" + path}, remove, nil
 }
 
 // WriteRolloutReport prints a rollout's report on w as -o asks: the whole

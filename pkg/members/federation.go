@@ -97,16 +97,6 @@ type Cordon struct {
 	Since string `json:"since,omitempty" yaml:"since,omitempty"`
 }
 
-// Contexts are the kubeconfig contexts of the members, by name ("" for a
-// member from Cluster API, which has none).
-func (f *Federation) Contexts() map[string]string {
-	out := make(map[string]string, len(f.Clusters))
-	for _, m := range f.Clusters {
-		out[m.Name] = m.ContextName()
-	}
-	return out
-}
-
 // ContextName is the kubeconfig context of the member: Context, else
 // Name. A member from Cluster API has none: "".
 func (m Member) ContextName() string {

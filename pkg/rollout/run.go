@@ -76,10 +76,11 @@ type Input struct {
 	DryRun bool
 	// Gate, when set, is a shell command run after each wave's soak; a
 	// non-zero exit stops the rollout. It gets FEDCTL_WAVE, FEDCTL_CLUSTERS
-	// and FEDCTL_CONTEXTS (comma separated) plus GateEnv.
-	Gate     string
-	GateEnv  []string
-	Contexts map[string]string
+	// and FEDCTL_CONTEXTS (comma separated) plus GateEnv, whose KUBECONFIG
+	// names each member's context after the member
+	// (cmdutil.GateKubeconfig): the contexts are the members' names.
+	Gate    string
+	GateEnv []string
 	// GateOut receives the gate's output (stderr: it is progress).
 	GateOut io.Writer
 	// Progress receives a line per step, for people; nil discards. Live
@@ -544,20 +545,17 @@ func (r *runner) verb() string {
 
 // gate runs the gate command for a wave.
 func (r *runner) gate(ctx context.Context, w Wave) (*GateResult, error) {
-	var contexts []string
-	for _, c := range w.Clusters {
-		contexts = append(contexts, cmp.Or(r.in.Contexts[c], c))
-	}
 	fmt.Fprintf(r.out, "  gate: %s\n", r.in.Gate)
 	cmd := exec.CommandContext(ctx, "sh", "-c", r.in.Gate)
 	cmd.Env = append(append(os.Environ(), r.in.GateEnv...),
-		"FEDCTL_WAVE="+w.Name, "FEDCTL_CLUSTERS="+strings.Join(w.Clusters, ","), "FEDCTL_CONTEXTS="+strings.Join(contexts, ","))
+		"FEDCTL_WAVE="+w.Name, "FEDCTL_CLUSTERS="+strings.Join(w.Clusters, ","), "FEDCTL_CONTEXTS="+strings.Join(w.Clusters, ","))
 	out := r.in.GateOut
 	if out == nil {
 		out = io.Discard
 	}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = time.Second
+	ownProcessGroup(cmd)
 	err := cmd.Run()
 	res := &GateResult{Command: r.in.Gate}
 	var exit *exec.ExitError
