@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
 	"github.com/fedctl/fedctl/pkg/dnssync"
+	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/propagate"
 )
 
@@ -78,5 +80,37 @@ func (o *DeleteOptions) deleteDNS(ctx context.Context, in *cmdutil.Rendered, clu
 	if err != nil {
 		return fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
 	}
+	return nil
+}
+
+// withdrawDNS writes the input's DNS records again without the targets of
+// the members in gone: a delete --rollout withdraws each wave's load
+// balancers from the names before it deletes them, as a plain delete
+// deletes the DNSEndpoints first, so that no name points at a load
+// balancer that is gone while the later waves still serve. The
+// DNSEndpoints keep the ApplySet label an apply --prune gave them.
+func (o *DeleteOptions) withdrawDNS(ctx context.Context, in *cmdutil.Rendered, cluster string, gone []string, clients func(string) (members.Client, error)) error {
+	target, err := o.runClients().DNS(in.Federation)(cluster)
+	if err != nil {
+		return err
+	}
+	flags := o.DNS
+	flags.Withdrawn = gone
+	res, err := flags.ComputeDNS(ctx, o.IO, in, clients, target, o.Timeout)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, propagate.DefaultTimeout))
+	defer cancel()
+	dry, suffix := cmdutil.DNSDryRun(o.DryRun)
+	opts := dnssync.WriteOptions{FieldManager: propagate.FieldManager, DryRun: dry}
+	for _, live := range target.Written {
+		opts.Set = cmp.Or(opts.Set, live.GetLabels()[dnssync.SetLabel])
+	}
+	if _, err := dnssync.Write(wctx, target.Client, cluster, res.Records, target.Written, opts); err != nil {
+		return fmt.Errorf("DNS records in cluster %s: %w", cluster, err)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "%s DNS: the targets of %s withdrawn from %d DNSEndpoints in cluster %s%s\n",
+		o.IO.ErrColorScheme().SuccessIcon(), strings.Join(gone, ", "), len(res.Records), cluster, suffix)
 	return nil
 }

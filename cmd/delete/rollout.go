@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fedctl/fedctl/pkg/cmdutil"
@@ -14,8 +15,10 @@ import (
 
 // rollout deletes wave by wave in the reverse of the waves' order (the
 // canary keeps the application longest), stopping at the first wave that
-// fails or whose gate fails. The DNS records (dnsCluster) go after the
-// last wave, as they still serve the members not reached yet.
+// fails or whose gate fails. Before each wave the DNS records (dnsCluster)
+// are written again without its members' targets, and those of the waves
+// before it; before the last wave, which leaves no member serving, they
+// are deleted.
 func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clients func(string) (members.Client, error), start time.Time, dnsCluster string) error {
 	plan, err := o.Rollout.Plan(in.File, true)
 	if err != nil {
@@ -28,7 +31,25 @@ func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clien
 	if o.DryRun == cmdutil.DryRunClient {
 		del = propagate.PlanDelete
 	}
+	dnsDeleted := false
 	sync := func(ctx context.Context, w rollout.Wave) *propagate.Report {
+		if dnsCluster != "" && !dnsDeleted {
+			// the names stop pointing at the wave's load balancers
+			// before they go, and at every wave's before the last goes
+			gone, serving := wavesThrough(plan, w.Name), false
+			for _, m := range in.Federation.Names() {
+				serving = serving || !slices.Contains(gone, m)
+			}
+			var err error
+			if serving {
+				err = o.withdrawDNS(ctx, in, dnsCluster, gone, clients)
+			} else if err = o.deleteDNS(ctx, in, dnsCluster); err == nil {
+				dnsDeleted = true
+			}
+			if err != nil {
+				return dnsNotWithdrawn(w, err)
+			}
+		}
 		concurrency := o.Concurrency
 		if w.MaxConcurrency > 0 {
 			concurrency = w.MaxConcurrency
@@ -68,5 +89,33 @@ func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clien
 		fmt.Fprintf(o.IO.ErrOut, "%s\n", report.Reason)
 		return cmdutil.MembersError(report.Failed(), false) // the DNS records wait for the last wave
 	}
+	if dnsDeleted {
+		return cmdutil.MembersError(report.Failed(), false)
+	}
 	return errors.Join(cmdutil.MembersError(report.Failed(), false), o.deleteDNS(ctx, in, dnsCluster))
+}
+
+// wavesThrough are the members of plan's waves up to and including the
+// one named last: those a delete rollout has deleted once it is done.
+func wavesThrough(plan *rollout.Plan, last string) []string {
+	var out []string
+	for _, w := range plan.Waves {
+		out = append(out, w.Clusters...)
+		if w.Name == last {
+			break
+		}
+	}
+	return out
+}
+
+// dnsNotWithdrawn is the report of a wave not deleted because the DNS
+// records could not be written without its targets: every member fails,
+// and nothing was sent to any.
+func dnsNotWithdrawn(w rollout.Wave, err error) *propagate.Report {
+	report := &propagate.Report{DryRun: "none"}
+	for _, c := range w.Clusters {
+		report.Clusters = append(report.Clusters, propagate.ClusterResult{Cluster: c, Objects: []propagate.ObjectResult{},
+			Error: fmt.Sprintf("DNS: %v; nothing was deleted here, so that no name points at a load balancer that is gone", err)})
+	}
+	return report
 }

@@ -557,6 +557,42 @@ func TestDNSDelete(t *testing.T) {
 	assert.Nil(t, getEndpoint(t, ns, "service-web"))
 }
 
+// TestDNSDeleteRollout: delete --rollout withdraws each wave's targets
+// from the names before it deletes the wave, so that no name points at a
+// load balancer that is gone while the canary still serves; the last wave
+// leaves no member serving, and the DNSEndpoints go before it.
+func TestDNSDeleteRollout(t *testing.T) {
+	const ns = "dns-delete-rollout"
+	w := newWorkspace(t, app(ns, 5, ""))
+	require.NoError(t, os.WriteFile(w.fedPath, []byte(federationFile+"rollout:\n  timeout: 60s\n  waves:\n  - {name: canary, clusters: [cluster1]}\n  - {name: rest}\n"), 0o600))
+	_, err := w.apply(t, "--wait")
+	require.NoError(t, err)
+	waitReady(t, ns)
+	setLB(t, "cluster1", ns, "192.0.2.1")
+	setLB(t, "cluster3", ns, "198.51.100.3")
+	_, err = w.apply(t)
+	require.NoError(t, err)
+	require.Contains(t, endpoints(t, ns), "web.dns-delete-rollout.example.svc A 192.0.2.1,198.51.100.3")
+
+	errOut, err := w.delete(t, "--rollout", "--to-wave", "rest")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, "DNS: the targets of cluster2, cluster3 withdrawn from 1 DNSEndpoints in cluster cluster1")
+	assert.Less(t, strings.Index(errOut, "withdrawn"), strings.Index(errOut, "deployment.apps/web deleted"), "the names first")
+	assert.ElementsMatch(t, []string{
+		"web.dns-delete-rollout.example.svc A 192.0.2.1",
+		"web.dns-delete-rollout.example.svc.eu-west-1 A 192.0.2.1",
+		"web.dns-delete-rollout.example.svc.eu-west-1a.eu-west-1 A 192.0.2.1",
+		"web.dns-delete-rollout.example.svc.eu-west-1b.eu-west-1 CNAME web.dns-delete-rollout.example.svc.eu-west-1.example.com",
+		"web.dns-delete-rollout.example.svc.us-east-1 CNAME web.dns-delete-rollout.example.svc.example.com",
+		"web.dns-delete-rollout.example.svc.us-east-1a.us-east-1 CNAME web.dns-delete-rollout.example.svc.us-east-1.example.com",
+	}, endpoints(t, ns), "cluster3's load balancer is gone from every name; the canary still serves")
+
+	errOut, err = w.delete(t, "--rollout")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, "DNS: DNSEndpoint dns-delete-rollout/service-web deleted in cluster cluster1")
+	assert.Nil(t, getEndpoint(t, ns, "service-web"))
+}
+
 // TestDNSDiff: fedctl diff shows the DNSEndpoints apply would change in the
 // DNS cluster, and with --prune those it would delete, beside the members'
 // objects; it changes nothing; an input where nothing changed differs in

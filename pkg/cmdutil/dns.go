@@ -38,6 +38,10 @@ type DNSFlags struct {
 	// Forget are DNS clusters the ApplySet's parents are to stop recording,
 	// unchecked (--dns-forget; apply and diff with --prune).
 	Forget []string
+	// Withdrawn are members whose targets the records leave out whatever
+	// they hold: a delete --rollout's waves, withdrawn before they are
+	// deleted. Not a flag.
+	Withdrawn []string
 }
 
 // AddDNSFlags adds --dns-weights, --dns-weight-key, --dns-context and
@@ -183,6 +187,9 @@ func (f *DNSFlags) ComputeDNS(ctx context.Context, ios *iostreams.IOStreams, r *
 	placedIn := map[*federation.Object][]string{}
 	for _, p := range r.Result.Placed {
 		placedIn[p.Object] = p.Clusters
+		if len(f.Withdrawn) > 0 {
+			placedIn[p.Object] = slices.DeleteFunc(slices.Clone(p.Clusters), func(c string) bool { return slices.Contains(f.Withdrawn, c) })
+		}
 	}
 	byObject := r.Result.Replicas()
 	replicas := func(o *federation.Object) map[string]int64 { return byObject[o.ID()] }
