@@ -212,13 +212,10 @@ spec: {targetKind: FederatedDeployment, totalReplicas: 6, intersectWithClusterSe
 	assert.Equal(t, map[string]int64{"a": 1, "b": 1}, replicasOf(res), "no plan: the template's replicas where the Namespace goes")
 }
 
-// TestRSPNoMemberToPlanOver: when every member a preference considers is
-// cordoned or did not answer, KubeFed's scheduler leaves the object as it
-// is; here the replicas are kept as they run, so that a cordoned member
-// is not set back to the template's replicas, and a warning says so.
-func TestRSPNoMemberToPlanOver(t *testing.T) {
-	t.Parallel()
-	set := decode(t, shopNamespace+`
+// webPlanned is shop with a Deployment web placed everywhere and an RSP
+// planning total replicas of it.
+func webPlanned(total int) string {
+	return shopNamespace + fmt.Sprintf(`
 ---
 apiVersion: types.kubefed.io/v1beta1
 kind: FederatedDeployment
@@ -230,8 +227,17 @@ spec:
 apiVersion: scheduling.kubefed.io/v1alpha1
 kind: ReplicaSchedulingPreference
 metadata: {name: web, namespace: shop}
-spec: {targetKind: FederatedDeployment, totalReplicas: 4}
-`)
+spec: {targetKind: FederatedDeployment, totalReplicas: %d}
+`, total)
+}
+
+// TestRSPNoMemberToPlanOver: when every member a preference considers is
+// cordoned or did not answer, KubeFed's scheduler leaves the object as it
+// is; here the replicas are kept as they run, so that a cordoned member
+// is not set back to the template's replicas, and a warning says so.
+func TestRSPNoMemberToPlanOver(t *testing.T) {
+	t.Parallel()
+	set := decode(t, webPlanned(4))
 	one := []placement.Cluster{{Name: "a", Cordoned: true}}
 	live := &render.Live{Answering: []string{"a"}, Replicas: map[string]render.LiveReplicas{
 		// mid-rollout: 2 of its 4 ready; what was written is kept
@@ -252,20 +258,7 @@ spec: {targetKind: FederatedDeployment, totalReplicas: 4}
 // member that did answer for it is not failed over.
 func TestScheduleUnreadState(t *testing.T) {
 	t.Parallel()
-	set := decode(t, shopNamespace+`
----
-apiVersion: types.kubefed.io/v1beta1
-kind: FederatedDeployment
-metadata: {name: web, namespace: shop}
-spec:
-  template: {spec: {replicas: 1}}
-  placement: {clusterSelector: {}}
----
-apiVersion: scheduling.kubefed.io/v1alpha1
-kind: ReplicaSchedulingPreference
-metadata: {name: web, namespace: shop}
-spec: {targetKind: FederatedDeployment, totalReplicas: 9}
-`)
+	set := decode(t, webPlanned(9))
 	three := []placement.Cluster{{Name: "a"}, {Name: "b"}, {Name: "c"}}
 	live := &render.Live{Answering: []string{"a", "b", "c"}, Replicas: map[string]render.LiveReplicas{
 		"FederatedDeployment/shop/web": {

@@ -126,14 +126,7 @@ func (e *Env) KubeconfigWith(t testing.TB, name, server string) string {
 // returns its path: a FaultProxy's Server, to reach cluster through it.
 func (e *Env) KubeconfigVia(t testing.TB, name, cluster, server string) string {
 	t.Helper()
-	cfg, err := clientcmd.LoadFromFile(e.Kubeconfig)
-	if err != nil {
-		t.Fatalf("load kubeconfig: %v", err)
-	}
-	via, ok := cfg.Contexts[cluster]
-	if !ok {
-		t.Fatalf("kubeconfig has no context %q", cluster)
-	}
+	cfg, via := e.loadContext(t, cluster)
 	entry := cfg.Clusters[via.Cluster].DeepCopy()
 	entry.Server = server
 	cfg.Clusters[name] = entry
@@ -154,14 +147,7 @@ func (e *Env) KubeconfigVia(t testing.TB, name, cluster, server string) string {
 // no route to its token service. No request through it leaves fedctl.
 func (e *Env) KubeconfigHangingExec(t testing.TB, name, cluster string, hangFor time.Duration) string {
 	t.Helper()
-	cfg, err := clientcmd.LoadFromFile(e.Kubeconfig)
-	if err != nil {
-		t.Fatalf("load kubeconfig: %v", err)
-	}
-	via, ok := cfg.Contexts[cluster]
-	if !ok {
-		t.Fatalf("kubeconfig has no context %q", cluster)
-	}
+	cfg, via := e.loadContext(t, cluster)
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "hanging-credential-plugin")
 	script := fmt.Sprintf("#!/bin/sh\nexec sleep %d\n", int(hangFor.Seconds()))
@@ -179,6 +165,20 @@ func (e *Env) KubeconfigHangingExec(t testing.TB, name, cluster string, hangFor 
 		t.Fatalf("write kubeconfig: %v", err)
 	}
 	return path
+}
+
+// loadContext loads the test kubeconfig and its context named cluster.
+func (e *Env) loadContext(t testing.TB, cluster string) (*clientcmdapi.Config, *clientcmdapi.Context) {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(e.Kubeconfig)
+	if err != nil {
+		t.Fatalf("load kubeconfig: %v", err)
+	}
+	via, ok := cfg.Contexts[cluster]
+	if !ok {
+		t.Fatalf("kubeconfig has no context %q", cluster)
+	}
+	return cfg, via
 }
 
 // ClosedPort returns a loopback port that nothing listens on.
