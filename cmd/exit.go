@@ -29,7 +29,9 @@ const (
 // Main runs fedctl with the process's arguments and streams and returns the
 // exit code. It is the only place where errors become exit codes.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too (a dropped SSH session): a run ends as on Ctrl-C, and
+	// what it keeps in temporary files (a rollout gate's kubeconfig) goes.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return Execute(ctx, iostreams.System(), os.Args[0], os.Args[1:])
 }

@@ -77,7 +77,7 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 		cmdutil.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme(), report)
 		return report
 	}
-	gateEnv, removeGateKubeconfig, err := cmdutil.GateKubeconfig(o.Rollout.Gate, o.Access, in.Federation)
+	gateEnv, removeGateKubeconfig, err := cmdutil.GateKubeconfig(o.Rollout.Gate, o.Access, in.Federation, plan.Between(o.Rollout.From, o.Rollout.To))
 	if err != nil {
 		return err
 	}

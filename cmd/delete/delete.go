@@ -102,12 +102,14 @@ requests, writes and time.
 given, the whole run (what is left then is reported not attempted).
 
 The DNSEndpoints fedctl wrote for the input's DNS records are deleted first,
-in the cluster the Domain's spec.context or --dns-context names (after the
-last wave with --rollout; not with --cluster, as the records still serve the
-other members). Records with no such cluster, a cluster that cannot be
-opened, or a DNS deletion that fails stop the command before any member is
-touched; --keep-dns leaves the DNSEndpoints where they are (a DNS cluster
-gone for good) and deletes the members' objects all the same.
+in the cluster the Domain's spec.context or --dns-context names (not with
+--cluster, as the records still serve the other members). Records with no
+such cluster, a cluster that cannot be opened, or a DNS deletion that fails
+stop the command before any member is touched; --keep-dns leaves the
+DNSEndpoints where they are (a DNS cluster gone for good) and deletes the
+members' objects all the same. With --rollout the records are written again
+without each wave's targets before it is deleted, and deleted before the
+last wave.
 
 --dry-run=client reads the members and lists what would be deleted, sending
 no write; --dry-run=server sends every deletion as a server-side dry run.

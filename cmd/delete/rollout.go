@@ -63,7 +63,7 @@ func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clien
 		cmdutil.WriteSummary(o.IO.ErrOut, o.IO.ErrColorScheme(), report)
 		return report
 	}
-	gateEnv, removeGateKubeconfig, err := cmdutil.GateKubeconfig(o.Rollout.Gate, o.Access, in.Federation)
+	gateEnv, removeGateKubeconfig, err := cmdutil.GateKubeconfig(o.Rollout.Gate, o.Access, in.Federation, plan.Between(o.Rollout.From, o.Rollout.To))
 	if err != nil {
 		return err
 	}

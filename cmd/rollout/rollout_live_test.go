@@ -339,7 +339,7 @@ func TestRolloutGate(t *testing.T) {
 	const ns = "rollout-gate"
 	w := newWorkspace(t, federation("  timeout: 30s\n"), app(ns, "v1", ""))
 	log := filepath.Join(w.dir, "gate.log")
-	gate := fmt.Sprintf(`echo "$FEDCTL_WAVE $FEDCTL_CLUSTERS $FEDCTL_CONTEXTS" >> %[1]s; echo "$KUBECONFIG" > %[2]s; cp "$KUBECONFIG" %[2]s.$FEDCTL_WAVE; test "$FEDCTL_WAVE" != eu`,
+	gate := fmt.Sprintf(`echo "$FEDCTL_WAVE $FEDCTL_CLUSTERS $FEDCTL_CONTEXTS" >> %[1]s; echo "$KUBECONFIG" > %[2]s; own="${KUBECONFIG%%%%:*}"; cp "$own" %[2]s.$FEDCTL_WAVE; stat -c %%a "$own" > %[2]s.mode; test "$FEDCTL_WAVE" != eu`,
 		log, filepath.Join(w.dir, "gate-kubeconfig"))
 	r := w.apply(t, "--rollout", "--gate", gate)
 	require.Error(t, r.err)
@@ -355,10 +355,16 @@ func TestRolloutGate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "canary cluster1 cluster1\neu cluster2 cluster2\n", string(got))
 
-	path, err := os.ReadFile(filepath.Join(w.dir, "gate-kubeconfig"))
+	paths, err := os.ReadFile(filepath.Join(w.dir, "gate-kubeconfig"))
 	require.NoError(t, err)
-	_, err = os.Stat(strings.TrimSpace(string(path)))
+	list := filepath.SplitList(strings.TrimSpace(string(paths)))
+	require.Len(t, list, 2, "fedctl's kubeconfig, then the user's")
+	assert.Equal(t, w.kubeconfig, list[1], "the user's contexts stay reachable")
+	_, err = os.Stat(list[0])
 	assert.True(t, os.IsNotExist(err), "the gate's kubeconfig is removed after the run: %v", err)
+	mode, err := os.ReadFile(filepath.Join(w.dir, "gate-kubeconfig.mode"))
+	require.NoError(t, err)
+	assert.Equal(t, "600", strings.TrimSpace(string(mode)), "it holds credentials")
 	own, err := clientcmd.LoadFromFile(env.Kubeconfig)
 	require.NoError(t, err)
 	for wave, member := range map[string]string{"canary": "cluster1", "eu": "cluster2"} {

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,15 +100,19 @@ func (f *RolloutFlags) Plan(file *members.File, reverse bool) (*rollout.Plan, er
 	return plan, errors.Join(errs...)
 }
 
-// GateKubeconfig writes the kubeconfig a rollout's --gate command gets as
-// KUBECONFIG: one context per member, named after it, that reaches it as
-// fedctl does (members.Access.StandaloneKubeconfig), so that "kubectl
-// --context $c" for each c of FEDCTL_CONTEXTS checks the wave's own
-// members. It goes to a private temporary directory (0700, the file 0600:
-// it holds credentials), which remove deletes. Without a gate it writes
+// GateKubeconfig writes the kubeconfig a rollout's --gate command gets
+// first in KUBECONFIG: one context per member of names (the waves the run
+// goes through), named after it, that reaches it as fedctl does
+// (members.Access.StandaloneKubeconfig), so that "kubectl --context $c"
+// for each c of FEDCTL_CONTEXTS checks the wave's own members. The user's
+// kubeconfig follows it in KUBECONFIG, so the gate's other contexts and the
+// current one stay; a member's name wins over a context of the same name
+// there. It goes to a private temporary directory (0700, the file 0600: it
+// holds credentials), which remove deletes. Without a gate it writes
 // nothing. A member that cannot be resolved fails the rollout before any
-// write.
-func GateKubeconfig(gate string, access func() (members.Access, error), fed *members.Federation) (env []string, remove func(), err error) {
+// write: its name would otherwise reach whatever the user's kubeconfig
+// calls so.
+func GateKubeconfig(gate string, access func() (members.Access, error), fed *members.Federation, names []string) (env []string, remove func(), err error) {
 	remove = func() {}
 	if gate == "" {
 		return nil, remove, nil
@@ -119,6 +124,9 @@ func GateKubeconfig(gate string, access func() (members.Access, error), fed *mem
 	merged := clientcmdapi.NewConfig()
 	var errs []error
 	for _, m := range fed.Clusters {
+		if !slices.Contains(names, m.Name) {
+			continue
+		}
 		cfg, err := a.StandaloneKubeconfig(m)
 		if err != nil {
 			errs = append(errs, err)
@@ -141,7 +149,11 @@ func GateKubeconfig(gate string, access func() (members.Access, error), fed *mem
 		remove()
 		return nil, func() {}, fmt.Errorf("--gate: %w", err)
 	}
-	return []string{"KUBECONFIG=" + path}, remove, nil
+	own := a.Kubeconfig
+	if own == "" {
+		own = cmp.Or(os.Getenv(clientcmd.RecommendedConfigPathEnvVar), clientcmd.RecommendedHomeFile)
+	}
+	return []string{"KUBECONFIG=" + path + string(os.PathListSeparator) + own}, remove, nil
 }
 
 // WriteRolloutReport prints a rollout's report on w as -o asks: the whole

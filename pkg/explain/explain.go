@@ -294,7 +294,7 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, idx se
 		if i := slices.IndexFunc(members, func(x placement.Cluster) bool { return x.Name == c }); i >= 0 {
 			m.Labels = members[i].Labels
 		}
-		if err := o.MemberErrors[c]; err != nil {
+		if err := eff.MemberErrors[c]; err != nil { // eff: a preference may fail a member (render.WithUnread)
 			co.Error = &OverrideError{Message: err.Error(), Source: source(o.Pos.File(), o.Pos.Line(""))}
 			out.Overrides = append(out.Overrides, co)
 			continue

@@ -110,7 +110,12 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 			s.info.Considered = slices.Clone(pm.Clusters)
 			s.info.Skipped = render.UnreadText(target, kept, unread)
 			s.plan, s.info.Plan = kept, replicas(kept)
-			s.eff, s.origins = withPlan(target, kept)
+			placedIn := maps.Clone(kept)
+			for m := range unread {
+				placedIn[m] = 0 // placed and failed there, as render does
+			}
+			_, s.origins = withPlan(target, placedIn)
+			s.eff = render.WithUnread(target, kept, unread)
 			continue
 		}
 		clusters := pm.Clusters

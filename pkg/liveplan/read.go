@@ -3,6 +3,7 @@ package liveplan
 import (
 	"cmp"
 	"context"
+	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -49,9 +50,10 @@ var targetKinds = map[string]schema.GroupVersionKind{
 // replica state of every RSP target in the members that are ready. A
 // member that cannot be read at all (no client, no discovery, its time
 // ran out) counts as not answering: a plan made without it is made on
-// what is known. One whose state of one target cannot be read (a 403 on
-// its GET, a failed pod LIST) answers; that target alone is not planned
-// (LiveReplicas.Unread), as KubeFed fails only that preference.
+// what is known, and so does one that stops answering while it is read.
+// One that answers a target's GET or pod LIST with a refusal (a 403, a
+// 5xx that outlasted the retries) answers; that target alone is not
+// planned (LiveReplicas.Unread), as KubeFed fails only that preference.
 func Read(ctx context.Context, fed *members.Federation, set *federation.Set, opts Options) *render.Live {
 	if ctx == nil {
 		ctx = context.Background()
@@ -175,8 +177,8 @@ func readMember(ctx context.Context, opts Options, m members.Member, targets []*
 			continue
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, err // the member's time is up: it did not answer
+			if !refused(ctx, err) {
+				return nil, err // it did not answer: not this target's doing
 			}
 			out[t.TargetKey()] = memberState{unread: err}
 			continue
@@ -198,7 +200,7 @@ func readMember(ctx context.Context, opts Options, m members.Member, targets []*
 		}
 		current, capacity, capped := planner.MemberReplicas(spec, ready, pods, now)
 		if listErr != nil {
-			if ctx.Err() != nil {
+			if !refused(ctx, listErr) {
 				return nil, listErr
 			}
 			out[t.TargetKey()] = memberState{unread: listErr}
@@ -207,6 +209,15 @@ func readMember(ctx context.Context, opts Options, m members.Member, targets []*
 		out[t.TargetKey()] = memberState{exists: true, current: current, capacity: capacity, capped: capped, spec: spec}
 	}
 	return out, nil
+}
+
+// refused says whether err is the member answering a request and refusing
+// it (an API status: a 403, a 5xx that outlasted the retries), which
+// leaves that target unread, rather than the member not answering (a
+// refused connection, TLS, 401, a timeout), which fails it over.
+func refused(ctx context.Context, err error) bool {
+	var status apierrors.APIStatus
+	return ctx.Err() == nil && errors.As(err, &status) && !apierrors.IsUnauthorized(err) && !apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err)
 }
 
 // podsOf is what the pod analyzer reads of listed pods.

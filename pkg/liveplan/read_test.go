@@ -196,9 +196,18 @@ func (getForbidden) Get(_ context.Context, m members.Mapping, _, name string) (*
 	return nil, apierrors.NewForbidden(m.Resource.GroupResource(), name, errors.New("not allowed"))
 }
 
-// TestReadTargetUnread: a member that answers but where one target's state
-// cannot be read stays answering; the target alone is marked unread
-// there, with why, and gets no figures from it.
+// getBroken loses every GET's connection: the member stopped answering
+// after its health check.
+type getBroken struct{ members.Client }
+
+func (getBroken) Get(context.Context, members.Mapping, string, string) (*unstructured.Unstructured, error) {
+	return nil, errors.New("connection refused")
+}
+
+// TestReadTargetUnread: a member that answers but refuses one target's
+// read stays answering; the target alone is marked unread there, with
+// why, and gets no figures from it. One whose read fails for want of an
+// answer does not answer.
 func TestReadTargetUnread(t *testing.T) {
 	w := newWorld(t, map[string]bool{"a": true, "b": true, "c": true})
 	for _, m := range []string{"a", "b", "c"} {
@@ -206,16 +215,21 @@ func TestReadTargetUnread(t *testing.T) {
 	}
 	live := liveplan.Read(context.Background(), w.fed, w.set, liveplan.Options{Access: w.access, Timeout: 5 * time.Second,
 		Clients: func(name string) (members.Client, error) {
-			if name == "b" {
+			switch name {
+			case "b":
 				return getForbidden{w.fakes[name]}, nil
+			case "c":
+				return getBroken{w.fakes[name]}, nil
 			}
 			return w.fakes[name], nil
 		}})
-	assert.Equal(t, []string{"a", "b", "c"}, live.Answering, "b answered")
-	assert.Empty(t, live.Why)
+	assert.Equal(t, []string{"a", "b"}, live.Answering, "b answered, c did not")
+	assert.Contains(t, live.Why["c"], "connection refused")
+	assert.NotContains(t, live.Why, "b")
 	got := live.Replicas["FederatedDeployment/shop/web"]
-	assert.Equal(t, map[string]int64{"a": 2, "c": 2}, got.Spec)
+	assert.Equal(t, map[string]int64{"a": 2}, got.Spec)
 	require.Contains(t, got.Unread, "b")
+	assert.NotContains(t, got.Unread, "c")
 	assert.Contains(t, got.Unread["b"], "forbidden")
 }
 

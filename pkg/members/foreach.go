@@ -2,6 +2,7 @@ package members
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -63,8 +64,9 @@ func Gather[T any](ctx context.Context, concurrency int, timeout time.Duration, 
 	return out, errs
 }
 
-// Await returns what fn gives, or a *NoAnswerError when ctx ends first
-// and fn does not return soon after. Some of what a member's work waits on
+// Await returns what fn gives, or a *NoAnswerError when ctx's deadline
+// passes first and fn does not return soon after (ctx's cause when it was
+// cancelled instead: an interrupt). Some of what a member's work waits on
 // cannot be bounded by a context: client-go runs an exec credential plugin
 // with none, and a Cluster API member's client waits for its kubeconfig
 // Secret under the run's own time. A read or a write must end at its
@@ -101,6 +103,9 @@ func Await[T any](ctx context.Context, fn func() T) (T, error) {
 			return take(a)
 		case <-time.After(abandonGrace):
 			var zero T
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return zero, context.Cause(ctx) // interrupted (Ctrl-C): said as such
+			}
 			return zero, &NoAnswerError{Cause: context.Cause(ctx)}
 		}
 	}

@@ -85,3 +85,20 @@ func TestGatherGivesUpOnAMemberThatIgnoresItsContext(t *testing.T) {
 	require.ErrorAs(t, errs[3], &p)
 	assert.Equal(t, "bug in member 3", p.Value)
 }
+
+// TestGatherInterrupted: a member given up on because the run was
+// interrupted (Ctrl-C) has the interrupt, not a "no answer in time".
+func TestGatherInterrupted(t *testing.T) {
+	t.Parallel()
+	stuck := make(chan struct{})
+	defer close(stuck)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+	}()
+	_, errs := Gather(ctx, 1, time.Minute, 1, func(context.Context, int) int { <-stuck; return 1 })
+	assert.ErrorIs(t, errs[0], context.Canceled)
+	var na *NoAnswerError
+	assert.False(t, errors.As(errs[0], &na), "%v", errs[0])
+}

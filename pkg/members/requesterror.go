@@ -36,7 +36,10 @@ func RequestError(err error) error {
 	var cfgErr *ConfigError
 	var capiErr *ClusterAPIError
 	var deadline *DeadlineError
+	var noAnswer *NoAnswerError
 	switch {
+	case errors.As(err, &noAnswer):
+		return noAnswer // it says which deadline, and what hangs
 	case errors.As(err, &deadline):
 		return deadline // net/http returns the context's cause
 	case errors.As(err, &cfgErr):
@@ -134,6 +137,10 @@ func ShortDuration(d time.Duration) string {
 // tried again because the deadline left no time keeps that reason.
 func RequestErrorIn(ctx context.Context, err error) error {
 	var de *DeadlineError
+	var noAnswer *NoAnswerError
+	if errors.As(err, &noAnswer) {
+		return noAnswer // it says which deadline, and what hangs
+	}
 	if errors.As(err, &de) {
 		return de // net/http returns the context's cause
 	}

@@ -80,7 +80,12 @@ const NotAttemptedDeadline = "not attempted: deadline reached"
 
 // emit hands r to Options.OnResult, if any.
 func (s *memberSync) emit(r ObjectResult) {
-	if s.in.OnResult != nil && r.Action != "" && !s.abandoned.Load() {
+	if s.in.OnResult == nil || r.Action == "" {
+		return
+	}
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	if !s.abandoned {
 		s.in.OnResult(s.cluster, r)
 	}
 }

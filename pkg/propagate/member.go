@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,7 +67,9 @@ func runMembers(ctx context.Context, in Input, m mode, sync1 func(*memberSync, c
 			return sync1(ms, members.WithRetryStats(mctx, &stats))
 		})
 		if err != nil {
-			ms.abandoned.Store(true) // its late results are not this run's
+			ms.emitMu.Lock()
+			ms.abandoned = true // its late results are not this run's
+			ms.emitMu.Unlock()
 			msg := err.Error()
 			if !m.dryRun {
 				msg += "; what was written to it before is not known"
@@ -156,8 +157,10 @@ type memberSync struct {
 	mu sync.Mutex
 
 	// abandoned is set when the run gave up on the member (members.Await):
-	// its goroutine may still finish, but reports nothing more.
-	abandoned atomic.Bool
+	// its goroutine may still finish, but reports nothing more. Under
+	// emitMu, with each result handed on: none comes after it is set.
+	emitMu    sync.Mutex
+	abandoned bool
 
 	// bumps records the types whose generation moves when only their
 	// annotations change (see recordGeneration).

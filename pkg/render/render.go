@@ -272,7 +272,7 @@ func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledTy
 		if len(in.Only) > 0 && !slices.Contains(in.Only, c) {
 			continue
 		}
-		if err := eff.MemberErrors[c]; err != nil { // eff: a preference may fail a member (withUnread)
+		if err := eff.MemberErrors[c]; err != nil { // eff: a preference may fail a member (WithUnread)
 			res.fail(c, o, err)
 			continue
 		}
@@ -411,7 +411,7 @@ func positioned(o *federation.Object, err error) []error {
 			out = append(out, o.Errorf(pfe.Field, "%v", pfe.Err))
 			continue
 		}
-		out = append(out, o.Errorf("", "%v", e))
+		out = append(out, o.Errorf("", "%w", e)) // %w: UnreadStateError stays known
 	}
 	return out
 }

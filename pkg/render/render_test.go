@@ -271,12 +271,12 @@ func TestScheduleUnreadState(t *testing.T) {
 	require.ErrorAs(t, res.Errors[0], &te)
 	assert.Equal(t, "b", te.Cluster, "b fails the object: nothing is sent there")
 	assert.Contains(t, te.Error(), "its replica state could not be read for the plan (forbidden)")
+	var unread *render.UnreadStateError
+	assert.ErrorAs(t, te, &unread, "status tells it from an override's failure")
 	assert.NoError(t, res.InputErr(), "one member's failure, not the input's: the rest is applied")
-	for _, p := range res.Placed {
-		if p.Object.Name == "web" {
-			assert.Equal(t, []string{"a", "b", "c"}, p.Clusters, "still placed in b: nothing removed there")
-		}
-	}
+	i := slices.IndexFunc(res.Placed, func(p render.Placed) bool { return p.Object.Name == "web" })
+	require.GreaterOrEqual(t, i, 0)
+	assert.Equal(t, []string{"a", "b", "c"}, res.Placed[i].Clusters, "still placed in b: nothing removed there")
 	assert.Contains(t, strings.Join(warnings(res), "\n"), "the replica state of FederatedDeployment shop/web could not be read in b (forbidden): not planned")
 	assert.Contains(t, strings.Join(warnings(res), "\n"), "the members read keep their replicas (a 2, c 2), and nothing is sent to b for it")
 }

@@ -62,7 +62,7 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		}
 		if unread := in.Live.Unread(target, pm.Clusters); len(unread) > 0 {
 			kept := KeptAsWritten(in.Live, target, pm.Clusters, unread)
-			out[target] = withUnread(target, kept, unread)
+			out[target] = WithUnread(target, kept, unread)
 			res.Warnings = append(res.Warnings, rsp.Errorf("", "%s", UnreadText(target, kept, unread)))
 			continue
 		}
@@ -265,10 +265,10 @@ func KeptAsWritten(live *Live, target *federation.Object, clusters []string, unr
 	return kept
 }
 
-// withUnread is target placed in the members of kept, with their
-// replicas, and in the unread ones, where it fails: nothing is written
-// to them for it, and nothing removed.
-func withUnread(target *federation.Object, kept map[string]int64, unread map[string]string) *federation.Object {
+// WithUnread is target placed in the members of kept, with their
+// replicas, and in the unread ones, where it fails (UnreadStateError):
+// nothing is written to them for it, and nothing removed.
+func WithUnread(target *federation.Object, kept map[string]int64, unread map[string]string) *federation.Object {
 	plan := maps.Clone(kept)
 	for m := range unread {
 		plan[m] = 0 // placed, so not removed; failed below, so not sent
@@ -279,9 +279,18 @@ func withUnread(target *federation.Object, kept map[string]int64, unread map[str
 		eff.MemberErrors = map[string]error{}
 	}
 	for m, why := range unread {
-		eff.MemberErrors[m] = fmt.Errorf("not sent: its replica state could not be read for the plan (%s), and replicas never move on a failed read; the next apply plans it again", why)
+		eff.MemberErrors[m] = &UnreadStateError{Why: why}
 	}
 	return eff
+}
+
+// UnreadStateError fails a planned object in a member where its replica
+// state could not be read (WithUnread): nothing is sent there for it. It
+// is no fault of the input; status calls it RetrievalFailed.
+type UnreadStateError struct{ Why string }
+
+func (e *UnreadStateError) Error() string {
+	return fmt.Sprintf("not sent: its replica state could not be read for the plan (%s), and replicas never move on a failed read; the next apply plans it again", e.Why)
 }
 
 // UnreadText says what KeptAsWritten decided, for the preference's warning.

@@ -3,6 +3,8 @@
 package rollout
 
 import (
+	"errors"
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -13,5 +15,13 @@ import (
 // not outlive fedctl.
 func ownProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error {
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return err
+		}
+		// killed, or gone already: a gate that exited 0 just as its time
+		// ran out passed (exec then reports its own status, not the
+		// cancellation); a killed one reports the signal
+		return os.ErrProcessDone
+	}
 }

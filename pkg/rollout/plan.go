@@ -43,6 +43,26 @@ func (p *Plan) Index(name string) int {
 	return slices.IndexFunc(p.Waves, func(w Wave) bool { return w.Name == name })
 }
 
+// Between are the members of the waves from the one named from to the one
+// named to, in order ("" for either end: the first, the last): those a
+// run with --from-wave and --to-wave goes through.
+func (p *Plan) Between(from, to string) []string {
+	start, end := 0, len(p.Waves)-1
+	if from != "" {
+		start = max(p.Index(from), 0)
+	}
+	if to != "" {
+		if i := p.Index(to); i >= 0 {
+			end = i
+		}
+	}
+	var out []string
+	for i := start; i <= end && i < len(p.Waves); i++ {
+		out = append(out, p.Waves[i].Clusters...)
+	}
+	return out
+}
+
 // WaveOf is the name of the wave that holds member, "" if none.
 func (p *Plan) WaveOf(member string) string {
 	for _, w := range p.Waves {

@@ -182,13 +182,20 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 			targets = append(targets, t)
 		}
 	}
-	// Overrides that failed for this member: nothing to read.
+	// Objects that failed to render for this member (their overrides, or
+	// their replica state that could not be read for the plan): nothing
+	// is read for them but what runs (below).
 	for _, err := range res.Errors {
 		var te *render.TargetError
 		if errors.As(err, &te) && te.Cluster == cluster {
-			mr.entries = append(mr.entries, memberEntry{source: te.Object, status: ClusterStatus{
-				Name: cluster, Status: ApplyOverridesFailed, Message: te.Err.Error(), Readiness: NotFound, placed: true,
-			}})
+			st := ClusterStatus{Name: cluster, Status: ApplyOverridesFailed, Message: te.Err.Error(), Readiness: NotFound, placed: true}
+			var unreadState *render.UnreadStateError
+			if errors.As(te.Err, &unreadState) {
+				// its replica state could not be read for the plan: not
+				// the input's fault, and another read may do
+				st.Status = RetrievalFailed
+			}
+			mr.entries = append(mr.entries, memberEntry{source: te.Object, status: st})
 		}
 	}
 	// A member that stops answering halfway is unread from then on: its

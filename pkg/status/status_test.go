@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/members/memberstest"
 	"github.com/fedctl/fedctl/pkg/pipeline"
@@ -404,6 +406,34 @@ func TestReadOverridesFailedShowsWhatRuns(t *testing.T) {
 			assert.NotEqual(t, WaitingForRemoval, c.Status, "%s in %s: still placed there", o.Ref(), c.Name)
 		}
 	}
+}
+
+// TestReadUnreadReplicaState: an object not sent to a member because its
+// replica state could not be read there for the plan
+// (render.UnreadStateError) is RetrievalFailed, which another read may
+// mend, not ApplyOverridesFailed, which waiting cannot; what runs there
+// is shown.
+func TestReadUnreadReplicaState(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, manifests)
+	f.apply(t)
+	f.setReady("us-1")
+	var web *federation.Object
+	f.res.Targets = slices.DeleteFunc(f.res.Targets, func(tg render.Target) bool {
+		if tg.Cluster == "us-1" && tg.Type.Kind == "Deployment" {
+			web = tg.Source
+			return true
+		}
+		return false
+	})
+	require.NotNil(t, web)
+	f.res.Errors = append(f.res.Errors, &render.TargetError{Cluster: "us-1", Object: web, Err: web.Errorf("", "%w", &render.UnreadStateError{Why: "forbidden"})})
+	r := Read(context.Background(), f.input())
+	st := statusOf(r, "FederatedDeployment shop/web", "us-1")
+	assert.Equal(t, RetrievalFailed, st.Status)
+	assert.Contains(t, st.Message, "its replica state could not be read for the plan (forbidden)")
+	assert.Equal(t, Current, st.Readiness, "what runs there is shown")
+	assert.Equal(t, []string{"us-1"}, r.Unread())
 }
 
 // configMapsForbidden is a member whose user may not list ConfigMaps.
