@@ -1,16 +1,15 @@
 package propagate
 
 import (
+	"cmp"
 	"context"
 	"slices"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/fedctl/fedctl/pkg/members"
-	"github.com/fedctl/fedctl/pkg/parallel"
 )
 
 // FindApplySet looks for the parents of the ApplySet set names (its kind and
@@ -21,32 +20,34 @@ import (
 // the error of each member that could not be read. set.Namespace is
 // ignored: finding it is the point (apply --applyset NAME without -n).
 func FindApplySet(ctx context.Context, set ApplySet, clusters []string, clients func(string) (members.Client, error), timeout time.Duration) (map[string][]string, map[string]error) {
-	byMember, failed := eachMember(clusters, func(cluster string) ([]string, error) {
+	byMember, failed := eachMember(ctx, clusters, timeout, func(ctx context.Context, cluster string) ([]string, error) {
 		return findApplySetIn(ctx, set, cluster, clients, timeout)
 	})
 	return byValue(byMember), failed
 }
 
-// eachMember runs read for every member of clusters in parallel, and
-// returns what it read in each, and the error of each it could not.
-func eachMember[T any](clusters []string, read func(cluster string) (T, error)) (map[string]T, map[string]error) {
-	var mu sync.Mutex
+// eachMember runs read for every member of clusters in parallel, each
+// within timeout (members.Gather: a member whose client never comes is
+// given up on then), and returns what it read in each, and the error of
+// each it could not.
+func eachMember[T any](ctx context.Context, clusters []string, timeout time.Duration, read func(ctx context.Context, cluster string) (T, error)) (map[string]T, map[string]error) {
+	type answer struct {
+		v   T
+		err error
+	}
+	answers, errs := members.Gather(ctx, len(clusters), timeout, len(clusters), func(ctx context.Context, i int) answer {
+		v, err := read(ctx, clusters[i])
+		return answer{v, err}
+	})
 	got := map[string]T{}
 	failed := map[string]error{}
-	var g parallel.Group
-	for _, cluster := range clusters {
-		g.Go(func() {
-			v, err := read(cluster)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				failed[cluster] = err
-				return
-			}
-			got[cluster] = v
-		})
+	for i, cluster := range clusters {
+		if err := cmp.Or(errs[i], answers[i].err); err != nil {
+			failed[cluster] = err
+			continue
+		}
+		got[cluster] = answers[i].v
 	}
-	g.Wait()
 	return got, failed
 }
 
@@ -94,7 +95,7 @@ func findApplySetIn(ctx context.Context, set ApplySet, cluster string, clients f
 // be read. A member without the parent, or whose parent records none or is
 // not the set's, is in neither.
 func RecordedDNSContexts(ctx context.Context, set ApplySet, clusters []string, clients func(string) (members.Client, error), timeout time.Duration) (map[string][]string, map[string]error) {
-	byMember, failed := eachMember(clusters, func(cluster string) ([]string, error) {
+	byMember, failed := eachMember(ctx, clusters, timeout, func(ctx context.Context, cluster string) ([]string, error) {
 		recorded, err := recordedDNSContextIn(ctx, set, cluster, clients, timeout)
 		return sets.List(splitList(recorded)), err
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"syscall"
@@ -14,7 +15,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
-	"github.com/fedctl/fedctl/pkg/parallel"
+
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/status"
 )
@@ -50,21 +51,22 @@ func (r *runner) waitGone(ctx context.Context, report *propagate.Report, cluster
 	for {
 		// members in parallel: one slow to answer does not hold up the
 		// others' checks
+		// (members.Gather: one whose client never comes is given up on
+		// when the wave's time ends)
 		type check struct {
 			there []propagate.ObjectResult
 			err   error
 		}
-		checks := make(map[string]*check, len(left))
-		for cluster := range left {
-			checks[cluster] = &check{}
-		}
-		var g parallel.Group
-		for cluster, c := range checks {
-			objs := left[cluster]
-			g.Go(func() { c.there, c.err = r.stillThere(ctx, cluster, objs) })
-		}
-		g.Wait()
-		for cluster, c := range checks {
+		clusters := slices.Sorted(maps.Keys(left))
+		checks, failed := members.Gather(ctx, len(clusters), 0, len(clusters), func(ctx context.Context, i int) check {
+			there, err := r.stillThere(ctx, clusters[i], left[clusters[i]])
+			return check{there, err}
+		})
+		for i, cluster := range clusters {
+			c := checks[i]
+			if failed[i] != nil {
+				c = check{there: left[cluster], err: failed[i]}
+			}
 			lastErr[cluster] = c.err
 			if len(c.there) == 0 && c.err == nil {
 				delete(left, cluster)
