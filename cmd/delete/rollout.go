@@ -36,12 +36,9 @@ func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clien
 		if dnsCluster != "" && !dnsDeleted {
 			// the names stop pointing at the wave's load balancers
 			// before they go, and at every wave's before the last goes
-			gone, serving := wavesThrough(plan, w.Name), false
-			for _, m := range in.Federation.Names() {
-				serving = serving || !slices.Contains(gone, m)
-			}
+			gone := plan.Between("", w.Name)
 			var err error
-			if serving {
+			if slices.ContainsFunc(in.Federation.Names(), func(m string) bool { return !slices.Contains(gone, m) }) { // some still serve
 				err = o.withdrawDNS(ctx, in, dnsCluster, gone, clients)
 			} else if err = o.deleteDNS(ctx, in, dnsCluster); err == nil {
 				dnsDeleted = true
@@ -93,19 +90,6 @@ func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clien
 		return cmdutil.MembersError(report.Failed(), false)
 	}
 	return errors.Join(cmdutil.MembersError(report.Failed(), false), o.deleteDNS(ctx, in, dnsCluster))
-}
-
-// wavesThrough are the members of plan's waves up to and including the
-// one named last: those a delete rollout has deleted once it is done.
-func wavesThrough(plan *rollout.Plan, last string) []string {
-	var out []string
-	for _, w := range plan.Waves {
-		out = append(out, w.Clusters...)
-		if w.Name == last {
-			break
-		}
-	}
-	return out
 }
 
 // dnsNotWithdrawn is the report of a wave not deleted because the DNS

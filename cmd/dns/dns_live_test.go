@@ -175,6 +175,19 @@ func installCRDIn(t *testing.T, cluster string) {
 	}, 20*time.Second, 200*time.Millisecond)
 }
 
+// serve applies the app, waits until its pods are ready in every member,
+// and gives the Service in each member of lbs the load balancer IP lbs
+// names, as a cloud controller would.
+func (w *workspace) serve(t *testing.T, ns string, lbs map[string]string) {
+	t.Helper()
+	_, err := w.apply(t, "--wait")
+	require.NoError(t, err)
+	waitReady(t, ns)
+	for cluster, ip := range lbs {
+		setLB(t, cluster, ns, ip)
+	}
+}
+
 // setLB sets a Service's status.loadBalancer as a cloud controller would.
 func setLB(t *testing.T, cluster, ns string, ips ...string) {
 	t.Helper()
@@ -253,11 +266,7 @@ func waitReady(t *testing.T, ns string) {
 func TestDNSRecords(t *testing.T) {
 	const ns = "dns-records"
 	w := newWorkspace(t, app(ns, 5, ""))
-	_, err := w.apply(t, "--wait")
-	require.NoError(t, err)
-	waitReady(t, ns)
-	setLB(t, "cluster1", ns, "192.0.2.1")
-	setLB(t, "cluster3", ns, "198.51.100.3")
+	w.serve(t, ns, map[string]string{"cluster1": "192.0.2.1", "cluster3": "198.51.100.3"})
 
 	out, _, err := w.dns(t)
 	require.NoError(t, err)
@@ -309,13 +318,8 @@ func TestDNSRecords(t *testing.T) {
 func TestDNSWeights(t *testing.T) {
 	const ns = "dns-weights"
 	w := newWorkspace(t, app(ns, 15, "  weighting: replicas\n"))
-	_, err := w.apply(t, "--wait")
-	require.NoError(t, err)
-	waitReady(t, ns)
-	setLB(t, "cluster1", ns, "192.0.2.1")
-	setLB(t, "cluster2", ns, "192.0.2.2")
-	setLB(t, "cluster3", ns, "198.51.100.3")
-	_, err = w.apply(t)
+	w.serve(t, ns, map[string]string{"cluster1": "192.0.2.1", "cluster2": "192.0.2.2", "cluster3": "198.51.100.3"})
+	_, err := w.apply(t)
 	require.NoError(t, err)
 	global := func() []string {
 		var out []string
@@ -360,12 +364,8 @@ func TestDNSWeights(t *testing.T) {
 func TestDNSMemberDown(t *testing.T) {
 	const ns = "dns-down"
 	w := newWorkspace(t, app(ns, 5, ""))
-	_, err := w.apply(t, "--wait")
-	require.NoError(t, err)
-	waitReady(t, ns)
-	setLB(t, "cluster1", ns, "192.0.2.1")
-	setLB(t, "cluster3", ns, "198.51.100.3")
-	_, err = w.apply(t)
+	w.serve(t, ns, map[string]string{"cluster1": "192.0.2.1", "cluster3": "198.51.100.3"})
+	_, err := w.apply(t)
 	require.NoError(t, err)
 
 	// context cluster3 (whose cluster entry has its name) now reaches a
@@ -565,12 +565,8 @@ func TestDNSDeleteRollout(t *testing.T) {
 	const ns = "dns-delete-rollout"
 	w := newWorkspace(t, app(ns, 5, ""))
 	require.NoError(t, os.WriteFile(w.fedPath, []byte(federationFile+"rollout:\n  timeout: 60s\n  waves:\n  - {name: canary, clusters: [cluster1]}\n  - {name: rest}\n"), 0o600))
-	_, err := w.apply(t, "--wait")
-	require.NoError(t, err)
-	waitReady(t, ns)
-	setLB(t, "cluster1", ns, "192.0.2.1")
-	setLB(t, "cluster3", ns, "198.51.100.3")
-	_, err = w.apply(t)
+	w.serve(t, ns, map[string]string{"cluster1": "192.0.2.1", "cluster3": "198.51.100.3"})
+	_, err := w.apply(t)
 	require.NoError(t, err)
 	require.Contains(t, endpoints(t, ns), "web.dns-delete-rollout.example.svc A 192.0.2.1,198.51.100.3")
 

@@ -115,8 +115,31 @@ type statusRun struct {
 // runStatus runs "fedctl status ARGS" against the test clusters.
 func runStatus(t *testing.T, args ...string) statusRun {
 	t.Helper()
+	return runStatusWith(t, func(ios *iostreams.IOStreams) *cmdutil.Factory { return factory(t, ios) }, args...)
+}
+
+// runStatusVia runs "fedctl status ARGS" with fed's members reached
+// through kubeconfig (see federationVia).
+func runStatusVia(t *testing.T, fed *members.Federation, kubeconfig string, args ...string) statusRun {
+	t.Helper()
+	return runStatusWith(t, func(ios *iostreams.IOStreams) *cmdutil.Factory { return proxiedFactory(t, ios, fed, kubeconfig) }, args...)
+}
+
+// federationVia is the test federation with member cluster reached
+// through kubeconfig context instead of its own.
+func federationVia(t *testing.T, cluster, context string) *members.Federation {
+	t.Helper()
+	fed := testFederation()
+	m, _ := fed.Member(cluster)
+	m.Context = context
+	require.NoError(t, fed.Put(m, true))
+	return fed
+}
+
+func runStatusWith(t *testing.T, factoryOf func(*iostreams.IOStreams) *cmdutil.Factory, args ...string) statusRun {
+	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	cmd := NewCmdStatus(factory(t, ios), nil)
+	cmd := NewCmdStatus(factoryOf(ios), nil)
 	cmd.SetArgs(append([]string{"--poll-interval", "200ms"}, args...))
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	start := time.Now()
@@ -637,25 +660,14 @@ func TestStatusWaitBoundedWhenAMemberHangs(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, p.Close()) })
 	kubeconfig := e.KubeconfigVia(t, "cluster2-proxied", "cluster2", p.Server)
-	fed := testFederation()
-	m, _ := fed.Member("cluster2")
-	m.Context = "cluster2-proxied"
-	require.NoError(t, fed.Put(m, true))
+	fed := federationVia(t, "cluster2", "cluster2-proxied")
 	p.Set(testenv.Faults{Hang: true})
 
-	ios, _, out, errOut := iostreams.Test()
-	f := proxiedFactory(t, ios, fed, kubeconfig)
-	cmd := NewCmdStatus(f, nil)
-	cmd.SetArgs([]string{"-f", dir, "--wait", "--timeout", "4s", "--poll-interval", "200ms"})
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	start := time.Now()
-	err = cmd.ExecuteContext(context.Background())
-	took := time.Since(start)
-	t.Logf("status --wait --timeout 4s with cluster2 silent: %s\nstdout:\n%s\nstderr:\n%s", took.Round(10*time.Millisecond), out, errOut)
+	r := runStatusVia(t, fed, kubeconfig, "-f", dir, "--wait", "--timeout", "4s")
 	var nr *status.NotReadyError
-	require.ErrorAs(t, err, &nr)
+	require.ErrorAs(t, r.err, &nr)
 	assert.True(t, nr.TimedOut)
-	assert.Less(t, took, 10*time.Second, "bounded by --timeout 4s")
+	assert.Less(t, r.took, 10*time.Second, "bounded by --timeout 4s")
 	_, injected := p.Counts()
 	assert.Positive(t, injected, "cluster2 was asked and never answered")
 
@@ -686,19 +698,11 @@ kind: ServiceDNSRecord
 metadata: {name: web, namespace: `+ns+`}
 spec: {domainRef: example}
 `)
-	out.Reset()
-	errOut.Reset()
-	cmd = NewCmdStatus(f, nil)
-	cmd.SetArgs([]string{"-f", dir, "--wait", "--timeout", "4s", "--poll-interval", "200ms"})
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	start = time.Now()
-	err = cmd.ExecuteContext(context.Background())
-	took = time.Since(start)
-	t.Logf("status --wait --timeout 4s with an RSP and a DNS record, cluster2 silent: %s\nstdout:\n%s\nstderr:\n%s", took.Round(10*time.Millisecond), out, errOut)
-	require.ErrorAs(t, err, &nr)
+	r = runStatusVia(t, fed, kubeconfig, "-f", dir, "--wait", "--timeout", "4s")
+	require.ErrorAs(t, r.err, &nr)
 	assert.True(t, nr.TimedOut)
-	assert.Less(t, took, 7*time.Second, "one deadline of 4s for the live read, the wait and the DNS read")
-	assert.Contains(t, errOut.String(), "DNS records: not read, --timeout was reached")
+	assert.Less(t, r.took, 7*time.Second, "one deadline of 4s for the live read, the wait and the DNS read")
+	assert.Contains(t, r.errOut, "DNS records: not read, --timeout was reached")
 }
 
 // TestStatusWaitBoundedWhenCredentialsHang: cluster2's credentials come
@@ -714,25 +718,13 @@ func TestStatusWaitBoundedWhenCredentialsHang(t *testing.T) {
 	apply(t, nsFile, cm)
 
 	kubeconfig := e.KubeconfigHangingExec(t, "cluster2-exec", "cluster2", 40*time.Second)
-	fed := testFederation()
-	m, _ := fed.Member("cluster2")
-	m.Context = "cluster2-exec"
-	require.NoError(t, fed.Put(m, true))
-
-	ios, _, out, errOut := iostreams.Test()
-	cmd := NewCmdStatus(proxiedFactory(t, ios, fed, kubeconfig), nil)
-	cmd.SetArgs([]string{"-f", dir, "--wait", "--timeout", "3s", "--poll-interval", "200ms"})
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	start := time.Now()
-	err := cmd.ExecuteContext(context.Background())
-	took := time.Since(start)
-	t.Logf("status --wait --timeout 3s with cluster2's exec plugin hanging: %s\nstdout:\n%s\nstderr:\n%s", took.Round(10*time.Millisecond), out, errOut)
+	r := runStatusVia(t, federationVia(t, "cluster2", "cluster2-exec"), kubeconfig, "-f", dir, "--wait", "--timeout", "3s")
 	var nr *status.NotReadyError
-	require.ErrorAs(t, err, &nr)
+	require.ErrorAs(t, r.err, &nr)
 	assert.True(t, nr.TimedOut)
-	assert.Less(t, took, 20*time.Second, "bounded by --timeout 3s, not by the plugin's 40s")
-	assert.Contains(t, errOut.String(), "cluster2")
-	assert.Contains(t, errOut.String(), "exec credential plugin")
+	assert.Less(t, r.took, 20*time.Second, "bounded by --timeout 3s, not by the plugin's 40s")
+	assert.Contains(t, r.errOut, "cluster2")
+	assert.Contains(t, r.errOut, "exec credential plugin")
 }
 
 // TestStatusCordoned: in a cordoned member apply creates and removes
@@ -795,23 +787,15 @@ func TestStatusRetrievalFailed(t *testing.T) {
 	t.Cleanup(func() { assert.NoError(t, p.Close()) })
 	p.Set(testenv.Faults{Status: 403, Methods: []string{"GET"}, Paths: []string{"/api/v1/namespaces/" + ns + "/configmaps/cfg"}, ExactPaths: true})
 	kubeconfig := e.KubeconfigVia(t, "cluster2-proxied", "cluster2", p.Server)
-	fed := testFederation()
-	m, _ := fed.Member("cluster2")
-	m.Context = "cluster2-proxied"
-	require.NoError(t, fed.Put(m, true))
+	fed := federationVia(t, "cluster2", "cluster2-proxied")
 
 	for _, args := range [][]string{{"-f", file}, {"-f", file, "--exit-code"}} {
-		ios, _, out, errOut := iostreams.Test()
-		cmd := NewCmdStatus(proxiedFactory(t, ios, fed, kubeconfig), nil)
-		cmd.SetArgs(args)
-		cmd.SilenceErrors, cmd.SilenceUsage = true, true
-		err = cmd.ExecuteContext(context.Background())
-		t.Logf("status %v\nstdout:\n%s\nstderr:\n%s", args, out, errOut)
+		r := runStatusVia(t, fed, kubeconfig, args...)
 		var partial *cmdutil.PartialError
-		require.ErrorAs(t, err, &partial, "%v", args)
+		require.ErrorAs(t, r.err, &partial, "%v", args)
 		assert.Equal(t, []string{"cluster2"}, partial.Failed)
-		assert.Regexp(t, `ConfigMap\s+unread\s+cfg\s+cluster2\s+RetrievalFailed\s+Unknown`, out.String())
-		assert.Regexp(t, `ConfigMap\s+unread\s+cfg\s+cluster1\s+NotApplied\s+NotFound`, out.String())
+		assert.Regexp(t, `ConfigMap\s+unread\s+cfg\s+cluster2\s+RetrievalFailed\s+Unknown`, r.out)
+		assert.Regexp(t, `ConfigMap\s+unread\s+cfg\s+cluster1\s+NotApplied\s+NotFound`, r.out)
 	}
 	_, injected := p.Counts()
 	assert.Positive(t, injected, "cluster2's GET was refused")

@@ -110,12 +110,8 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 			s.info.Considered = slices.Clone(pm.Clusters)
 			s.info.Skipped = render.UnreadText(target, kept, unread)
 			s.plan, s.info.Plan = kept, replicas(kept)
-			placedIn := maps.Clone(kept)
-			for m := range unread {
-				placedIn[m] = 0 // placed and failed there, as render does
-			}
-			_, s.origins = withPlan(target, placedIn)
-			s.eff = render.WithUnread(target, kept, unread)
+			eff, from := render.WithUnread(target, kept, unread)
+			s.eff, s.origins = eff, originsOf(from)
 			continue
 		}
 		clusters := pm.Clusters
@@ -216,6 +212,11 @@ func steps(in []planner.Step) []Step {
 // updateOverridesMap), with where each resulting override comes from.
 func withPlan(o *federation.Object, plan map[string]int64) (*federation.Object, [][]origin) {
 	eff, from := render.WithPlan(o, plan)
+	return eff, originsOf(from)
+}
+
+// originsOf says where each override of render's rewrite comes from.
+func originsOf(from [][]render.OverrideOrigin) [][]origin {
 	origins := make([][]origin, len(from))
 	for i, items := range from {
 		for _, f := range items {
@@ -229,7 +230,7 @@ func withPlan(o *federation.Object, plan map[string]int64) (*federation.Object, 
 			origins[i] = append(origins[i], org)
 		}
 	}
-	return eff, origins
+	return origins
 }
 
 func itemField(i, k int) string { return fmt.Sprintf("spec.overrides[%d].clusterOverrides[%d]", i, k) }

@@ -3,7 +3,6 @@ package liveplan
 import (
 	"cmp"
 	"context"
-	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -177,7 +176,7 @@ func readMember(ctx context.Context, opts Options, m members.Member, targets []*
 			continue
 		}
 		if err != nil {
-			if !refused(ctx, err) {
+			if !members.Refused(ctx, err) {
 				return nil, err // it did not answer: not this target's doing
 			}
 			out[t.TargetKey()] = memberState{unread: err}
@@ -200,7 +199,7 @@ func readMember(ctx context.Context, opts Options, m members.Member, targets []*
 		}
 		current, capacity, capped := planner.MemberReplicas(spec, ready, pods, now)
 		if listErr != nil {
-			if !refused(ctx, listErr) {
+			if !members.Refused(ctx, listErr) {
 				return nil, listErr
 			}
 			out[t.TargetKey()] = memberState{unread: listErr}
@@ -209,15 +208,6 @@ func readMember(ctx context.Context, opts Options, m members.Member, targets []*
 		out[t.TargetKey()] = memberState{exists: true, current: current, capacity: capacity, capped: capped, spec: spec}
 	}
 	return out, nil
-}
-
-// refused says whether err is the member answering a request and refusing
-// it (an API status: a 403, a 5xx that outlasted the retries), which
-// leaves that target unread, rather than the member not answering (a
-// refused connection, TLS, 401, a timeout), which fails it over.
-func refused(ctx context.Context, err error) bool {
-	var status apierrors.APIStatus
-	return ctx.Err() == nil && errors.As(err, &status) && !apierrors.IsUnauthorized(err) && !apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err)
 }
 
 // podsOf is what the pod analyzer reads of listed pods.

@@ -147,13 +147,15 @@ func ProbeAll(ctx context.Context, a Access, ms []Member, concurrency int, each 
 		return Probe(pctx, a, ms[i])
 	})
 	for i, err := range errs {
-		var na *NoAnswerError
-		switch {
-		case errors.As(err, &na):
-			out[i] = Health{Conditions: []Condition{{Type: ConditionOffline, Status: "True", Reason: ReasonClusterNotReachable, Message: err.Error()}}}
-		case err != nil:
-			out[i] = Health{Conditions: []Condition{{Type: ConditionOffline, Status: "True", Reason: ReasonClusterNotReachable, Message: "not probed: " + err.Error()}}}
+		if err == nil {
+			continue
 		}
+		msg := err.Error()
+		var na *NoAnswerError
+		if !errors.As(err, &na) {
+			msg = "not probed: " + msg // never ran, or a bug
+		}
+		out[i] = Health{Conditions: []Condition{{Type: ConditionOffline, Status: "True", Reason: ReasonClusterNotReachable, Message: msg}}}
 	}
 	return out
 }

@@ -156,6 +156,18 @@ func RequestErrorIn(ctx context.Context, err error) error {
 	return RequestError(err)
 }
 
+// Refused says whether err is a member answering a request and refusing
+// it (an API status: a 403, a 404, a 5xx that outlasted the retries), as
+// opposed to the member not answering (a refused connection, TLS, a 401
+// for credentials it no longer takes, a timeout, ctx's end). A refusal
+// concerns that request's object or type alone; the member's other reads
+// stand.
+func Refused(ctx context.Context, err error) bool {
+	var status apierrors.APIStatus
+	return ctx.Err() == nil && errors.As(err, &status) &&
+		!apierrors.IsUnauthorized(err) && !apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err)
+}
+
 // DeadlineReached says whether ctx ended because a deadline passed (see
 // DeadlineError), and which.
 func DeadlineReached(ctx context.Context) (*DeadlineError, bool) {

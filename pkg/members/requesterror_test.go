@@ -67,3 +67,29 @@ func TestRequestErrorInNamesTheDeadlineThatFired(t *testing.T) {
 	assert.EqualError(t, RequestErrorIn(context.Background(), fmt.Errorf("get: %w", context.DeadlineExceeded)),
 		"the API server did not answer one request within the request timeout (--timeout)")
 }
+
+// TestRefused: only a member that answered and refused the request leaves
+// the rest of its reads standing; one that did not answer, or no longer
+// takes the credentials, is not read at all.
+func TestRefused(t *testing.T) {
+	gr := schema.GroupResource{Resource: "configmaps"}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want bool
+	}{
+		{"forbidden", context.Background(), apierrors.NewForbidden(gr, "x", errors.New("no")), true},
+		{"unavailable after the retries", context.Background(), apierrors.NewServiceUnavailable("busy"), true},
+		{"not found (a type gone)", context.Background(), apierrors.NewNotFound(gr, ""), true},
+		{"unauthorized", context.Background(), apierrors.NewUnauthorized("expired"), false},
+		{"server timeout", context.Background(), apierrors.NewServerTimeout(gr, "list", 1), false},
+		{"timeout", context.Background(), apierrors.NewTimeoutError("slow", 1), false},
+		{"connection refused", context.Background(), errors.New("dial tcp: connection refused"), false},
+		{"forbidden after the run ended", ended, apierrors.NewForbidden(gr, "x", errors.New("no")), false},
+	} {
+		assert.Equal(t, tt.want, Refused(tt.ctx, tt.err), tt.name)
+	}
+}

@@ -70,7 +70,7 @@ func runMembers(ctx context.Context, in Input, m mode, sync1 func(*memberSync, c
 			ms.emitMu.Lock()
 			ms.abandoned = true // its late results are not this run's
 			ms.emitMu.Unlock()
-			msg := err.Error()
+			msg := members.RequestErrorIn(mctx, err).Error() // an interrupt says "interrupted"
 			if !m.dryRun {
 				msg += "; what was written to it before is not known"
 			}

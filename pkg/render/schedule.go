@@ -62,7 +62,7 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 		}
 		if unread := in.Live.Unread(target, pm.Clusters); len(unread) > 0 {
 			kept := KeptAsWritten(in.Live, target, pm.Clusters, unread)
-			out[target] = WithUnread(target, kept, unread)
+			out[target], _ = WithUnread(target, kept, unread)
 			res.Warnings = append(res.Warnings, rsp.Errorf("", "%s", UnreadText(target, kept, unread)))
 			continue
 		}
@@ -267,13 +267,14 @@ func KeptAsWritten(live *Live, target *federation.Object, clusters []string, unr
 
 // WithUnread is target placed in the members of kept, with their
 // replicas, and in the unread ones, where it fails (UnreadStateError):
-// nothing is written to them for it, and nothing removed.
-func WithUnread(target *federation.Object, kept map[string]int64, unread map[string]string) *federation.Object {
+// nothing is written to them for it, and nothing removed. The origins are
+// WithPlan's.
+func WithUnread(target *federation.Object, kept map[string]int64, unread map[string]string) (*federation.Object, [][]OverrideOrigin) {
 	plan := maps.Clone(kept)
 	for m := range unread {
 		plan[m] = 0 // placed, so not removed; failed below, so not sent
 	}
-	eff, _ := WithPlan(target, plan)
+	eff, origins := WithPlan(target, plan)
 	eff.MemberErrors = maps.Clone(target.MemberErrors)
 	if eff.MemberErrors == nil {
 		eff.MemberErrors = map[string]error{}
@@ -281,7 +282,7 @@ func WithUnread(target *federation.Object, kept map[string]int64, unread map[str
 	for m, why := range unread {
 		eff.MemberErrors[m] = &UnreadStateError{Why: why}
 	}
-	return eff
+	return eff, origins
 }
 
 // UnreadStateError fails a planned object in a member where its replica

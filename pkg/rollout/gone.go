@@ -15,7 +15,6 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/members"
-
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/status"
 )

@@ -286,7 +286,7 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 				mr.entries = append(mr.entries, memberEntry{source: t.Source, status: st})
 				continue
 			case err != nil:
-				if unreachable(err) {
+				if !members.Refused(ctx, err) {
 					return notReady(members.RequestError(err))
 				}
 				st.Status, st.Readiness, st.Message = RetrievalFailed, Unknown, members.RequestError(err).Error()
@@ -397,7 +397,7 @@ func listManaged(ctx context.Context, a members.Client, types []typeconfig.Type,
 		items, err := a.List(ctx, m, members.ListOptions{LabelSelector: federation.ManagedBySelector, Namespace: namespace})
 		if err != nil {
 			err = fmt.Errorf("list %s: %w", m.Resource.GroupResource(), members.RequestError(err))
-			if unreachable(err) || ctx.Err() != nil {
+			if !members.Refused(ctx, err) {
 				return nil, nil, nil, err
 			}
 			listed[m.Resource.GroupResource()], unlisted[gvk] = err, err
@@ -466,16 +466,6 @@ func replicas(obj map[string]any) *int64 {
 func refOf(obj map[string]any) *ObjectRef {
 	u := unstructured.Unstructured{Object: obj}
 	return &ObjectRef{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
-}
-
-// unreachable says whether err means the member did not answer, rather
-// than that one request was refused.
-func unreachable(err error) bool {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		return apierrors.IsUnauthorized(err)
-	}
-	return true
 }
 
 // appliedTime is the time of the server-side apply that owns fedctl's
