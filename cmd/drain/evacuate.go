@@ -13,7 +13,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fedctl/fedctl/pkg/capacity"
@@ -582,12 +581,10 @@ func withNeeds(res *render.Result, selected func(*federation.Object) bool) func(
 	}
 	needed := map[*federation.Object]bool{}
 	for _, t := range res.Targets {
-		switch (schema.GroupKind{Group: t.Type.Group, Kind: t.Type.Kind}) {
-		case schema.GroupKind{Kind: "Namespace"}:
+		if t.Source.IsNamespace() {
 			needed[t.Source] = needed[t.Source] || namespaces[t.Source.Name]
-		case schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:
-			group, _, _ := unstructured.NestedString(t.Object, "spec", "group")
-			kind, _, _ := unstructured.NestedString(t.Object, "spec", "names", "kind")
+		}
+		if group, kind, ok := t.DefinedKind(); ok {
 			needed[t.Source] = needed[t.Source] || types[schema.GroupKind{Group: group, Kind: kind}]
 		}
 	}

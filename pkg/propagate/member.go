@@ -402,12 +402,10 @@ func (s *memberSync) parallel(ctx context.Context, n int, fn func(i int)) {
 // the member is cordoned.
 func cordonedCRD(crds []*item, gk schema.GroupKind) bool {
 	for _, c := range crds {
-		if c.gvk.Kind != "CustomResourceDefinition" || c.result.Action != Skipped || c.result.Reason != ReasonCordoned {
+		if c.result.Action != Skipped || c.result.Reason != ReasonCordoned {
 			continue
 		}
-		group, _, _ := unstructured.NestedString(c.target.Object, "spec", "group")
-		kind, _, _ := unstructured.NestedString(c.target.Object, "spec", "names", "kind")
-		if group == gk.Group && kind == gk.Kind {
+		if group, kind, ok := c.target.DefinedKind(); ok && group == gk.Group && kind == gk.Kind {
 			return true
 		}
 	}

@@ -56,6 +56,20 @@ func (t Target) Namespace() string {
 // Name is the member object's name.
 func (t Target) Name() string { return t.Source.Name }
 
+// DefinedKind is the group and kind of the custom resources a
+// CustomResourceDefinition target defines; ok is false for any other
+// target.
+func (t Target) DefinedKind() (group, kind string, ok bool) {
+	if t.Type.Group != "apiextensions.k8s.io" || t.Type.Kind != "CustomResourceDefinition" {
+		return "", "", false
+	}
+	spec, _ := t.Object["spec"].(map[string]any)
+	names, _ := spec["names"].(map[string]any)
+	group, _ = spec["group"].(string)
+	kind, _ = names["kind"].(string)
+	return group, kind, true
+}
+
 // Placed records where one federated object goes.
 type Placed struct {
 	Object *federation.Object

@@ -242,9 +242,9 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 	}
 	cordoned := slices.Contains(in.Cordoned, cluster)
 	// In a cordoned member apply creates nothing: a placed object that is
-	// not there (its type not served either: its CRD is not created) is
-	// Cordoned, and not placed for the wait and the counts, as it will not
-	// come.
+	// not there (its type not served either, when its CRD is in the input
+	// and so was not created) is Cordoned, and not placed for the wait and
+	// the counts, as it will not come.
 	absentCordoned := func(st ClusterStatus) ClusterStatus {
 		st.Status, st.Readiness, st.placed = Cordoned, NotFound, false
 		st.Message = "placed here but not in the cluster, which is cordoned: apply creates no object there (fedctl uncordon lifts it)"
@@ -253,7 +253,9 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 	for _, t := range targets {
 		st := ClusterStatus{Name: cluster, Object: refOf(t.Object), DesiredReplicas: replicas(t.Object), placed: true}
 		gvk := gvkOf(t.Type)
-		if notServed[gvk] && cordoned {
+		if notServed[gvk] && cordoned && definedIn(targets, gvk.GroupKind()) {
+			// its CRD comes with the input, which the cordon keeps out
+			// (as apply skips it); without one, apply fails on the type
 			mr.entries = append(mr.entries, memberEntry{source: t.Source, status: absentCordoned(st)})
 			continue
 		}
@@ -340,6 +342,15 @@ func readMember(ctx context.Context, in Input, cluster string, placed map[string
 		mr.entries = append(mr.entries, memberEntry{source: p.Object, status: st})
 	}
 	return mr
+}
+
+// definedIn says whether a CustomResourceDefinition among targets defines
+// gk.
+func definedIn(targets []render.Target, gk schema.GroupKind) bool {
+	return slices.ContainsFunc(targets, func(t render.Target) bool {
+		group, kind, ok := t.DefinedKind()
+		return ok && group == gk.Group && kind == gk.Kind
+	})
 }
 
 // liveKey identifies an object in one member.

@@ -360,14 +360,26 @@ spec:
 	assert.Equal(t, 1, r.Summary.Propagation[NotApplied], "only eu-1's fresh ConfigMap is for apply to act on")
 	assert.Equal(t, 1, r.Summary.Readiness[NotFound], "us-1's fresh ConfigMap will not come: not counted as a member object that is missing")
 
-	// a type the cordoned member does not serve (its CRD, new, is not
-	// created there either) is Cordoned too, not TypeNotServed, which
-	// would fail a wait at once
+	// a type the cordoned member does not serve, whose CRD the input
+	// holds (new, so not created there either), is Cordoned too, not
+	// TypeNotServed, which would fail a wait at once; without its CRD in
+	// the input, apply fails on the type there, and so says status
 	f3 := newFixture(t, manifests)
-	f3.members["us-1"] = newFakeMember(nsType, cmType)
+	crdType := typeconfig.Type{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", Plural: "customresourcedefinitions", Scope: typeconfig.Cluster}
+	f3.members["us-1"] = newFakeMember(nsType, cmType, crdType)
 	in3 := f3.input()
 	in3.Cordoned = []string{"us-1"}
-	assert.Equal(t, Cordoned, statusOf(Read(context.Background(), in3), "FederatedDeployment shop/web", "us-1").Status)
+	assert.Equal(t, TypeNotServed, statusOf(Read(context.Background(), in3), "FederatedDeployment shop/web", "us-1").Status)
+	crd := &federation.Object{}
+	crd.Kind, crd.Name = "FederatedCustomResourceDefinition", "deployments.apps"
+	withCRD := *f3.res
+	withCRD.Targets = append(slices.Clone(withCRD.Targets), render.Target{Cluster: "us-1", Type: crdType, Source: crd,
+		Object: map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": map[string]any{"name": "deployments.apps"},
+			"spec": map[string]any{"group": "apps", "names": map[string]any{"kind": "Deployment"}}}})
+	in3.Result = &withCRD
+	r3 := Read(context.Background(), in3)
+	assert.Equal(t, Cordoned, statusOf(r3, "FederatedDeployment shop/web", "us-1").Status)
+	assert.Equal(t, Cordoned, statusOf(r3, "FederatedCustomResourceDefinition deployments.apps", "us-1").Status, "the CRD, new, is kept out too")
 	assert.Zero(t, r.Summary.Propagation[WaitingForRemoval])
 
 	in.Clusters = []string{"us-1"}
