@@ -34,28 +34,20 @@ func (o *GetOptions) complete(f *cmdutil.Factory) cobra.CompletionFunc {
 // in the selected members (--cluster, else all), in the namespace get
 // would list (-n, -A, else each context's), merged and sorted.
 func (o *GetOptions) objectNames(ctx context.Context, f *cmdutil.Factory, typeName, prefix string) []string {
-	all, access, ok := cmdutil.CompletionMembers(f)
+	fed, access, ok := cmdutil.CompletionMembers(f)
 	if !ok {
 		return nil
 	}
-	ms := all
-	if len(o.Clusters) > 0 {
-		ms = nil
-		for _, m := range all {
-			for _, c := range o.Clusters {
-				if m.Name == c {
-					ms = append(ms, m)
-				}
-			}
-		}
+	ms, err := selectMembers(fed, o.Clusters)
+	if err != nil {
+		return nil
 	}
-	fed := members.New()
-	for _, m := range ms {
-		_ = fed.Put(m, true)
+	namespaces, err := o.memberNamespaces(access, fed, ms)
+	if err != nil {
+		return nil
 	}
-	clients := members.Clients(fed, access, members.NewMemberClient)
-	_, list, err := inventory.List(ctx, inventory.ListInput{Clients: clients, Members: ms, TypeName: typeName,
-		Namespaces: o.memberNamespaces(access, ms), Read: inventory.ReadNames, Timeout: cmdutil.CompletionTimeout})
+	_, list, err := inventory.List(ctx, inventory.ListInput{Clients: members.Clients(fed, access, members.NewMemberClient), Members: ms, TypeName: typeName,
+		Namespaces: namespaces, Read: inventory.ReadNames, Timeout: cmdutil.CompletionTimeout})
 	if err != nil {
 		return nil
 	}

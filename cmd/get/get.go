@@ -85,10 +85,14 @@ Cluster API.
 get TYPE [NAME]: the member objects labelled app.kubernetes.io/managed-by:
 fedctl, merged across members with a CLUSTER column first and the columns
 kubectl shows (the API servers' own table printing; -o wide adds the rest),
-sorted by cluster, namespace and name. TYPE is resolved through the first
-member's discovery as kubectl does (plural, singular, kind, short name or
-<plural>.<group>). Without -n or -A each member is read in its context's
-namespace. -o yaml|json prints a MemberObjectList of {cluster, object} with
+sorted by cluster, namespace and name. TYPE is resolved as kubectl does
+(plural, singular, kind, short name, NAME.GROUP or NAME.VERSION.GROUP), in
+each member's own discovery: each is listed at the version it serves, the
+first member that knows the name decides which type it means, and members
+that do not serve it are named in a note on standard error. Without -n or
+-A each member is read in its context's namespace; a federation scoped to a
+namespace is read there alone (-A and no -n mean it, another -n is an
+error). -o yaml|json prints a MemberObjectList of {cluster, object} with
 the values of Secret data replaced by REDACTED; -o name prints
 "CLUSTER KIND.GROUP/NAME" lines. A member that cannot be read is reported on
 standard error and the others are shown; the exit code is then 3.
@@ -175,7 +179,7 @@ labels for get clusters).`,
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 5*time.Second, "How long to wait for each member to answer")
 	cmd.Flags().BoolVar(&opts.IgnoreNotReady, "ignore-not-ready", false, "With clusters: exit 0 even when members are not ready")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", "", "With TYPE: the namespace to list (default: each member context's namespace)")
-	cmd.Flags().BoolVarP(&opts.AllNamespaces, "all-namespaces", "A", false, "With TYPE: list in every namespace")
+	cmd.Flags().BoolVarP(&opts.AllNamespaces, "all-namespaces", "A", false, "With TYPE: list in every namespace (in a federation scoped to a namespace, that namespace)")
 	cmd.Flags().BoolVar(&opts.ShowManagedFields, "show-managed-fields", false, "With TYPE and -o yaml|json: keep metadata.managedFields, which are left out otherwise (as kubectl get)")
 	cmdutil.AddClusterFlag(f, cmd, &opts.Clusters, "With TYPE: only list in this member cluster (repeatable)")
 	cmd.MarkFlagsMutuallyExclusive("namespace", "all-namespaces")

@@ -237,6 +237,25 @@ func TestGetTypeLive(t *testing.T) {
 	assert.Equal(t, 2, cmdutil.ExitCodeOf(r.err))
 	assert.Contains(t, r.err.Error(), "-n elsewhere: the federation is scoped to namespace shop")
 
+	// completion offers what get would list: the scoped namespace's
+	// objects, whatever -A says
+	complete := func(fed *members.Federation) []string {
+		f := &cmdutil.Factory{
+			Federation: func() (*members.File, error) { return &members.File{Federation: fed}, nil },
+			Access: func() (members.Access, error) {
+				return members.Access{Kubeconfig: testenv.Require(t, env).Kubeconfig}, nil
+			},
+		}
+		cmd := NewCmdGet(f, nil)
+		require.NoError(t, cmd.ParseFlags([]string{"-A", "--cluster", "cluster2"}))
+		names, _ := cmd.ValidArgsFunction(cmd, []string{"cm"}, "")
+		return names
+	}
+	assert.Contains(t, complete(scoped), "settings")
+	elsewhere := testFederation()
+	elsewhere.Namespace = "elsewhere"
+	assert.Empty(t, complete(elsewhere), "shop's settings are not offered in a federation scoped to another namespace")
+
 	r = runGet(t, "gadgets")
 	require.Error(t, r.err)
 	assert.Contains(t, r.err.Error(), `cluster cluster1: no API resource named "gadgets"; "kubectl --context cluster1 api-resources" lists the names the cluster serves`)

@@ -35,16 +35,11 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 	}
 	access.Timeout = o.Timeout
 	clients := members.Clients(fed, access, members.NewMemberClient)
-	if fed.Namespace != "" {
-		// A federation scoped to a namespace is read there alone, as
-		// render and apply read it: -A and no -n mean that namespace.
-		ns, err := cmdutil.ScopedNamespace(fed, o.Namespace)
-		if err != nil {
-			return err
-		}
-		o.Namespace, o.AllNamespaces = ns, false
+	namespaces, err := o.memberNamespaces(access, fed, selected)
+	if err != nil {
+		return err
 	}
-	namespaces := o.memberNamespaces(access, selected)
+	everyNamespace := len(namespaces) == 0 // -A, unless the federation is scoped
 	read := inventory.ReadObjects
 	if o.Print.IsTable() {
 		read = inventory.ReadTable
@@ -92,7 +87,7 @@ func (o *GetOptions) runObjects(ctx context.Context, file *members.File) error {
 	if o.Name != "" && rows == 0 {
 		// kubectl get TYPE NAME fails on a name that is not there
 		what := fmt.Sprintf("%s %q", t.Name(), o.Name)
-		if t.Namespaced() && !o.AllNamespaces {
+		if t.Namespaced() && !everyNamespace {
 			what += " " + listedIn(namespaces)
 		}
 		if len(failed) > 0 {
@@ -120,6 +115,7 @@ func listedIn(namespaces map[string]string) string {
 }
 
 func (o *GetOptions) printObjects(list []inventory.MemberObjects, rows int, namespaced bool, namespaces map[string]string) error {
+	everyNamespace := len(namespaces) == 0 // -A, unless the federation is scoped
 	if !o.Print.IsTable() && o.Print.CustomColumns() == nil && o.Print.Output != "name" {
 		_, err := o.Print.PrintData(o.IO.Out, inventory.ObjectList(list, o.ShowManagedFields))
 		return err
@@ -135,7 +131,7 @@ func (o *GetOptions) printObjects(list []inventory.MemberObjects, rows int, name
 	}
 	if rows == 0 {
 		where := "in the member clusters"
-		if namespaced && !o.AllNamespaces {
+		if namespaced && !everyNamespace {
 			// as kubectl's "No resources found in default namespace."
 			where = listedIn(namespaces) + " of the member clusters"
 		}
@@ -156,21 +152,31 @@ func (o *GetOptions) printObjects(list []inventory.MemberObjects, rows int, name
 			func(i int) map[string]string { return (&unstructured.Unstructured{Object: docs[i]}).GetLabels() })
 		return t.Write(o.IO.Out, opts)
 	}
-	return inventory.ObjectTable(list, namespaced && o.AllNamespaces).Write(o.IO.Out, opts)
+	return inventory.ObjectTable(list, namespaced && everyNamespace).Write(o.IO.Out, opts)
 }
 
 // memberNamespaces is the namespace get lists in each member of ms: -n's,
-// every one with -A (""), else the member's context namespace.
-func (o *GetOptions) memberNamespaces(access members.Access, ms []members.Member) map[string]string {
+// every one with -A (""), else the member's context namespace. A
+// federation scoped to a namespace is read there alone, as render and
+// apply read it: -A and no -n mean that namespace, another -n is an error.
+func (o *GetOptions) memberNamespaces(access members.Access, fed *members.Federation, ms []members.Member) (map[string]string, error) {
+	namespace, all := o.Namespace, o.AllNamespaces
+	if fed.Namespace != "" {
+		scoped, err := cmdutil.ScopedNamespace(fed, namespace)
+		if err != nil {
+			return nil, err
+		}
+		namespace, all = scoped, false
+	}
 	namespaces := map[string]string{}
 	for _, m := range ms {
 		switch {
-		case o.AllNamespaces:
-		case o.Namespace != "":
-			namespaces[m.Name] = o.Namespace
+		case all:
+		case namespace != "":
+			namespaces[m.Name] = namespace
 		default:
 			namespaces[m.Name] = members.ContextNamespace(access, m)
 		}
 	}
-	return namespaces
+	return namespaces, nil
 }

@@ -74,10 +74,15 @@ var namespacesMapping = members.MappingOf("", "v1", "namespaces", false)
 // within CompletionTimeout; members are asked in parallel.
 func Namespaces(f *Factory) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		ms, access, ok := CompletionMembers(f)
+		fed, access, ok := CompletionMembers(f)
 		if !ok {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
+		if fed.Namespace != "" {
+			// a federation scoped to a namespace takes no other -n
+			return WithPrefix([]string{fed.Namespace}, toComplete), cobra.ShellCompDirectiveNoFileComp
+		}
+		ms := fed.Clusters
 		if selected, err := cmd.Flags().GetStringArray("cluster"); err == nil && len(selected) > 0 {
 			ms = slices.DeleteFunc(slices.Clone(ms), func(m members.Member) bool { return !slices.Contains(selected, m.Name) })
 		}
@@ -145,9 +150,10 @@ func TypeNames(f *Factory, federated bool, prefix string) []string {
 	return WithPrefix(slices.Compact(names), prefix)
 }
 
-// CompletionMembers are the members to ask for a completion, sorted by
-// name, and how to reach them within CompletionTimeout.
-func CompletionMembers(f *Factory) ([]members.Member, members.Access, bool) {
+// CompletionMembers is the federation whose members a completion asks
+// (sorted by name; at least one), and how to reach them within
+// CompletionTimeout.
+func CompletionMembers(f *Factory) (*members.Federation, members.Access, bool) {
 	if f.Federation == nil || f.Access == nil {
 		return nil, members.Access{}, false
 	}
@@ -162,7 +168,7 @@ func CompletionMembers(f *Factory) ([]members.Member, members.Access, bool) {
 	access.Timeout = CompletionTimeout
 	access.Warnings = nil // nothing but completions may reach the shell
 	access.RequestLog = nil
-	return file.Federation.Clusters, access, true
+	return file.Federation, access, true
 }
 
 // CompletionContext is the context a completion runs in.
