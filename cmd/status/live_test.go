@@ -639,7 +639,7 @@ func TestStatusClusterDown(t *testing.T) {
 	require.ErrorAs(t, r.err, &nr)
 	assert.True(t, nr.TimedOut)
 	assert.Contains(t, r.err.Error(), "cluster cluster3:\n    Deployment down/web: Unknown (ClusterNotReady)")
-	assert.Contains(t, r.err.Error(), "1 member cluster(s) failed: cluster3")
+	assert.Contains(t, r.err.Error(), "1 member cluster(s) could not be read: cluster3")
 	assert.Equal(t, cmdutil.ExitPartial, cmdutil.ExitCodeOf(r.err))
 	assert.False(t, errors.Is(r.err, context.DeadlineExceeded))
 }
@@ -794,6 +794,7 @@ func TestStatusRetrievalFailed(t *testing.T) {
 		var partial *cmdutil.PartialError
 		require.ErrorAs(t, r.err, &partial, "%v", args)
 		assert.Equal(t, []string{"cluster2"}, partial.Failed)
+		assert.Equal(t, "some objects could not be read in cluster2 (RetrievalFailed)", r.err.Error(), "cluster2 answered: no failed member")
 		assert.Regexp(t, `ConfigMap\s+unread\s+cfg\s+cluster2\s+RetrievalFailed\s+Unknown`, r.out)
 		assert.Regexp(t, `ConfigMap\s+unread\s+cfg\s+cluster1\s+NotApplied\s+NotFound`, r.out)
 	}

@@ -321,7 +321,16 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	case len(unreachable) == len(clusters) && len(failed) > 0:
 		membersErr = &cmdutil.AllFailedError{Err: fmt.Errorf("no member cluster could be read: %s", strings.Join(failed, ", "))}
 	case len(failed) > 0:
-		membersErr = &cmdutil.PartialError{Failed: failed}
+		// a member that answered and refused some reads is no failed
+		// member: said apart
+		var says []string
+		if len(unreachable) > 0 {
+			says = append(says, fmt.Sprintf("%d member cluster(s) could not be read: %s", len(unreachable), strings.Join(unreachable, ", ")))
+		}
+		if partly := slices.DeleteFunc(slices.Clone(failed), func(c string) bool { return slices.Contains(unreachable, c) }); len(partly) > 0 {
+			says = append(says, "some objects could not be read in "+strings.Join(partly, ", ")+" (RetrievalFailed)")
+		}
+		membersErr = &cmdutil.PartialError{Failed: failed, Says: strings.Join(says, "; ")}
 	}
 	if err := errors.Join(membersErr, cmdutil.WaitError(waitErr)); err != nil {
 		return err

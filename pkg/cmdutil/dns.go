@@ -59,7 +59,6 @@ func AddDNSForgetFlag(cmd *cobra.Command, f *DNSFlags) {
 	cmd.Flags().StringSliceVar(&f.Forget, "dns-forget", nil, "With --prune: stop recording this DNS cluster on the ApplySet's parents without pruning there, for a context that is gone for good (repeatable)")
 }
 
-// Validate checks the flags alone.
 // Validate checks the DNS flags of a run that prunes (prune) and is
 // limited to some members (clusters, --cluster): such a run leaves the DNS
 // step out, so --dns-forget would do nothing.

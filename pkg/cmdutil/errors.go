@@ -37,9 +37,14 @@ var ErrSilent = errors.New("silent error")
 // succeeded; the command printed which, and the exit code is 3.
 type PartialError struct {
 	Failed []string // names of the failed members, sorted
+	// Says, when set, how they failed, in place of "failed".
+	Says string
 }
 
 func (e *PartialError) Error() string {
+	if e.Says != "" {
+		return e.Says
+	}
 	return fmt.Sprintf("%d member cluster(s) failed: %s", len(e.Failed), strings.Join(e.Failed, ", "))
 }
 

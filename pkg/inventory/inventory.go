@@ -176,7 +176,8 @@ func List(ctx context.Context, in ListInput) (typeconfig.Type, []MemberObjects, 
 		var nf *typeconfig.NotFoundError
 		switch {
 		case errors.As(err, &nf) && found[i].partial != nil && found[i].partial.Missed(t.Group):
-			out[i].Err = fmt.Errorf("cluster %s: %s may be in an API group that could not be discovered: %w", in.Members[i].Name, t.Name(), found[i].partial)
+			out[i].Err = fmt.Errorf("cluster %s: %s may be there, in API group %s, which could not be discovered: %s; run it again once the group's API service answers",
+				in.Members[i].Name, t.Name(), t.Group, found[i].partial.GroupText(t.Group))
 		case errors.As(err, &nf):
 			out[i].NotServed = true
 		case err != nil:
@@ -230,7 +231,7 @@ func (in ListInput) decide(out []MemberObjects, found []discovered) (typeconfig.
 			if found[i].partial != nil {
 				// as enable says it: the type may be in a group
 				// that did not answer
-				notFound = fmt.Errorf("%w (or it is in an API group that could not be discovered: %v)", notFound, found[i].partial)
+				notFound = fmt.Errorf("%w (or it is in an API group that could not be discovered: %s)", notFound, found[i].partial.GroupsText())
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -220,6 +221,7 @@ func TestListSaysWhatDiscoveryMissed(t *testing.T) {
 	assert.Contains(t, err.Error(), `cluster a: no API resource named "podmetrics"`)
 	assert.Contains(t, err.Error(), "(or it is in an API group that could not be discovered: ")
 	assert.Contains(t, err.Error(), "metrics.k8s.io/v1beta1")
+	assert.Equal(t, 1, strings.Count(err.Error(), "cluster a"), "the member is named once")
 
 	got, _, err := List(context.Background(), ListInput{Clients: clients, Members: ms, TypeName: "configmap.v1", Read: ReadObjects})
 	require.NoError(t, err, "a partial discovery still resolves what it holds")
@@ -284,7 +286,8 @@ func TestListEachMemberAtItsVersion(t *testing.T) {
 		}
 		assert.True(t, list[2].NotServed, "c has no CRD for widgets")
 		assert.False(t, list[3].NotServed)
-		assert.ErrorContains(t, list[3].Err, "cluster d: widgets.example.com may be in an API group that could not be discovered")
+		assert.ErrorContains(t, list[3].Err, "cluster d: widgets.example.com may be there, in API group example.com, which could not be discovered: example.com/v1 (")
+		assert.Equal(t, 1, strings.Count(list[3].Err.Error(), "cluster d"), "the member is named once")
 		assert.True(t, list[4].NotServed, "e missed another group only")
 		assert.NoError(t, list[4].Err)
 	}

@@ -31,22 +31,48 @@ type DiscoveryError struct {
 }
 
 func (e *DiscoveryError) Error() string {
+	return fmt.Sprintf("cluster %s: some API groups could not be discovered, so their types are unknown: %s", e.Member, e.GroupsText())
+}
+
+// GroupsText lists the groups that could not be discovered, each with
+// why, without naming the member.
+func (e *DiscoveryError) GroupsText() string {
+	return e.groupsText(func(string) bool { return true })
+}
+
+// GroupText says why group could not be discovered, at each version
+// ("metrics.k8s.io/v1beta1 (the server is currently unable to handle the
+// request)"); "" when it was.
+func (e *DiscoveryError) GroupText(group string) string {
+	return e.groupsText(func(gv string) bool { return inGroup(gv, group) })
+}
+
+func (e *DiscoveryError) groupsText(keep func(gv string) bool) string {
 	var parts []string
 	for _, gv := range slices.Sorted(maps.Keys(e.Groups)) {
-		parts = append(parts, fmt.Sprintf("%s (%v)", gv, e.Groups[gv]))
+		if keep(gv) {
+			parts = append(parts, fmt.Sprintf("%s (%v)", gv, e.Groups[gv]))
+		}
 	}
-	return fmt.Sprintf("cluster %s: some API groups could not be discovered, so their types are unknown: %s", e.Member, strings.Join(parts, ", "))
+	return strings.Join(parts, ", ")
 }
 
 // Missed reports whether group is among the groups that could not be
 // discovered, at any version.
 func (e *DiscoveryError) Missed(group string) bool {
 	for gv := range e.Groups {
-		if g, _, found := strings.Cut(gv, "/"); found && g == group || !found && group == "" {
+		if inGroup(gv, group) {
 			return true
 		}
 	}
 	return false
+}
+
+// inGroup says whether group version gv ("apps/v1", or "v1" for the core
+// group) is of group.
+func inGroup(gv, group string) bool {
+	g, _, found := strings.Cut(gv, "/")
+	return found && g == group || !found && group == ""
 }
 
 // APIResources returns the API resources m serves, each at the version its

@@ -7,6 +7,7 @@
 package rollout
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -213,61 +214,62 @@ func parseWaves(value string, fromFile []members.Wave) ([]waveSpec, error) {
 	for j, w := range fromFile {
 		known[j] = w.Name
 	}
+	sep := ";"
 	if namesWaves(value) {
-		var out []waveSpec
-		parts := strings.Split(value, ",")
-		for i, name := range parts {
-			name = strings.TrimSpace(name)
-			switch {
-			case name == "*" && i == len(parts)-1:
-				out = append(out, waveSpec{name: "*"})
-				continue
-			case name == "*":
-				return nil, fail("* (every other member) can only be the last wave")
-			case slices.ContainsFunc(out, func(w waveSpec) bool { return w.name == name }):
-				return nil, fail("wave %s is named twice", name)
-			}
-			at := slices.Index(known, name)
+		sep = ","
+	}
+	parts, err := splitWaves(value, sep)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	var out []waveSpec
+	for i, part := range parts {
+		switch {
+		case part == "*":
+			out = append(out, waveSpec{name: "*"})
+		case sep == ",":
+			at := slices.Index(known, part)
 			if at < 0 {
 				if len(fromFile) == 0 {
 					return nil, fail("the federation file has no rollout.waves to name; give selectors instead, such as --waves 'tier=canary;*'")
 				}
-				return nil, fail("no wave %q in the federation file (waves: %s)", name, strings.Join(known, ", "))
+				return nil, fail("no wave %q in the federation file (waves: %s)", part, strings.Join(known, ", "))
 			}
 			ws, err := specOf(fromFile[at])
 			if err != nil {
-				return nil, fail("wave %s: %v", name, err)
+				return nil, fail("wave %s: %v", part, err)
 			}
 			out = append(out, ws)
-		}
-		return out, nil
-	}
-	var out []waveSpec
-	parts := strings.Split(value, ";")
-	for i, part := range parts {
-		part = strings.TrimSpace(part)
-		switch {
-		case part == "":
-			return nil, fail("wave %d is empty", i+1)
-		case part == "*" && i == len(parts)-1:
-			out = append(out, waveSpec{name: "*"})
-			continue
-		case part == "*":
-			// as in the names form: a catch-all first would take every
-			// member, and the selectors after it none
-			return nil, fail("* (every other member) can only be the last wave")
-		case slices.ContainsFunc(out, func(w waveSpec) bool { return w.name == part }):
-			return nil, fail("wave %d, %s, is given twice", i+1, part)
 		case slices.Contains(known, part):
 			// "canary" would be the selector "has the label canary", which
 			// is seldom what was meant
 			return nil, fail("wave %d, %s, is a wave of the federation file, but waves separated by ; are label selectors; name the file's waves separated by commas (--waves %s,*)", i+1, part, part)
+		default:
+			sel, err := labels.Parse(part)
+			if err != nil {
+				return nil, fail("wave %d: %v", i+1, err)
+			}
+			out = append(out, waveSpec{name: part, selector: sel})
 		}
-		sel, err := labels.Parse(part)
-		if err != nil {
-			return nil, fail("wave %d: %v", i+1, err)
-		}
-		out = append(out, waveSpec{name: part, selector: sel})
 	}
 	return out, nil
+}
+
+// splitWaves splits --waves at sep, with the checks both forms share: no
+// empty wave, "*" (every other member) only last, as a catch-all first
+// would take every member and the waves after it none, and no wave twice.
+func splitWaves(value, sep string) ([]string, error) {
+	parts := strings.Split(value, sep)
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+		switch part := parts[i]; {
+		case part == "":
+			return nil, fmt.Errorf("wave %d is empty", i+1)
+		case part == "*" && i != len(parts)-1:
+			return nil, errors.New("* (every other member) can only be the last wave")
+		case slices.Contains(parts[:i], part):
+			return nil, fmt.Errorf("wave %d, %s, is given twice", i+1, part)
+		}
+	}
+	return parts, nil
 }
