@@ -137,7 +137,7 @@ func GateKubeconfig(gate string, access func() (members.Access, error), fed *mem
 		maps.Copy(merged.Contexts, cfg.Contexts)
 	}
 	if len(errs) > 0 {
-		return nil, remove, fmt.Errorf("--gate: the kubeconfig it gets cannot be written: %w", errors.Join(errs...))
+		return nil, remove, fmt.Errorf("--gate: the kubeconfig it gets cannot be written, nothing was changed: %w; fix the member's kubeconfig (fedctl get clusters shows which answer), or run without --gate", errors.Join(errs...))
 	}
 	dir, err := os.MkdirTemp("", "fedctl-gate-")
 	if err != nil {
