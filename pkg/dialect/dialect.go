@@ -8,8 +8,9 @@
 //
 // A dialect is one package that implements Dialect, plus one line in
 // pipeline's list of dialects. Documents are parsed once, for all dialects
-// (Parse); each dialect claims the documents it reads, and a document that
-// no dialect claims is an error there, with its file and line.
+// (ParseOne, which the pipeline runs on all CPUs); each dialect claims the
+// documents it reads, and a document that no dialect claims is an error
+// there, with its file and line.
 package dialect
 
 import (
@@ -19,7 +20,6 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
-	"github.com/fedctl/fedctl/pkg/parallel"
 	"github.com/fedctl/fedctl/pkg/placement"
 )
 
@@ -45,11 +45,11 @@ type Dialect interface {
 
 // EarlyDecoder is a Dialect that can decode a document it will claim as
 // soon as the document is parsed, because its claim depends on the
-// document's Head alone. Parse calls it from its workers, so that a
-// document's tree is freed right after use instead of every tree of the
-// input being alive at once (most of render's peak memory at thousands of
-// documents). Read then finds the result in Doc.Early. The pipeline hands
-// Parse the dialects that implement it.
+// document's Head alone. The pipeline calls it from its parse workers,
+// right after ParseOne, so that a document's tree is freed right after
+// use instead of every tree of the input being alive at once (most of
+// render's peak memory at thousands of documents). Read then finds the
+// result in Doc.Early.
 type EarlyDecoder interface {
 	// DecodeEarly decodes doc into doc.Early, and frees doc.Parsed, when
 	// the dialect reads doc; it says whether it did. It must be safe for
@@ -81,7 +81,7 @@ type Doc struct {
 	Parsed *manifest.Parsed
 	// Head is what a dialect needs to know to claim a document.
 	Head Head
-	// Early is what an EarlyDecoder made of the document during Parse
+	// Early is what an EarlyDecoder made of the document after ParseOne
 	// (Parsed is then nil): the dialect's own type.
 	Early any
 	// Err is a syntax error, or a document that is not an object.
@@ -127,32 +127,11 @@ func (d Doc) Errorf(field, format string, args ...any) *manifest.Error {
 	return &manifest.Error{File: d.File, Line: d.Line, Object: d.Head.ID(), Field: field, Err: fmt.Errorf(format, args...)}
 }
 
-// docsPerWorker keeps small inputs, such as tests and single files, on one
-// goroutine.
-const docsPerWorker = 32
-
-// Parse parses every document, on all CPUs: parsing YAML is a large part of
-// a large render, and documents are independent. The result is in input
-// order. Each document that parsed is then offered, in the same worker, to
-// early in order until one decodes it (see EarlyDecoder), so that its tree
-// is freed right away.
-func Parse(docs []manifest.Document, early []EarlyDecoder) []Doc {
-	out := make([]Doc, len(docs))
-	parallel.For(len(docs), docsPerWorker, func(i int) {
-		out[i] = parseOne(docs[i])
-		if out[i].Err != nil {
-			return
-		}
-		for _, e := range early {
-			if e.DecodeEarly(&out[i]) {
-				return
-			}
-		}
-	})
-	return out
-}
-
-func parseOne(doc manifest.Document) Doc {
+// ParseOne parses one document and reads its head (apiVersion, kind,
+// name). A document that does not parse, or is not a Kubernetes object,
+// has Err set, with its line. The pipeline calls it for every document on
+// all CPUs, then offers the result to the early decoders (EarlyDecoder).
+func ParseOne(doc manifest.Document) Doc {
 	d := Doc{Document: doc}
 	parsed, err := manifest.Parse(doc)
 	if err != nil {

@@ -7,7 +7,8 @@
 //	  │ input.Read               (cmdutil.Render; manifest.Read in tests)
 //	  ▼
 //	documents (Input.Docs)       each with its file:line
-//	  │ dialect.Parse            parse each document once (all CPUs)
+//	  │ dialect.ParseOne         parse each document once (all CPUs),
+//	  │                          then EarlyDecoders decode what they claim
 //	  │ Dialect.Claim/Read       each input dialect reads its documents
 //	  │   kubefed                  Federated<Kind>, FederatedNamespace, RSP
 //	  │   fedv1                    Federation v1's annotated workloads, Namespaces

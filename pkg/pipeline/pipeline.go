@@ -12,6 +12,7 @@ import (
 	"github.com/fedctl/fedctl/pkg/dialect/kubefed"
 	"github.com/fedctl/fedctl/pkg/federation"
 	"github.com/fedctl/fedctl/pkg/manifest"
+	"github.com/fedctl/fedctl/pkg/parallel"
 	"github.com/fedctl/fedctl/pkg/placement"
 	"github.com/fedctl/fedctl/pkg/render"
 	"github.com/fedctl/fedctl/pkg/typeconfig"
@@ -99,7 +100,7 @@ func Render(set *federation.Set, in Input) *Output {
 // document none reads), without decoding anything: what fedctl federate
 // asks to tell plain objects from another dialect's input.
 func Readers(docs []manifest.Document) []string {
-	parsed := dialect.Parse(docs, nil)
+	parsed := parse(docs, nil)
 	names := make([]string, len(parsed))
 	taken := make([]bool, len(parsed))
 	for _, d := range Dialects {
@@ -110,6 +111,31 @@ func Readers(docs []manifest.Document) []string {
 		}
 	}
 	return names
+}
+
+// docsPerWorker keeps small inputs, such as tests and single files, on one
+// goroutine.
+const docsPerWorker = 32
+
+// parse parses every document, on all CPUs: parsing YAML is a large part of
+// a large render, and documents are independent. The result is in input
+// order. Each document that parsed is then offered, in the same worker, to
+// early in order until one decodes it (see dialect.EarlyDecoder), so that
+// its tree is freed right away.
+func parse(docs []manifest.Document, early []dialect.EarlyDecoder) []dialect.Doc {
+	out := make([]dialect.Doc, len(docs))
+	parallel.For(len(docs), docsPerWorker, func(i int) {
+		out[i] = dialect.ParseOne(docs[i])
+		if out[i].Err != nil {
+			return
+		}
+		for _, e := range early {
+			if e.DecodeEarly(&out[i]) {
+				return
+			}
+		}
+	})
+	return out
 }
 
 // Decode compiles documents into the federated-object model through every
@@ -123,7 +149,7 @@ func Decode(docs []manifest.Document, types federation.Types, defaultNamespace s
 			early = append(early, e)
 		}
 	}
-	parsed := dialect.Parse(docs, early)
+	parsed := parse(docs, early)
 	in := dialect.Input{Docs: parsed, Types: types, DefaultNamespace: defaultNamespace, Members: members}
 	set := &federation.Set{}
 	var errs []error

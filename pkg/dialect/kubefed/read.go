@@ -81,7 +81,7 @@ func otherGroup(group string) string {
 }
 
 // decoded is one claimed document strictly decoded, by DecodeEarly in
-// dialect.Parse's workers.
+// the pipeline's parse workers.
 type decoded struct {
 	obj *federation.Object
 	rsp *federation.ReplicaSchedulingPreference

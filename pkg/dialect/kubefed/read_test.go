@@ -17,7 +17,10 @@ func read(t *testing.T, text string) (objects, rsps []string, errs []string, cla
 	t.Helper()
 	docs, err := manifest.Split("in.yaml", []byte(text))
 	require.NoError(t, err)
-	parsed := dialect.Parse(docs, nil)
+	parsed := make([]dialect.Doc, len(docs))
+	for i, doc := range docs {
+		parsed[i] = dialect.ParseOne(doc)
+	}
 	d := kubefed.Dialect{}
 	claimed = d.Claim(parsed, make([]bool, len(parsed)))
 	set, err := d.Read(dialect.Input{Docs: parsed, Types: typeconfig.Builtin(), DefaultNamespace: "ns"}, claimed)
