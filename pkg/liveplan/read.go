@@ -187,24 +187,20 @@ func readMember(ctx context.Context, opts Options, m members.Member, targets []*
 		}
 		spec, _, _ := unstructured.NestedInt64(obj.Object, "spec", "replicas")
 		ready, _, _ := unstructured.NestedInt64(obj.Object, "status", "readyReplicas")
-		var listErr error
-		pods := func() []planner.Pod {
+		var pods []planner.Pod
+		if spec != ready { // the pods count only then (planner.MemberReplicas)
 			selector, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "selector", "matchLabels")
 			list, err := client.List(ctx, podMapping, members.ListOptions{Namespace: t.Namespace, LabelSelector: labels.SelectorFromSet(selector).String()})
 			if err != nil {
-				listErr = err
-				return nil
+				if !members.Refused(ctx, err) {
+					return nil, err
+				}
+				out[t.TargetKey()] = memberState{unread: err}
+				continue
 			}
-			return podsOf(list)
+			pods = podsOf(list)
 		}
 		current, capacity, capped := planner.MemberReplicas(spec, ready, pods, now)
-		if listErr != nil {
-			if !members.Refused(ctx, listErr) {
-				return nil, listErr
-			}
-			out[t.TargetKey()] = memberState{unread: listErr}
-			continue
-		}
 		out[t.TargetKey()] = memberState{exists: true, current: current, capacity: capacity, capped: capped, spec: spec}
 	}
 	return out, nil

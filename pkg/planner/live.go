@@ -60,12 +60,13 @@ func AnalyzePods(pods []Pod, now time.Time) PodCounts {
 // pkg/schedulingtypes/replicascheduler.go): ready replicas when they equal
 // spec.replicas; otherwise the pods' running-and-ready count, and a
 // capacity of spec.replicas minus the long-unschedulable pods when there
-// are any.
-func MemberReplicas(specReplicas, readyReplicas int64, pods func() []Pod, now time.Time) (current, capacity int64, capped bool) {
+// are any. pods are read only when the two differ, so a caller lists them
+// only then (KubeFed lists them only then too).
+func MemberReplicas(specReplicas, readyReplicas int64, pods []Pod, now time.Time) (current, capacity int64, capped bool) {
 	if specReplicas == readyReplicas {
 		return readyReplicas, 0, false
 	}
-	c := AnalyzePods(pods(), now)
+	c := AnalyzePods(pods, now)
 	if c.Unschedulable > 0 {
 		return c.RunningAndReady, specReplicas - c.Unschedulable, true
 	}

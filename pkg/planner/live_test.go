@@ -41,18 +41,13 @@ func TestMemberReplicas(t *testing.T) {
 	now := time.Now()
 	running := planner.Pod{Phase: "Running", Conditions: []planner.PodCondition{{Type: "Ready", Status: "True"}}}
 	stuck := planner.Pod{Phase: "Pending", Conditions: []planner.PodCondition{{Type: "PodScheduled", Status: "False", Reason: "Unschedulable", LastTransitionTime: now.Add(-2 * time.Minute)}}}
-	listed := false
-	pods := func(p ...planner.Pod) func() []planner.Pod {
-		return func() []planner.Pod { listed = true; return p }
-	}
+	pods := func(p ...planner.Pod) []planner.Pod { return p }
 
-	cur, capa, capped := planner.MemberReplicas(3, 3, pods(), now)
-	assert.Equal(t, []any{int64(3), int64(0), false}, []any{cur, capa, capped})
-	assert.False(t, listed, "ready replicas equal to spec: no pod list")
+	cur, capa, capped := planner.MemberReplicas(3, 3, pods(stuck, stuck), now)
+	assert.Equal(t, []any{int64(3), int64(0), false}, []any{cur, capa, capped}, "ready replicas equal to spec: the pods are not read")
 
 	cur, capa, capped = planner.MemberReplicas(5, 2, pods(running, running, stuck, stuck), now)
 	assert.Equal(t, []any{int64(2), int64(3), true}, []any{cur, capa, capped}, "capacity = spec.replicas - unschedulable")
-	assert.True(t, listed)
 
 	cur, _, capped = planner.MemberReplicas(5, 2, pods(running), now)
 	assert.Equal(t, []any{int64(1), false}, []any{cur, capped})
