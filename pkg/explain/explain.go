@@ -110,10 +110,7 @@ func Build(in Input) (*Report, error) {
 	}
 
 	scheduled := schedule(in.Set, members, in.Live)
-	idx := setIndex{namespaces: namespaces}
-	if placement.HasMigrations(members) {
-		idx.migratedTo = render.NamespaceDestinations(in.Set, namespaces, members)
-	}
+	idx := render.IndexOf(in.Set, namespaces, members)
 	for _, x := range selected {
 		rep.Objects = append(rep.Objects, explainObject(x.o, x.t, scheduled[x.o], idx, members, in.Only))
 	}
@@ -172,13 +169,6 @@ func joinMessages(err error) string {
 	return strings.Join(msgs, "; ")
 }
 
-// setIndex is what explaining one object needs to know of the others, as
-// render's.
-type setIndex struct {
-	namespaces map[string]*federation.Object
-	migratedTo map[string][]string
-}
-
 func migratedReport(moved []placement.Moved) []Migrated {
 	out := make([]Migrated, len(moved))
 	for i, m := range moved {
@@ -187,7 +177,7 @@ func migratedReport(moved []placement.Moved) []Migrated {
 	return out
 }
 
-func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, idx setIndex, members []placement.Cluster, only []string) Object {
+func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, idx render.Index, members []placement.Cluster, only []string) Object {
 	ns := ""
 	if t.Namespaced() || o.IsNamespace() {
 		ns = o.Namespace
@@ -224,7 +214,7 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, idx se
 	if t.Namespaced() && !o.IsNamespace() {
 		np := &NamespacePlacement{Name: o.Namespace}
 		pl.Namespace = np
-		nsObj, ok := idx.namespaces[o.Namespace]
+		nsObj, ok := idx.Namespaces[o.Namespace]
 		switch {
 		case !ok && o.Rules.NamespaceOptional:
 			np.Optional = true
@@ -249,8 +239,8 @@ func explainObject(o *federation.Object, t typeconfig.Type, s *scheduled, idx se
 		}
 	}
 	switch {
-	case o.IsNamespace() && len(idx.migratedTo[o.Name]) > 0:
-		pl.MigratedTo = idx.migratedTo[o.Name]
+	case o.IsNamespace() && len(idx.MigratedTo[o.Name]) > 0:
+		pl.MigratedTo = idx.MigratedTo[o.Name]
 		clusters = placement.Union(clusters, pl.MigratedTo)
 	case eff == o && !fatal:
 		var moved []placement.Moved

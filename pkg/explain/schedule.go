@@ -36,7 +36,7 @@ type origin struct {
 // overrides carry the plan.
 func schedule(set *federation.Set, members []placement.Cluster, live *render.Live) map[*federation.Object]*scheduled {
 	out := map[*federation.Object]*scheduled{}
-	namespaces := set.Namespaces()
+	idx := render.IndexOf(set, set.Namespaces(), members)
 	for _, sc := range set.Scheduled() {
 		rsp, target := sc.RSP, sc.Target
 		if target == nil {
@@ -55,7 +55,7 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		out[target] = s
 		s.info.Preferences = preferences(rsp.Spec.Clusters)
 		// what render decides, shown
-		pm, err := render.PlanMembers(namespaces, members, live, rsp, target)
+		pm, err := render.PlanMembers(idx, members, live, rsp, target)
 		s.info.Stranded = pm.StrandedText(members, live)
 		if live != nil {
 			lr := live.Replicas[target.TargetKey()]
@@ -141,7 +141,7 @@ func schedule(set *federation.Set, members []placement.Cluster, live *render.Liv
 		if s.info.Live != nil {
 			// What the manifests alone would plan (render without
 			// --live), for the comparison.
-			if offPM, err := render.PlanMembers(namespaces, members, nil, rsp, target); err == nil && len(offPM.Clusters) > 0 {
+			if offPM, err := render.PlanMembers(idx, members, nil, rsp, target); err == nil && len(offPM.Clusters) > 0 {
 				if offline, err := planner.Schedule(rsp.Spec, offPM.Clusters, s.info.Key, nil, nil); err == nil {
 					offline, _ = placement.MigratedPlan(offline, target.Labels, members)
 					s.info.Live.OfflinePlan = replicas(offline)

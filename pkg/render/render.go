@@ -161,10 +161,7 @@ const objectsPerWorker = 16
 // used from the calling goroutine.
 func ForClusters(in Input) *Result {
 	res := &Result{}
-	idx := setIndex{namespaces: in.Set.Namespaces()}
-	if placement.HasMigrations(in.Members) {
-		idx.migratedTo = NamespaceDestinations(in.Set, idx.namespaces, in.Members)
-	}
+	idx := IndexOf(in.Set, in.Set.Namespaces(), in.Members)
 	types := map[string]enabledType{}
 	for _, o := range in.Set.Objects {
 		if _, ok := types[o.Kind]; !ok {
@@ -172,7 +169,7 @@ func ForClusters(in Input) *Result {
 			types[o.Kind] = enabledType{t, enabled}
 		}
 	}
-	effective := schedule(in, res)
+	effective := schedule(in, idx, res)
 	parts := make([]Result, len(in.Set.Objects))
 	parallel.For(len(in.Set.Objects), objectsPerWorker, func(i int) {
 		o := in.Set.Objects[i]
@@ -205,19 +202,35 @@ type enabledType struct {
 	enabled bool
 }
 
-// setIndex is what rendering one object needs to know of the others.
-type setIndex struct {
-	// namespaces are the FederatedNamespaces by name.
-	namespaces map[string]*federation.Object
-	// migratedTo are, by namespace, the members that fedctl migrate
+// Index is what placing one object needs to know of the others and of
+// the members, worked out once per run: by render, and by explain to show
+// what render decides.
+type Index struct {
+	// Namespaces are the FederatedNamespaces by name.
+	Namespaces map[string]*federation.Object
+	// Migrations says whether any member has a migration (fedctl
+	// migrate). Without one, the usual case, placement is KubeFed's alone
+	// and the migration steps are skipped.
+	Migrations bool
+	// MigratedTo are, by namespace, the members that fedctl migrate
 	// sends objects of the namespace to, beyond its own placement.
-	migratedTo map[string][]string
+	MigratedTo map[string][]string
 }
 
-// NamespaceDestinations are, by namespace, the members migrations (fedctl
+// IndexOf indexes set for members, with namespaces as its
+// FederatedNamespaces (set.Namespaces(), or those of enabled types).
+func IndexOf(set *federation.Set, namespaces map[string]*federation.Object, members []placement.Cluster) Index {
+	idx := Index{Namespaces: namespaces, Migrations: placement.HasMigrations(members)}
+	if idx.Migrations {
+		idx.MigratedTo = namespaceDestinations(set, namespaces, members)
+	}
+	return idx
+}
+
+// namespaceDestinations are, by namespace, the members migrations (fedctl
 // migrate) send objects in it to from members where its FederatedNamespace
 // is placed: the Namespace goes there too.
-func NamespaceDestinations(set *federation.Set, namespaces map[string]*federation.Object, members []placement.Cluster) map[string][]string {
+func namespaceDestinations(set *federation.Set, namespaces map[string]*federation.Object, members []placement.Cluster) map[string][]string {
 	objLabels := map[string][]map[string]string{}
 	for _, o := range set.Objects {
 		if !o.IsNamespace() && o.Namespace != "" {
@@ -237,7 +250,7 @@ func NamespaceDestinations(set *federation.Set, namespaces map[string]*federatio
 	return out
 }
 
-func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledType, idx setIndex) {
+func renderObject(in Input, res *Result, o, eff *federation.Object, et enabledType, idx Index) {
 	t, ok := et.t, et.enabled
 	if !ok { // Decode checked this; a caller that skipped Decode gets an error
 		res.Errors = append(res.Errors, &TargetError{Object: o, Err: o.Errorf("kind", "%s is not enabled", o.Kind)})
@@ -338,7 +351,7 @@ func overridesReplicas(m overrides.Member, ovs []federation.ClusterOverrides) bo
 // placement of the FederatedNamespace of their namespace; nsMissing says
 // there is none. Migrations (fedctl migrate) apply last; a replica plan
 // (eff not o) has applied them already.
-func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconfig.Type, idx setIndex) (clusters []string, nsMissing bool, err error) {
+func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconfig.Type, idx Index) (clusters []string, nsMissing bool, err error) {
 	sel, err := placement.Select(eff.Spec.Placement, in.Members)
 	if err != nil {
 		return nil, false, err
@@ -349,14 +362,14 @@ func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconf
 	clusters = sel.Clusters
 	scheduled := eff != o
 	migrated := func(clusters []string) []string {
-		if scheduled {
+		if scheduled || !idx.Migrations {
 			return clusters
 		}
 		out, _ := placement.Migrated(clusters, o.Labels, in.Members)
 		return out
 	}
 	if o.IsNamespace() {
-		if dest := idx.migratedTo[o.Name]; len(dest) > 0 {
+		if dest := idx.MigratedTo[o.Name]; len(dest) > 0 {
 			clusters = placement.Union(clusters, dest)
 		}
 		return clusters, false, nil
@@ -364,7 +377,7 @@ func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconf
 	if !t.Namespaced() {
 		return migrated(clusters), false, nil
 	}
-	ns, ok := idx.namespaces[o.Namespace]
+	ns, ok := idx.Namespaces[o.Namespace]
 	if !ok && o.Rules.NamespaceOptional {
 		return migrated(clusters), false, nil
 	}
@@ -379,7 +392,7 @@ func selectClusters(in Input, res *Result, o, eff *federation.Object, t typeconf
 		return nil, false, o.Errorf("metadata.namespace", "placement of FederatedNamespace %s: %v", o.Namespace, err)
 	}
 	nsClusters := nsSel.Clusters
-	if scheduled {
+	if scheduled && idx.Migrations {
 		// The plan moved replicas to where migrations send them, which
 		// the Namespace follows.
 		nsClusters = placement.Union(nsClusters, placement.NamespaceDestinations(nsClusters, []map[string]string{o.Labels}, in.Members))

@@ -20,9 +20,8 @@ import (
 // planned members, those planned 0 included, and each planned member gets a
 // /spec/replicas override that beats the user's own and the template. It returns the rewritten copies by
 // original object; the input is not modified.
-func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
+func schedule(in Input, idx Index, res *Result) map[*federation.Object]*federation.Object {
 	out := map[*federation.Object]*federation.Object{}
-	namespaces := in.Set.Namespaces()
 	for _, sc := range in.Set.Scheduled() {
 		rsp, target := sc.RSP, sc.Target
 		if target == nil {
@@ -33,7 +32,7 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 			res.Errors = append(res.Errors, &TargetError{Object: target, Err: rsp.Errorf("metadata.name", "a second ReplicaSchedulingPreference for %s", target.ID())})
 			continue
 		}
-		pm, err := PlanMembers(namespaces, in.Members, in.Live, rsp, target)
+		pm, err := PlanMembers(idx, in.Members, in.Live, rsp, target)
 		switch {
 		case err != nil && rsp.Spec.IntersectWithClusterSelector:
 			// A selector that cannot be read fails KubeFed's scheduler,
@@ -78,8 +77,10 @@ func schedule(in Input, res *Result) map[*federation.Object]*federation.Object {
 				res.Warnings = append(res.Warnings, moved)
 			}
 		}
-		// fedctl migrate moves a member's share to another after planning.
-		plan, _ = placement.MigratedPlan(plan, target.Labels, in.Members)
+		if idx.Migrations {
+			// fedctl migrate moves a member's share to another after planning.
+			plan, _ = placement.MigratedPlan(plan, target.Labels, in.Members)
+		}
 		out[target], _ = WithPlan(target, plan)
 	}
 	return out
@@ -155,10 +156,9 @@ type MemberPlanning struct {
 }
 
 // PlanMembers decides the members a replica plan of rsp for target
-// considers and uses; an error is a selector that cannot be read.
-// namespaces are the set's FederatedNamespaces (federation.Set.Namespaces),
-// built once by the caller rather than once per preference.
-func PlanMembers(namespaces map[string]*federation.Object, members []placement.Cluster, live *Live, rsp *federation.ReplicaSchedulingPreference, target *federation.Object) (MemberPlanning, error) {
+// considers and uses; an error is a selector that cannot be read. idx
+// (IndexOf) is built once by the caller rather than once per preference.
+func PlanMembers(idx Index, members []placement.Cluster, live *Live, rsp *federation.ReplicaSchedulingPreference, target *federation.Object) (MemberPlanning, error) {
 	var pm MemberPlanning
 	pm.Considered = make([]string, 0, len(members))
 	for _, m := range members {
@@ -168,7 +168,7 @@ func PlanMembers(namespaces map[string]*federation.Object, members []placement.C
 		}
 	}
 	if rsp.Spec.IntersectWithClusterSelector {
-		selected, ok, err := selectorClusters(namespaces, members, target)
+		selected, ok, err := selectorClusters(idx.Namespaces, members, target)
 		if err != nil {
 			return pm, err
 		}
@@ -190,8 +190,10 @@ func PlanMembers(namespaces map[string]*federation.Object, members []placement.C
 	}
 	// A share a migration sends to a member that cannot take it would go
 	// to a cordoned member, or be lost with one that does not answer.
-	if pm.Stranded = placement.Stranded(pm.Clusters, target.Labels, members, available); pm.Stranded != nil {
-		pm.Clusters = slices.DeleteFunc(slices.Clone(pm.Clusters), func(c string) bool { return pm.Stranded[c] != "" })
+	if idx.Migrations {
+		if pm.Stranded = placement.Stranded(pm.Clusters, target.Labels, members, available); pm.Stranded != nil {
+			pm.Clusters = slices.DeleteFunc(slices.Clone(pm.Clusters), func(c string) bool { return pm.Stranded[c] != "" })
+		}
 	}
 	if len(pm.Clusters) == 0 {
 		if kept := keptAsTheyRun(live, members, target); len(kept) > 0 {
