@@ -245,7 +245,7 @@ func (o *ApplyOptions) live() cmdutil.LiveFunc {
 	if o.DryRun == "client" {
 		return nil
 	}
-	return cmdutil.LiveReader(o.runClients(), cmdutil.ProbeTimeout(o.Timeout), o.Plan)
+	return cmdutil.LiveReader(o.runClients(), o.Timeout, o.Plan)
 }
 
 // runClients are the run's clients of the members, one per member, shared
@@ -370,7 +370,7 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 		if dry == "client" {
 			dry = "none" // PlanLive reads only, and reports nothing as it goes
 		}
-		stream := cmdutil.NewResultStream(o.IO, o.Verbosity, dry, cmdutil.Totals(clusters, res.Targets))
+		stream := cmdutil.NewResultStream(o.IO, o.Verbosity, dry, clusters, res.Targets)
 		var onResult func(string, propagate.ObjectResult)
 		if o.DryRun != "client" {
 			onResult = stream.OnResult
@@ -433,14 +433,8 @@ func (o *ApplyOptions) Run(ctx context.Context) error {
 // 4, request statistics; a member a live plan found not answering gets
 // none (members.AnsweringOnly).
 func (o *ApplyOptions) memberClients(in *cmdutil.Rendered) (func(string) (members.Client, error), *members.RequestStats, error) {
-	clients, err := o.runClients().Of(in.Federation)
-	if err != nil {
-		return nil, nil, err
-	}
-	if in.Live != nil {
-		clients = members.AnsweringOnly(in.Live.Answering, in.Live.Why, clients)
-	}
-	return clients, o.runClients().Stats(), nil
+	clients, err := o.runClients().ForRendered(in)
+	return clients, o.runClients().Stats(), err
 }
 
 // JSONReport is apply's -o json: propagate's report and, with --wait, the

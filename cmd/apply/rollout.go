@@ -63,7 +63,7 @@ func (o *ApplyOptions) rollout(ctx context.Context, in *cmdutil.Rendered, set *p
 		if w.MaxConcurrency > 0 {
 			concurrency = w.MaxConcurrency
 		}
-		stream := cmdutil.NewResultStream(o.IO, o.Verbosity, dry, cmdutil.Totals(w.Clusters, res.Targets))
+		stream := cmdutil.NewResultStream(o.IO, o.Verbosity, dry, w.Clusters, res.Targets)
 		var onResult func(string, propagate.ObjectResult)
 		if o.DryRun != "client" {
 			onResult = stream.OnResult

@@ -221,7 +221,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	}
 	stats := o.runClients().Stats()
 	// Delete has no totals ahead of the listing: the progress counts up.
-	stream := cmdutil.NewResultStream(o.IO, o.Verbosity, o.DryRun, cmdutil.Totals(clusters, nil))
+	stream := cmdutil.NewResultStream(o.IO, o.Verbosity, o.DryRun, clusters, nil)
 	del := propagate.Delete
 	if o.DryRun == cmdutil.DryRunClient {
 		del = propagate.PlanDelete

@@ -137,7 +137,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	if o.DryRun == cmdutil.DryRunClient {
 		clients = propagate.ReadOnly(clients)
 	}
-	stream := cmdutil.NewResultStream(o.IO, 0, o.DryRun, cmdutil.Totals(in.Clusters, nil))
+	stream := cmdutil.NewResultStream(o.IO, 0, o.DryRun, in.Clusters, nil)
 	report := propagate.Release(ctx, propagate.Input{Result: in.Result, Clusters: in.Clusters, Clients: clients,
 		Options: propagate.Options{FieldManager: o.FieldManager, DryRun: o.DryRun == "server", OnResult: stream.OnResult, ApplySet: set}})
 	stream.Close()

@@ -51,7 +51,7 @@ func (o *DeleteOptions) rollout(ctx context.Context, in *cmdutil.Rendered, clien
 		if w.MaxConcurrency > 0 {
 			concurrency = w.MaxConcurrency
 		}
-		stream := cmdutil.NewResultStream(o.IO, o.Verbosity, o.DryRun, cmdutil.Totals(w.Clusters, nil))
+		stream := cmdutil.NewResultStream(o.IO, o.Verbosity, o.DryRun, w.Clusters, nil)
 		report := del(ctx, propagate.Input{Result: in.Result, Clusters: w.Clusters, Clients: clients, Options: propagate.Options{
 			DryRun: o.DryRun == "server", Concurrency: concurrency, Deadline: o.Deadline, Start: start,
 			Cascade: cascades[o.Cascade], OnResult: stream.OnResult,

@@ -205,21 +205,17 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	in, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize, Selector: o.Selector, Namespace: o.Namespace, Clusters: o.Clusters,
 		AllowEmpty: o.AllowEmpty,
-		Live:       cmdutil.LiveReader(o.runClients(), cmdutil.ProbeTimeout(o.Timeout), o.Plan),
+		Live:       cmdutil.LiveReader(o.runClients(), o.Timeout, o.Plan),
 	})
 	if err != nil {
 		return err // nothing is sent for an input with errors
 	}
 	fed, res, clusters := in.Federation, in.Result, in.Clusters
-	all, err := o.runClients().Of(fed)
+	clients, err := o.runClients().ForRendered(in)
 	if err != nil {
 		return err
 	}
 	set, _ := o.applySet() // checked by Validate
-	clients := all
-	if in.Live != nil {
-		clients = members.AnsweringOnly(in.Live.Answering, in.Live.Why, all)
-	}
 	if set != nil && !o.NamespaceGiven {
 		if err := cmdutil.FindApplySetNamespace(ctx, o.IO.ErrOut, set, clusters, clients, o.Timeout); err != nil {
 			return err

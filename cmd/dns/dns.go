@@ -109,7 +109,7 @@ func (o *DNSOptions) Run(ctx context.Context) error {
 	r, err := cmdutil.Render(o.IO, cmdutil.RenderInput{
 		Context: ctx, Federation: o.Federation, Filenames: o.Filenames, Recursive: o.Recursive, Kustomize: o.Kustomize,
 		Selector: o.Selector, Namespace: o.Namespace, Failing: cmdutil.FailOnInput,
-		Live: cmdutil.LiveReader(clients, cmdutil.ProbeTimeout(o.Timeout), o.Plan),
+		Live: cmdutil.LiveReader(clients, o.Timeout, o.Plan),
 	})
 	if err != nil {
 		return err

@@ -190,7 +190,7 @@ func (o *DrainOptions) Run(ctx context.Context) error {
 	e := &evacuation{
 		IO: o.IO, What: "drain", From: o.Cluster, Destinations: others,
 		File: file, Next: next, Recorded: "cluster/" + o.Cluster + " cordoned", RecordFirst: true,
-		Federation: fed, Live: cmdutil.LiveReader(clients, cmdutil.ProbeTimeout(o.Timeout), cmdutil.PlanFlags{}),
+		Federation: fed, Live: cmdutil.LiveReader(clients, o.Timeout, cmdutil.PlanFlags{}),
 		Before: before, After: after, Selected: func(*federation.Object) bool { return true },
 		Clients: all,
 		Force:   o.Force, Degrade: o.Degrade, DryRun: cmdutil.IsDryRun(o.DryRun),

@@ -170,7 +170,7 @@ func (o *MigrateOptions) Run(ctx context.Context) error {
 	e := &evacuation{
 		IO: o.IO, What: "migrate", From: o.From, Destinations: []string{o.To},
 		File: file, Next: next, Recorded: recorded,
-		Federation: fed, Live: cmdutil.LiveReader(clients, cmdutil.ProbeTimeout(o.Timeout), cmdutil.PlanFlags{}),
+		Federation: fed, Live: cmdutil.LiveReader(clients, o.Timeout, cmdutil.PlanFlags{}),
 		Before: before, After: after, Selected: selected,
 		Clients: all,
 		Force:   o.Force, Degrade: o.Degrade, DryRun: cmdutil.IsDryRun(o.DryRun),

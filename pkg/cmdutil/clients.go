@@ -107,6 +107,17 @@ func (c *MemberClients) Of(fed *members.Federation) (func(string) (members.Clien
 	return clients, nil
 }
 
+// ForRendered are the clients of what was rendered: Of(in.Federation),
+// without a client for the members a live read found not answering
+// (members.AnsweringOnly), whose plans moved their shares away.
+func (c *MemberClients) ForRendered(in *Rendered) (func(string) (members.Client, error), error) {
+	clients, err := c.Of(in.Federation)
+	if err != nil || in.Live == nil {
+		return clients, err
+	}
+	return members.AnsweringOnly(in.Live.Answering, in.Live.Why, clients), nil
+}
+
 // Open builds a Client of m outside the federation's members (a DNS
 // cluster named by its kubeconfig context), with the run's access.
 func (c *MemberClients) Open(m members.Member) (members.Client, error) {

@@ -370,7 +370,7 @@ func OptInLive(live bool, clients *MemberClients) LiveFunc {
 	if !live {
 		return nil
 	}
-	return LiveReader(clients, ProbeTimeout(0), PlanFlags{})
+	return LiveReader(clients, 0, PlanFlags{})
 }
 
 // NotAnswering are the members the live read found not answering (none
@@ -383,8 +383,10 @@ func (r *Rendered) NotAnswering() []string {
 }
 
 // LiveReader is a RenderInput.Live that reads the members through the
-// run's clients (liveplan.Read), within timeout.
+// run's clients (liveplan.Read), within timeout: the command's --timeout,
+// or without one (0) ProbeTimeout's default.
 func LiveReader(clients *MemberClients, timeout time.Duration, f PlanFlags) LiveFunc {
+	timeout = ProbeTimeout(timeout)
 	return func(ctx context.Context, fed *members.Federation, set *federation.Set) *render.Live {
 		a, err := clients.Access()
 		var of func(string) (members.Client, error)

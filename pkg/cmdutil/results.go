@@ -49,12 +49,13 @@ const maxProgressWidth = 78
 // progressEvery bounds how often the live progress line is redrawn.
 const progressEvery = 100 * time.Millisecond
 
-// NewResultStream returns a stream for the members in totals, each with
-// the number of objects it is to get. dryRun is "none", "client" or
+// NewResultStream returns a stream for clusters, each to get its member
+// objects of targets (none for delete). dryRun is "none", "client" or
 // "server".
-func NewResultStream(ios *iostreams.IOStreams, verbosity int, dryRun string, totals map[string]int) *ResultStream {
+func NewResultStream(ios *iostreams.IOStreams, verbosity int, dryRun string, clusters []string, targets []render.Target) *ResultStream {
+	counts := totals(clusters, targets)
 	s := &ResultStream{w: ios.ErrOut, cs: ios.ErrColorScheme(), verbosity: verbosity, live: ios.IsStderrTTY(),
-		clusters: slices.Sorted(maps.Keys(totals)), totals: totals, done: map[string]int{}}
+		clusters: slices.Sorted(maps.Keys(counts)), totals: counts, done: map[string]int{}}
 	for _, c := range s.clusters {
 		s.width = max(s.width, len(c))
 	}
@@ -149,10 +150,10 @@ func WriteTimings(w io.Writer, r *propagate.Report, stats *members.RequestStats)
 	}
 }
 
-// Totals counts the objects each of clusters is to get, for the progress:
+// totals counts the objects each of clusters is to get, for the progress:
 // the member objects of targets (none for delete, which does not know them
 // beforehand).
-func Totals(clusters []string, targets []render.Target) map[string]int {
+func totals(clusters []string, targets []render.Target) map[string]int {
 	totals := make(map[string]int, len(clusters))
 	for _, c := range clusters {
 		totals[c] = 0

@@ -50,7 +50,7 @@ func TestWriteSummaryCollapsesIdenticalFailures(t *testing.T) {
 // terminal a progress line is drawn and erased.
 func TestResultStream(t *testing.T) {
 	ios, _, _, errOut := iostreams.Test()
-	s := NewResultStream(ios, 0, "none", map[string]int{"cluster1": 2, "c2": 1})
+	s := NewResultStream(ios, 0, "none", []string{"cluster1", "c2"}, []render.Target{{Cluster: "cluster1"}, {Cluster: "c2"}, {Cluster: "cluster1"}})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		s.OnResult("cluster1", propagate.ObjectResult{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", Action: propagate.Configured})
@@ -62,13 +62,13 @@ func TestResultStream(t *testing.T) {
 	assert.Equal(t, "cluster1  deployment.apps/web configured\n", errOut.String())
 
 	ios, _, _, errOut = iostreams.Test()
-	s = NewResultStream(ios, 1, "server", map[string]int{"cluster1": 1})
+	s = NewResultStream(ios, 1, "server", []string{"cluster1"}, []render.Target{{Cluster: "cluster1"}})
 	s.OnResult("cluster1", cm("cfg", propagate.Unchanged, ""))
 	assert.Equal(t, "cluster1  configmap/cfg unchanged (server dry run)\n", errOut.String())
 
 	ios, _, _, errOut = iostreams.Test()
 	ios.SetTTY(true)
-	s = NewResultStream(ios, 0, "none", map[string]int{"cluster1": 2})
+	s = NewResultStream(ios, 0, "none", []string{"cluster1"}, []render.Target{{Cluster: "cluster1"}, {Cluster: "cluster1"}})
 	s.OnResult("cluster1", cm("cfg", propagate.Created, ""))
 	s.Close()
 	assert.Equal(t, "cluster1  configmap/cfg created\ncluster1 1/2\r            \r", errOut.String())
@@ -91,6 +91,6 @@ func TestWriteNames(t *testing.T) {
 // every member at zero.
 func TestTotals(t *testing.T) {
 	targets := []render.Target{{Cluster: "c1"}, {Cluster: "c2"}, {Cluster: "c1"}, {Cluster: "c3"}}
-	assert.Equal(t, map[string]int{"c1": 2, "c2": 1}, Totals([]string{"c1", "c2"}, targets))
-	assert.Equal(t, map[string]int{"c1": 0, "c2": 0}, Totals([]string{"c1", "c2"}, nil))
+	assert.Equal(t, map[string]int{"c1": 2, "c2": 1}, totals([]string{"c1", "c2"}, targets))
+	assert.Equal(t, map[string]int{"c1": 0, "c2": 0}, totals([]string{"c1", "c2"}, nil))
 }
