@@ -20,7 +20,6 @@ import (
 	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/placement"
 	"github.com/fedctl/fedctl/pkg/render"
-	"github.com/fedctl/fedctl/pkg/typeconfig"
 )
 
 // Failing says which problems the pipeline finds stop a command before it
@@ -152,10 +151,10 @@ func describeFilenames(filenames []string) string {
 type Membership struct {
 	File       *members.File
 	Federation *members.Federation
-	Types      *typeconfig.Registry
-	Members    []placement.Cluster
-	// Clusters are the members to work on: --cluster, else every member.
-	Clusters []string
+	// PlainData are the types, the members and the members to work on
+	// (Clusters: --cluster, else every member) as the pure stages take
+	// them.
+	members.PlainData
 }
 
 // LoadMembership loads the federation file through load and checks it for a
@@ -176,18 +175,11 @@ func LoadMembership(load func() (*members.File, error), clusters []string, allow
 			return nil, fmt.Errorf("no member clusters in %s; add one with \"fedctl join NAME --cluster-context CONTEXT\" (or pass --allow-empty)", file.Path)
 		}
 	}
-	if err := fed.CheckMembers(clusters); err != nil {
-		return nil, err
-	}
-	types, err := fed.Registry()
+	plain, err := fed.Plain(clusters)
 	if err != nil {
 		return nil, err
 	}
-	m := &Membership{File: file, Federation: fed, Types: types, Members: fed.PlacementClusters(), Clusters: clusters}
-	if len(m.Clusters) == 0 {
-		m.Clusters = fed.Names()
-	}
-	return m, nil
+	return &Membership{File: file, Federation: fed, PlainData: plain}, nil
 }
 
 // Rendered is RenderInput read and rendered.

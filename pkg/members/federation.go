@@ -455,6 +455,34 @@ func (f *Federation) PlacementClusters() []placement.Cluster {
 	return clusters
 }
 
+// PlainData is what the pure stages need of a federation, as plain data:
+// its type registry, its members as placement sees them, and the members a
+// command works on.
+type PlainData struct {
+	Types   *typeconfig.Registry
+	Members []placement.Cluster
+	// Clusters are the members named by --cluster, or every member.
+	Clusters []string
+}
+
+// Plain checks that every one of only (--cluster) is a member and returns
+// the federation's plain data for the pure stages, with Clusters only, or
+// every member when only is empty.
+func (f *Federation) Plain(only []string) (PlainData, error) {
+	if err := f.CheckMembers(only); err != nil {
+		return PlainData{}, err
+	}
+	types, err := f.Registry()
+	if err != nil {
+		return PlainData{}, err
+	}
+	p := PlainData{Types: types, Members: f.PlacementClusters(), Clusters: only}
+	if len(p.Clusters) == 0 {
+		p.Clusters = f.Names()
+	}
+	return p, nil
+}
+
 // CheckMembers returns a *NotMemberError for the first of names that is not
 // a member (--cluster).
 func (f *Federation) CheckMembers(names []string) error {

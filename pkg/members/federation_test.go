@@ -398,3 +398,34 @@ func TestRejoined(t *testing.T) {
 	got = members.Rejoined(old, members.Member{Name: "eu", Kubeconfig: "k.yaml", Labels: map[string]string{"tier": "prod"}, Provider: "gcp", Region: "europe-west1", Zones: []string{"b"}})
 	assert.Equal(t, members.Member{Name: "eu", Kubeconfig: "k.yaml", Labels: map[string]string{"tier": "prod"}, Provider: "gcp", Region: "europe-west1", Zones: []string{"b"}, Cordoned: old.Cordoned, Migrations: old.Migrations}, got, "what the flags give wins; cordon and migrations stay")
 }
+
+// TestPlain: the pure stages' data of a federation — --cluster checked,
+// members as placement sees them (cordons included), every member when no
+// --cluster is given, the registry less the disabled types.
+func TestPlain(t *testing.T) {
+	t.Parallel()
+	fed := &members.Federation{
+		Clusters:      []members.Member{{Name: "b", Labels: map[string]string{"env": "prod"}}, {Name: "a", Cordoned: &members.Cordon{Reason: "maintenance"}}},
+		DisabledTypes: []string{"configmaps"},
+	}
+	p, err := fed.Plain(nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b", "a"}, p.Clusters, "every member")
+	require.Len(t, p.Members, 2)
+	assert.Equal(t, "b", p.Members[0].Name, "the file's order")
+	assert.Equal(t, map[string]string{"env": "prod"}, p.Members[0].Labels)
+	assert.True(t, p.Members[1].Cordoned)
+	_, ok := p.Types.ByFederatedKind("FederatedConfigMap")
+	assert.False(t, ok, "disabled")
+	_, ok = p.Types.ByFederatedKind("FederatedDeployment")
+	assert.True(t, ok)
+
+	p, err = fed.Plain([]string{"b"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b"}, p.Clusters)
+
+	_, err = fed.Plain([]string{"b", "c"})
+	var notMember *members.NotMemberError
+	require.ErrorAs(t, err, &notMember)
+	assert.Equal(t, "c", notMember.Name)
+}
