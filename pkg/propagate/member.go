@@ -376,8 +376,16 @@ func (it *item) fail(reason string, err error) {
 	it.result.Action, it.result.Reason, it.result.Error = Failed, reason, err.Error()
 }
 
-// parallel runs fn(0..n-1) with at most Requests at once.
+// parallel runs fn(0..n-1) with at most Requests at once. One call, the
+// usual size of a phase that holds one kind of one object, runs in the
+// member's goroutine, as parallel.For runs small inputs.
 func (s *memberSync) parallel(ctx context.Context, n int, fn func(i int)) {
+	if n <= 1 {
+		for i := range n {
+			fn(i) // fails at once on an ended context, as below
+		}
+		return
+	}
 	sem := make(chan struct{}, s.in.Requests)
 	// a panic of a request's goroutine is the member's, with its stack
 	var g parallel.Group
