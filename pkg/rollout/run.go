@@ -186,6 +186,11 @@ type runner struct {
 	// still there starts (stillThere).
 	mu         sync.Mutex
 	firstGroup map[string]int
+
+	// panic is the first bug a member's sync ran into: the run stops at
+	// its wave and returns it, to be reported as a bug (exit 1), not as
+	// a member's failure that maxFailures tolerates.
+	panic error
 }
 
 // waveTimeoutError is the cause of a wave's context when its timeout ends
@@ -251,6 +256,14 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 			rep.Waves = append(rep.Waves, res)
 			continue
 		}
+		if why := r.ended(ctx); why != "" {
+			// Ended between waves: this one is not started, and is
+			// listed with the untouched, as nothing was sent to it.
+			rep.StoppedAt, rep.Reason = w.Name, why+" before the wave started"
+			rep.Waves = append(rep.Waves, res)
+			fmt.Fprintf(r.out, "%s wave %s: %s\n", r.cs.FailureIcon(), w.Name, rep.Reason)
+			continue
+		}
 		start := time.Now()
 		fmt.Fprintf(r.out, "wave %d/%d %s: %s%s\n", i+1, len(p.Waves), w.Name, strings.Join(w.Clusters, ", "), concurrencyNote(w))
 		if i < from {
@@ -283,6 +296,9 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 	if len(untouched) > 0 {
 		fmt.Fprintf(r.out, "not touched: %s\n", strings.Join(untouched, ", "))
 	}
+	if r.panic != nil {
+		return rep, r.panic
+	}
 	if err := ctx.Err(); err != nil && rep.StoppedAt != "" {
 		return rep, err
 	}
@@ -290,6 +306,18 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 		return rep, &StoppedError{Wave: rep.StoppedAt, Reason: rep.Reason, Untouched: untouched}
 	}
 	return rep, nil
+}
+
+// ended says why the run cannot start another wave: it was interrupted,
+// or its --deadline has passed; "" when it can.
+func (r *runner) ended(ctx context.Context) string {
+	if ctx.Err() != nil {
+		return "interrupted"
+	}
+	if d := r.in.Deadline; d > 0 && !time.Now().Before(r.in.Start.Add(d)) {
+		return (&members.DeadlineError{Flag: "--deadline", D: d}).Error()
+	}
+	return ""
 }
 
 func concurrencyNote(w Wave) string {
@@ -322,6 +350,12 @@ func (r *runner) wave(ctx context.Context, res *WaveResult) {
 	defer cancel()
 	report := r.in.Sync(wctx, res.Wave)
 	res.Propagation = report
+	if p := report.Panic(); p != nil {
+		r.panic = p
+		res.FailedClusters = report.Failed()
+		res.State, res.Message = Failed, "a bug stopped the wave: "+p.Error()
+		return
+	}
 	failed := report.Failed()
 	reasons := map[string]string{}
 	for _, c := range report.Clusters {

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/fedctl/fedctl/pkg/members"
 	"github.com/fedctl/fedctl/pkg/members/memberstest"
+	"github.com/fedctl/fedctl/pkg/parallel"
 	"github.com/fedctl/fedctl/pkg/pipeline"
 	"github.com/fedctl/fedctl/pkg/propagate"
 	"github.com/fedctl/fedctl/pkg/render"
@@ -434,4 +436,73 @@ func (c cancelOnRead) List(ctx context.Context, m members.Mapping, opts members.
 		c.cancel()
 	}
 	return c.Client.List(ctx, m, opts)
+}
+
+// TestRunEndedBetweenWaves: an interrupt or the --deadline that comes
+// between two waves stops the run before the next one: it is not started
+// (no Sync), and is listed with the untouched, rather than reported as a
+// wave whose members all failed while applying.
+func TestRunEndedBetweenWaves(t *testing.T) {
+	f := newRunFixture(t)
+	f.afterSync = func(c string) { f.setDeployment(c, true) }
+	plan := &Plan{Timeout: time.Hour, Waves: []Wave{{Name: "canary", Clusters: []string{"c1"}}, {Name: "rest", Clusters: []string{"c2", "c3"}}}}
+
+	ctx, cancel := context.WithCancel(guard(t))
+	defer cancel()
+	in := f.input(plan)
+	in.Progress = progressFunc(func(line string) {
+		if strings.Contains(line, "wave canary:") { // the canary's verdict
+			cancel()
+		}
+	})
+	rep, err := Run(ctx, in)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, Succeeded, rep.Waves[0].State)
+	assert.Equal(t, NotStarted, rep.Waves[1].State)
+	assert.Empty(t, rep.Waves[1].FailedClusters, "nothing was sent to them")
+	assert.Equal(t, "rest", rep.StoppedAt)
+	assert.Equal(t, "interrupted before the wave started", rep.Reason)
+	assert.Equal(t, int32(1), f.syncs.Load(), "the second wave is not synced")
+
+	f.syncs.Store(0)
+	in = f.input(plan)
+	in.Deadline, in.Start = 2*time.Second, time.Now()
+	in.Progress = progressFunc(func(line string) {
+		if strings.Contains(line, "wave canary:") {
+			time.Sleep(time.Until(in.Start.Add(in.Deadline))) // the deadline passes here
+		}
+	})
+	var stopped *StoppedError
+	var out strings.Builder
+	in.Progress = io.MultiWriter(in.Progress, &out)
+	rep, err = Run(guard(t), in)
+	require.ErrorAs(t, err, &stopped)
+	assert.Equal(t, NotStarted, rep.Waves[1].State)
+	assert.Equal(t, Succeeded, rep.Waves[0].State, "within the deadline")
+	assert.Equal(t, "deadline reached (--deadline 2s) before the wave started", rep.Reason)
+	assert.Equal(t, []string{"rest (c2, c3)"}, stopped.Untouched)
+	assert.Contains(t, out.String(), "not touched: rest (c2, c3)\n")
+	assert.Equal(t, int32(1), f.syncs.Load())
+}
+
+// TestRunPanicIsABug: a bug in a member's sync stops the rollout at its
+// wave and is returned as the bug it is (exit 1, "please report"), not
+// tolerated as a member failure within maxFailures.
+func TestRunPanicIsABug(t *testing.T) {
+	f := newRunFixture(t)
+	in := f.input(&Plan{Timeout: time.Hour, MaxFailures: 1, Waves: []Wave{{Name: "canary", Clusters: []string{"c1", "c2"}}, {Name: "rest", Clusters: []string{"c3"}}}})
+	in.Sync = func(ctx context.Context, w Wave) *propagate.Report {
+		f.syncs.Add(1)
+		return &propagate.Report{Clusters: []propagate.ClusterResult{
+			{Cluster: "c1", Error: "internal error: boom", Panic: &parallel.Panic{Value: "boom"}},
+			{Cluster: "c2"},
+		}}
+	}
+	rep, err := Run(guard(t), in)
+	var p *parallel.Panic
+	require.ErrorAs(t, err, &p)
+	assert.Equal(t, Failed, rep.Waves[0].State)
+	assert.Equal(t, "a bug stopped the wave: internal error: boom", rep.Waves[0].Message)
+	assert.Equal(t, NotStarted, rep.Waves[1].State)
+	assert.Equal(t, int32(1), f.syncs.Load())
 }
