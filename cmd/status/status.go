@@ -88,7 +88,8 @@ kubectl's output flags work as in kubectl get: -o jsonpath= and go-template=
 address the document -o json prints; -o custom-columns= and --sort-by
 address each row: the object as -o json prints it with "cluster" holding
 that member's entry of status.clusters; -L and --show-labels show the
-federated object's labels; --no-headers.
+federated object's labels; --no-headers. With DNS records in the input, a
+second table gives each record's targets per member (not with --no-headers).
 
 With TYPE NAME (federateddeployments, fdeploy or FederatedDeployment) no
 manifest is read: the member objects are found by their
@@ -101,7 +102,9 @@ there, where status -f leaves it out.
 
 --wait reads again every second until every placed member object is Current
 and holds the input (a Drifted one runs an older or edited version, whatever
-its readiness; an object a cordon keeps out is not waited for), with
+its readiness; an object a cordon keeps out, and one labelled
+kubefed.io/managed: "false", are not waited for; with TYPE NAME, an object
+no member holds yet is waited for until one does), with
 progress on standard error, and fails when one is Failed or cannot become
 Current, or when --timeout (default 5m) passes; --timeout bounds the whole
 run, the live read of replica state included.
@@ -288,7 +291,12 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	var notFound error
 	if lookup != nil && len(report.Unreachable) < len(clusters) && len(report.Items[0].Status.Clusters) == len(report.Unreachable) {
 		if len(report.Unreachable) == 0 {
-			return fmt.Errorf("no member cluster holds an object of %s; check the name and namespace (-n), or apply it with \"fedctl apply -f FILE\"", lookup.Source())
+			err := fmt.Errorf("no member cluster holds an object of %s; check the name and namespace (-n), or apply it with \"fedctl apply -f FILE\"", lookup.Source())
+			var nr *status.NotReadyError
+			if errors.As(waitErr, &nr) && nr.TimedOut { // waited for it to appear until --timeout
+				return &cmdutil.TimeoutError{Err: fmt.Errorf("timed out waiting: %w", err)}
+			}
+			return err
 		}
 		// Found nowhere it could look: the members that could not be
 		// read may hold it, so the report names them and the exit is 3.
@@ -302,7 +310,9 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if err := o.print(report); err != nil {
 		return err
 	}
-	if rendered != nil && rendered.Set.DNS.Records() && o.Print.IsTable() {
+	if rendered != nil && rendered.Set.DNS.Records() && o.Print.IsTable() && !o.Print.NoHeaders {
+		// not with --no-headers: a script reads the objects' rows, and
+		// a second table of another shape would break it
 		o.printDNS(runCtx, rendered, clients, readTimeout)
 	}
 	if notFound != nil {

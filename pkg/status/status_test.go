@@ -741,6 +741,52 @@ spec:
 		assert.Equal(t, ClusterNotReady, statusOf(r, "FederatedDeployment shop/web", "us-1").Status)
 		assert.Equal(t, Current, statusOf(r, "FederatedDeployment shop/web", "eu-1").Readiness)
 	})
+	t.Run("a handed-off object is not waited for: apply does not touch it", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, manifests)
+		f.apply(t)
+		f.setReady("eu-1")
+		f.members["us-1"].Edit(memberstest.KeyOf(memberstest.MappingOf(deployType), "shop", "web"), func(d *unstructured.Unstructured) {
+			labels := d.GetLabels()
+			labels[federation.ManagedLabel] = "false"
+			d.SetLabels(labels)
+		})
+		in := f.input()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r, err := Wait(ctx, WaitInput{Input: &in, Interval: 10 * time.Millisecond})
+		require.NoError(t, err, "us-1's Deployment is InProgress, but handed off")
+		assert.Equal(t, ManagedLabelFalse, statusOf(r, "FederatedDeployment shop/web", "us-1").Status)
+		assert.Equal(t, InProgress, statusOf(r, "FederatedDeployment shop/web", "us-1").Readiness)
+	})
+	t.Run("an object looked up by name is waited for until a member holds it", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, manifests)
+		lookup := LookupInput{Type: cmType, Namespace: "shop", Name: "settings", Clusters: []string{"eu-1", "us-1"},
+			Clients: func(c string) (members.Client, error) { return f.members[c], nil }}
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		var progress bytes.Buffer
+		_, err := Wait(ctx, WaitInput{Lookup: &lookup, Interval: 10 * time.Millisecond, Progress: &progress})
+		var nr *NotReadyError
+		require.ErrorAs(t, err, &nr, "held by no member: nothing is Current yet")
+		assert.True(t, nr.TimedOut)
+		assert.Equal(t, "timed out waiting: no member cluster read holds the object", err.Error())
+		assert.NotContains(t, progress.String(), "every member object is Current")
+
+		applied := make(chan *propagate.Report, 1)
+		go func() {
+			time.Sleep(50 * time.Millisecond)
+			in := f.input()
+			applied <- propagate.Run(context.Background(), propagate.Input{Result: f.res, Clusters: in.Clusters, Clients: in.Clients})
+		}()
+		ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r, err := Wait(ctx, WaitInput{Lookup: &lookup, Interval: 10 * time.Millisecond})
+		require.NoError(t, err, "the ConfigMap is Current once applied")
+		assert.Equal(t, 2, r.Summary.MemberObjects)
+		assert.Empty(t, (<-applied).Failed())
+	})
 	t.Run("needs exactly one of Input and Lookup", func(t *testing.T) {
 		t.Parallel()
 		_, err := Wait(context.Background(), WaitInput{})

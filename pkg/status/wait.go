@@ -89,7 +89,9 @@ type NotReadyError struct {
 
 func (e *NotReadyError) Error() string {
 	var b strings.Builder
-	if e.TimedOut {
+	if e.TimedOut && len(e.Objects) == 0 {
+		b.WriteString("timed out waiting: no member cluster read holds the object")
+	} else if e.TimedOut {
 		fmt.Fprintf(&b, "timed out waiting: %s not Current", plural(len(e.Objects), "member object"))
 	} else {
 		fmt.Fprintf(&b, "%s cannot become Current", plural(e.Failed, "member object"))
@@ -162,7 +164,10 @@ func Wait(ctx context.Context, in WaitInput) (*Report, error) {
 			p.finish()
 			return r, &NotReadyError{Failed: len(failed), Objects: sortNotReady(append(failed, pending...))}
 		}
-		if len(pending) == 0 {
+		// An object looked up by TYPE NAME that no member read holds
+		// yet is waited for, as -f waits for what is not applied yet:
+		// another pipeline may be applying it.
+		if len(pending) == 0 && (in.Lookup == nil || r.Summary.MemberObjects > 0) {
 			p.done(r)
 			return r, nil
 		}
@@ -199,7 +204,9 @@ func notReady(r *Report, applied bool) (pending, failed []NotReady) {
 			failed = append(failed, NotReady{FederatedObject: o.Ref(), Readiness: NotFound, Status: cond[0].Reason, Message: cond[0].Message, failed: true})
 		}
 		for _, c := range o.Status.Clusters {
-			if !c.placed {
+			if !c.placed || c.Status == ManagedLabelFalse {
+				// handed off (kubefed.io/managed: "false"): apply does
+				// not touch it, so there is nothing to wait for
 				continue
 			}
 			// A Drifted object does not hold the input yet (the manifests
