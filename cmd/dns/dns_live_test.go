@@ -810,3 +810,22 @@ func TestDNSServerDryRunNewNamespace(t *testing.T) {
 	assert.Regexp(t, `DNS: 1 DNSEndpoints \(\d+ names\) applied in cluster cluster1 \(server dry run\)\n`, errOut)
 	assert.Nil(t, getEndpoint(t, ns, "service-web"))
 }
+
+// TestDNSClusterHangs: a DNS cluster reached through an exec credential
+// plugin that hangs holds apply only until --timeout: the members are
+// applied, and the DNS step fails naming what happened, instead of
+// waiting for as long as the plugin runs (40 s here, forever in life).
+func TestDNSClusterHangs(t *testing.T) {
+	const ns = "dns-hang"
+	w := newWorkspace(t, app(ns, 5, ""))
+	w.kubeconfig = env.KubeconfigHangingExec(t, "dns-exec", "cluster1", 40*time.Second)
+	start := time.Now()
+	errOut, err := w.apply(t, "--timeout", "3s", "--dns-context", "dns-exec")
+	took := time.Since(start)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no answer in time")
+	assert.Contains(t, err.Error(), "dns-exec")
+	assert.Less(t, took, 20*time.Second, "ended by --timeout, not by the plugin")
+	assert.Contains(t, errOut, "cluster2  deployment.apps/web created", "the members are applied first")
+	t.Logf("apply with a hanging DNS cluster: %s", took.Round(100*time.Millisecond))
+}

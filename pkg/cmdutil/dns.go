@@ -127,7 +127,8 @@ type DNSTarget struct {
 
 // OpenDNS opens the DNS cluster (see DNSCluster): a member by name, with
 // the run's client of it, else a kubeconfig context of that name; nil when
-// cluster is "".
+// cluster is "". Each request to it ends at its context's deadline
+// (members.Bounded).
 func OpenDNS(fed *members.Federation, cluster string, clients *MemberClients) (*DNSTarget, error) {
 	if cluster == "" {
 		return nil, nil
@@ -145,7 +146,10 @@ func OpenDNS(fed *members.Federation, cluster string, clients *MemberClients) (*
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s (DNS): %w", cluster, err)
 	}
-	return &DNSTarget{Cluster: cluster, Client: client}, nil
+	// The DNS cluster is reached outside the per-member loops, which
+	// bound a member's work whatever it waits on: its requests are
+	// bounded one by one instead (a hanging exec credential plugin).
+	return &DNSTarget{Cluster: cluster, Client: members.Bounded(client)}, nil
 }
 
 // DNS opens the DNS clusters of fed (OpenDNS) with the run's clients,
