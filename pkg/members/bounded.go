@@ -22,6 +22,10 @@ func Bounded(c Client) Client {
 
 type bounded struct{ Client }
 
+// Unwrap is the client Bounded wrapped: the run's client of a member, with
+// its transport and discovery cache, when the DNS cluster is a member.
+func (b bounded) Unwrap() Client { return b.Client }
+
 // result is one request's outcome, handed out of Await whole.
 type result[T any] struct {
 	v   T

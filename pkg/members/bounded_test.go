@@ -43,6 +43,7 @@ func TestBounded(t *testing.T) {
 	defer close(stuck.release)
 	c := Bounded(stuck)
 	assert.Equal(t, c, Bounded(c), "wrapped once")
+	assert.Equal(t, Client(stuck), c.(interface{ Unwrap() Client }).Unwrap())
 	assert.Nil(t, Bounded(nil))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
