@@ -182,15 +182,19 @@ func PlanMembers(idx Index, members []placement.Cluster, live *Live, rsp *federa
 		return pm, nil
 	}
 	pm.Clusters = placement.Intersect(pm.Considered, pm.Uncordoned)
-	available := pm.Uncordoned
-	if live != nil && !live.KeepShares {
+	failover := live != nil && !live.KeepShares
+	if failover {
 		// a member that does not answer loses its share to those that do
 		pm.Clusters = placement.Intersect(pm.Clusters, live.Answering)
-		available = placement.Intersect(available, live.Answering)
 	}
-	// A share a migration sends to a member that cannot take it would go
-	// to a cordoned member, or be lost with one that does not answer.
 	if idx.Migrations {
+		// A share a migration sends to a member that cannot take it would
+		// go to a cordoned member, or be lost with one that does not
+		// answer.
+		available := pm.Uncordoned
+		if failover {
+			available = placement.Intersect(available, live.Answering)
+		}
 		if pm.Stranded = placement.Stranded(pm.Clusters, target.Labels, members, available); pm.Stranded != nil {
 			pm.Clusters = slices.DeleteFunc(slices.Clone(pm.Clusters), func(c string) bool { return pm.Stranded[c] != "" })
 		}
