@@ -773,6 +773,7 @@ spec:
 		assert.True(t, nr.TimedOut)
 		assert.Equal(t, "timed out waiting: no member cluster read holds the object", err.Error())
 		assert.NotContains(t, progress.String(), "every member object is Current")
+		assert.Equal(t, "no member cluster holds an object of FederatedConfigMap/shop/settings yet; waiting for one to appear\n", progress.String(), "said once, not at every read")
 
 		applied := make(chan *propagate.Report, 1)
 		go func() {

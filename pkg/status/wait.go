@@ -142,6 +142,7 @@ func Wait(ctx context.Context, in WaitInput) (*Report, error) {
 		p.cs = (&iostreams.IOStreams{}).ErrColorScheme() // no terminal: no colour
 	}
 	var last *Report
+	saidAbsent := false
 	for {
 		var r *Report
 		if in.Input != nil {
@@ -167,9 +168,16 @@ func Wait(ctx context.Context, in WaitInput) (*Report, error) {
 		// An object looked up by TYPE NAME that no member read holds
 		// yet is waited for, as -f waits for what is not applied yet:
 		// another pipeline may be applying it.
-		if len(pending) == 0 && (in.Lookup == nil || r.Summary.MemberObjects > 0) {
-			p.done(r)
-			return r, nil
+		if len(pending) == 0 {
+			if in.Lookup == nil || r.Summary.MemberObjects > 0 {
+				p.done(r)
+				return r, nil
+			}
+			if !saidAbsent {
+				// nothing else is printed while nothing is found
+				fmt.Fprintf(p.out, "no member cluster holds an object of %s yet; waiting for one to appear\n", in.Lookup.Source())
+				saidAbsent = true
+			}
 		}
 		t := time.NewTimer(interval)
 		select {
